@@ -1,0 +1,3 @@
+from assocmem.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""The ``assocmem`` command. Each subcommand lives in its own module of this package and exposes
+``register(subparsers)``; the CLI holds no science, only parsing, validation and printing."""
+
+import argparse
+import importlib
+import sys
+
+from assocmem import __version__
+from assocmem.errors import ConfigError
+
+# Subcommand modules, in the order ``assocmem --help`` lists them.
+COMMANDS = ("closed_form",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="assocmem", description="Scaling laws for associative memories."
+    )
+    parser.add_argument("--version", action="version", version=f"assocmem {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"assocmem.cli.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except ConfigError as err:
+        print(f"assocmem: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("assocmem: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,84 @@
+"""Token distributions, targets, i.i.d. samples and their prefix counts (PAPER.md §1).
+
+Conventions: inputs ``x ∈ {0..N-1}`` (``n_inputs`` = N), outputs ``y ∈ {0..M-1}``
+(``n_outputs`` = M). A sample of size ``T`` (``n_samples``) is drawn once at the largest T; smaller
+T are its prefixes, so "more data" curves share one draw and are monotone in information.
+"""
+
+import math
+from collections.abc import Sequence
+
+import torch
+
+from assocmem.errors import ConfigError
+
+SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes never depend on T_max
+
+
+def zipf_probabilities(n_inputs: int, alpha: float, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Zipf law ``p(x) ∝ (x+1)^(-α)`` over ``n_inputs`` tokens, shape (N,)."""
+    if n_inputs < 1:
+        raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
+    if not alpha > 0:
+        raise ConfigError("alpha", f"must be > 0, got {alpha}")
+    weights = torch.arange(1, n_inputs + 1, dtype=torch.float64).pow(-alpha)
+    return (weights / weights.sum()).to(dtype)
+
+
+def normalize_probabilities(probs: Sequence[float] | torch.Tensor) -> torch.Tensor:
+    """Validate a user-given probability vector and normalise it to sum 1, shape (N,)."""
+    p = torch.as_tensor(probs, dtype=torch.float64).flatten()
+    if p.numel() < 1:
+        raise ConfigError("probabilities", "must hold at least one value")
+    if not torch.isfinite(p).all() or (p < 0).any():
+        raise ConfigError("probabilities", "must be finite and ≥ 0")
+    total = float(p.sum())
+    if total <= 0:
+        raise ConfigError("probabilities", "must have a positive sum")
+    return p / total
+
+
+def mod_targets(n_inputs: int, n_outputs: int) -> torch.Tensor:
+    """The paper's default target ``f*(x) = x mod M``, shape (N,), int64."""
+    return torch.arange(n_inputs) % n_outputs
+
+
+def random_targets(n_inputs: int, n_outputs: int, generator: torch.Generator) -> torch.Tensor:
+    """A seeded random map ``f*: [N] → [M]`` hitting every output (when N ≥ M), shape (N,)."""
+    perm = torch.randperm(n_inputs, generator=generator)
+    targets = torch.empty(n_inputs, dtype=torch.int64)
+    # Balanced classes: a random permutation of x mod M.
+    targets[perm] = torch.arange(n_inputs) % n_outputs
+    return targets
+
+
+def sample_tokens(probs: torch.Tensor, n_samples: int, generator: torch.Generator) -> torch.Tensor:
+    """``n_samples`` i.i.d. draws from ``probs`` (inverse CDF), shape (T,), int64.
+
+    Uniforms come in fixed blocks of :data:`SAMPLE_BLOCK`, so the first T draws are identical
+    whatever the total requested: prefix samples are nested.
+    """
+    cdf = torch.cumsum(probs.to(torch.float64).cpu(), 0)
+    cdf = cdf / cdf[-1]
+    n_blocks = math.ceil(n_samples / SAMPLE_BLOCK)
+    uniforms = torch.cat(
+        [torch.rand(SAMPLE_BLOCK, generator=generator, dtype=torch.float64) for _ in range(n_blocks)]
+    ) if n_blocks else torch.empty(0, dtype=torch.float64)
+    tokens = torch.searchsorted(cdf, uniforms[:n_samples], right=True)
+    return tokens.clamp_(max=probs.numel() - 1)
+
+
+def prefix_counts(tokens: torch.Tensor, n_inputs: int, sizes: Sequence[int]) -> torch.Tensor:
+    """Counts ``n_T(x)`` of every token in the first T samples, for each T in ``sizes``.
+
+    tokens: (T_max,) int64. sizes: non-decreasing, each ≤ T_max. Returns (len(sizes), N) float64.
+    """
+    counts = torch.zeros(len(sizes), n_inputs, dtype=torch.float64)
+    running = torch.zeros(n_inputs, dtype=torch.float64)
+    start = 0
+    for row, size in enumerate(sizes):
+        chunk = tokens[start:size]
+        running.index_add_(0, chunk, torch.ones(chunk.numel(), dtype=torch.float64))
+        counts[row] = running
+        start = size
+    return counts

@@ -1,0 +1,108 @@
+"""Random embeddings ``e_x`` (inputs) and ``u_y`` (outputs) in R^d (PAPER.md §1).
+
+Kinds:
+- ``gaussian``: i.i.d. ``N(0, 1/d)`` entries;
+- ``spherical``: Gaussian rows normalised to unit norm;
+- ``orthogonal``: orthonormal rows (needs d ≥ number of rows).
+
+Nested d: one draw at the largest d, the first d coordinates for smaller d (common random
+numbers across d). Two conventions for the scale at a smaller d:
+- ``truncate`` (the paper's notebooks): scale fixed at d_max, so spherical rows are no longer
+  unit norm at d < d_max;
+- ``renormalize``: rescale at every d (variance 1/d, or unit rows) — the correct law at each d.
+"""
+
+from collections.abc import Sequence
+
+import torch
+
+from assocmem.errors import ConfigError
+
+EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
+NESTED_CONVENTIONS = ("truncate", "renormalize")
+DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never depend on d_max
+
+
+def check_kind(field: str, kind: str) -> None:
+    if kind not in EMBEDDING_KINDS:
+        raise ConfigError(field, f"unknown embedding kind {kind!r}; allowed: {', '.join(EMBEDDING_KINDS)}")
+
+
+def standard_coordinates(
+    n_rows: int,
+    dim: int,
+    generator: torch.Generator,
+    *,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """Raw N(0, 1) draws, transposed: shape (dim, n_rows); row k is coordinate k of every row.
+
+    Coordinates are drawn in blocks of :data:`DRAW_BLOCK`, so the first d rows are identical for
+    every ``dim ≥ d``: this is what makes nested d share random numbers.
+    """
+    n_blocks = -(-dim // DRAW_BLOCK)
+    out = torch.empty(n_blocks * DRAW_BLOCK, n_rows, device=device, dtype=dtype)
+    for block in range(n_blocks):
+        rows = slice(block * DRAW_BLOCK, (block + 1) * DRAW_BLOCK)
+        torch.randn(DRAW_BLOCK, n_rows, generator=generator, out=out[rows])
+    return out[:dim]
+
+
+def nested_row_scales(
+    coords: torch.Tensor, dims: Sequence[int], kind: str, nested: str
+) -> torch.Tensor:
+    """Per-row scale turning raw coordinates into embeddings at each nested d.
+
+    coords: (d_max, n_rows) raw N(0, 1) draws. Returns (len(dims), n_rows): the embedding of row
+    x at dimension d is ``scale[i, x] * coords[:d, x]`` for ``d = dims[i]``.
+    """
+    d_max = coords.shape[0]
+    n_rows = coords.shape[1]
+    if kind == "gaussian":
+        ref = [d_max if nested == "truncate" else d for d in dims]
+        values = torch.tensor([r**-0.5 for r in ref], device=coords.device, dtype=coords.dtype)
+        return values[:, None].expand(len(dims), n_rows).clone()
+    if kind == "spherical":
+        if nested == "truncate":
+            norms = coords.norm(dim=0)
+            return (1.0 / norms).expand(len(dims), n_rows).clone()
+        sq = coords.square().cumsum(0)
+        index = torch.as_tensor([d - 1 for d in dims], device=coords.device)
+        return sq.index_select(0, index).rsqrt()
+    raise ValueError(f"nested_row_scales: kind {kind!r} has no nested form")
+
+
+def orthogonal_rows(
+    n_rows: int,
+    dim: int,
+    generator: torch.Generator,
+    *,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """``n_rows`` random orthonormal vectors in R^dim, shape (n_rows, dim). Needs dim ≥ n_rows."""
+    if dim < n_rows:
+        raise ConfigError("dims", f"orthogonal embeddings need d ≥ {n_rows}, got d = {dim}")
+    gauss = torch.randn(dim, n_rows, generator=generator, device=device, dtype=torch.float64)
+    q, r = torch.linalg.qr(gauss)
+    q = q * torch.sign(torch.diagonal(r))  # Haar-distributed: fix the sign ambiguity of QR
+    return q.T.to(dtype)
+
+
+def draw_embeddings(
+    kind: str,
+    n_rows: int,
+    dim: int,
+    generator: torch.Generator,
+    *,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """Embeddings of one kind at one dimension, shape (n_rows, dim)."""
+    check_kind("embedding", kind)
+    if kind == "orthogonal":
+        return orthogonal_rows(n_rows, dim, generator, device=device, dtype=dtype)
+    coords = standard_coordinates(n_rows, dim, generator, device=device, dtype=dtype)
+    scale = nested_row_scales(coords, [dim], kind, "renormalize")[0]
+    return (coords * scale).T.contiguous()
