@@ -1,0 +1,6 @@
+"""Trained associative memories: the batched training engine of PAPER.md §4."""
+
+from assocmem.training.config import TrainConfig
+from assocmem.training.engine import RunResult, select_kernel, train, train_group
+
+__all__ = ["RunResult", "TrainConfig", "select_kernel", "train", "train_group"]

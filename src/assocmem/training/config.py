@@ -1,0 +1,140 @@
+"""One frozen, validated configuration per training run (PAPER.md §4).
+
+Defaults follow the authors' grid: N = 100, M = 5, α = 2, ``f*(x) = x mod M``, Gaussian
+``N(0, 1/d)`` embeddings, W initialised at ``N(0, 1/d)``, one pass over ``T`` fresh samples in
+``T / B`` steps, and the paper's learning-rate convention (``lr_scaling = "paper"``): under
+Adam the step of W is ``lr / d`` and that of learned embeddings ``lr / √d``; every other
+optimiser uses ``lr`` unscaled.
+"""
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from assocmem.errors import ConfigError
+
+MODELS = ("matrix", "learned", "relu", "qupdate")
+OPTIMIZERS = ("sgd", "adam", "sign_sgd", "normalized_sgd")
+INITS = ("zero", "gaussian")
+EMBEDDING_KINDS = ("gaussian", "spherical")
+LR_SCALINGS = ("paper", "none")
+SCHEDULES = ("constant", "step")
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch."""
+
+    n_inputs: int = 100  # N
+    n_outputs: int = 5  # M
+    alpha: float = 2.0  # Zipf exponent α of p(x) ∝ (x+1)^(-α)
+    dim: int = 100  # d
+    n_samples: int = 10240  # T, fresh i.i.d. samples seen once
+    batch_size: int = 64  # B; T / B optimiser steps
+    full_batch: bool = False  # train on the exact population gradient instead of samples
+    n_steps: int = 0  # number of steps when full_batch (ignored otherwise)
+    model: str = "matrix"  # matrix | learned | relu | qupdate (Eq. 16 approximation)
+    layer_norm: bool = False  # divide W e_x (or ReLU(e_x)) by its L2 norm
+    init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
+    embeddings: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
+    output_embeddings: str = "gaussian"  # output embeddings U
+    optimizer: str = "sgd"  # sgd | adam | sign_sgd | normalized_sgd
+    lr: float = 1.0
+    lr_scaling: str = "paper"  # paper: Adam uses lr/d for W, lr/√d for E, U; none: lr as is
+    momentum: float = 0.0  # SGD
+    weight_decay: float = 0.0  # SGD and Adam (L2 added to the gradient, as torch.optim)
+    betas: tuple[float, float] = (0.0, 0.0)  # Adam; (0, 0) is the paper's sign-like Adam
+    eps: float = 1e-8  # Adam
+    schedule: str = "constant"  # constant | step
+    decay_steps: tuple[int, ...] = ()  # step schedule: multiply lr by decay_factor at these steps
+    decay_factor: float = 0.1
+    eval_every: int = 0  # record the population error every k steps (0: only at the end)
+    snapshot_steps: tuple[int, ...] = ()  # record softmax scores (N×M) after these steps
+    seed: int = 0
+    device: str = "cpu"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def steps(self) -> int:
+        """Number of optimiser steps: ``T // B`` for one pass, ``n_steps`` for full batch."""
+        return self.n_steps if self.full_batch else self.n_samples // self.batch_size
+
+    def batch_key(self) -> tuple[Any, ...]:
+        """Runs with equal keys share one tensor program: everything but seed and lr."""
+        return tuple(
+            getattr(self, f.name) for f in fields(self) if f.name not in ("seed", "lr", "extra")
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        record.pop("extra")
+        record["betas"] = list(self.betas)
+        record["decay_steps"] = list(self.decay_steps)
+        record["snapshot_steps"] = list(self.snapshot_steps)
+        return record
+
+    def with_(self, **changes: Any) -> "TrainConfig":
+        return replace(self, **changes)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(name, f"unknown value {value!r}; allowed: {', '.join(allowed)}")
+
+
+def _positive_int(name: str, value: Any, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(name, f"must be an integer ≥ {minimum}, got {value!r}")
+
+
+def _finite(name: str, value: Any, *, low: float = -math.inf, strict: bool = False) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < low or (strict and value == low):
+        bound = f"> {low}" if strict else f"≥ {low}"
+        raise ConfigError(name, f"must be a finite number {bound}, got {value!r}")
+
+
+def validate(cfg: TrainConfig) -> None:
+    """Raise :class:`ConfigError` naming the first invalid field."""
+    _positive_int("n_inputs", cfg.n_inputs)
+    _positive_int("n_outputs", cfg.n_outputs, 2)
+    _finite("alpha", cfg.alpha, low=0.0, strict=True)
+    _positive_int("dim", cfg.dim)
+    _choice("model", cfg.model, MODELS)
+    _choice("optimizer", cfg.optimizer, OPTIMIZERS)
+    _choice("init", cfg.init, INITS)
+    _choice("embeddings", cfg.embeddings, EMBEDDING_KINDS)
+    _choice("output_embeddings", cfg.output_embeddings, EMBEDDING_KINDS)
+    _choice("lr_scaling", cfg.lr_scaling, LR_SCALINGS)
+    _choice("schedule", cfg.schedule, SCHEDULES)
+    _choice("device", cfg.device, DEVICES)
+    _finite("lr", cfg.lr, low=0.0, strict=True)
+    _finite("momentum", cfg.momentum, low=0.0)
+    if cfg.momentum >= 1:
+        raise ConfigError("momentum", f"must be in [0, 1), got {cfg.momentum}")
+    _finite("weight_decay", cfg.weight_decay, low=0.0)
+    if len(cfg.betas) != 2 or any(not (0 <= b < 1) for b in cfg.betas):
+        raise ConfigError("betas", f"must be two numbers in [0, 1), got {cfg.betas!r}")
+    _finite("eps", cfg.eps, low=0.0, strict=True)
+    _finite("decay_factor", cfg.decay_factor, low=0.0, strict=True)
+    if cfg.full_batch:
+        _positive_int("n_steps", cfg.n_steps)
+    else:
+        _positive_int("n_samples", cfg.n_samples)
+        _positive_int("batch_size", cfg.batch_size)
+        if cfg.batch_size > cfg.n_samples:
+            raise ConfigError(
+                "batch_size", f"must be ≤ n_samples = {cfg.n_samples}, got {cfg.batch_size}"
+            )
+    _positive_int("eval_every", cfg.eval_every, 0)
+    for step in cfg.decay_steps:
+        _positive_int("decay_steps", step, 0)
+    for step in cfg.snapshot_steps:
+        _positive_int("snapshot_steps", step, 0)
+    if cfg.model == "qupdate" and (cfg.full_batch or cfg.optimizer != "sgd"):
+        raise ConfigError("model", "qupdate approximates one-pass SGD: needs optimizer = sgd")
+    _positive_int("seed", cfg.seed, 0)

@@ -1,0 +1,81 @@
+"""A straightforward reference: one ``nn.Module`` and one ``torch.optim`` optimiser per run,
+one run at a time, as the paper's script does. Tests compare the batched engine with it and the
+benchmark times it. It draws the same embeddings, samples and initialisation as the engine.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from assocmem.data import mod_targets, zipf_probabilities
+from assocmem.training.config import TrainConfig
+from assocmem.training.engine import DTYPE, draw_run
+from assocmem.training.models import layer_norm
+from assocmem.training.optimizers import lr_factor
+
+
+class ReferenceMemory(nn.Module):
+    """Logits ``u_yᵀ h(x)`` with ``h = W e_x`` (matrix, learned) or ``ReLU(e_x)`` (relu)."""
+
+    def __init__(self, cfg: TrainConfig, draws: dict[str, torch.Tensor | None]) -> None:
+        super().__init__()
+        self.kind, self.normalize = cfg.model, cfg.layer_norm
+        learn_embeddings = cfg.model in ("learned", "relu")
+        for name in ("E", "U"):
+            value = draws[name]
+            assert value is not None
+            if learn_embeddings:
+                self.register_parameter(name, nn.Parameter(value.clone()))
+            else:
+                self.register_buffer(name, value.clone())
+        if draws["W"] is not None and cfg.model != "relu":
+            self.W = nn.Parameter(draws["W"].clone())
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        embedded = self.E[tokens]
+        hidden = torch.relu(embedded) if self.kind == "relu" else embedded @ self.W.T
+        if self.normalize:
+            hidden = layer_norm(hidden)
+        return hidden @ self.U.T
+
+
+def make_optimizer(cfg: TrainConfig, model: ReferenceMemory) -> torch.optim.Optimizer:
+    groups = [
+        {"params": [param], "lr": cfg.lr * lr_factor(cfg, name)}
+        for name, param in model.named_parameters()
+    ]
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(
+            groups, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
+        )
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(
+            groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay
+        )
+    raise ValueError(f"the reference covers torch.optim's sgd and adam, not {cfg.optimizer!r}")
+
+
+def reference_train(cfg: TrainConfig) -> torch.Tensor:
+    """Train one run; returns its final logits for every token, (N, M)."""
+    draws = draw_run(cfg)
+    model = ReferenceMemory(cfg, draws)
+    optimizer = make_optimizer(cfg, model)
+    milestones = list(cfg.decay_steps) if cfg.schedule == "step" else []
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones, cfg.decay_factor)
+    targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
+    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
+    everything = torch.arange(cfg.n_inputs, device=cfg.device)
+    tokens = draws["tokens"]
+    for t in range(cfg.steps):
+        optimizer.zero_grad()
+        if tokens is None:
+            losses = F.cross_entropy(model(everything), targets, reduction="none")
+            loss = (losses * probs).sum()
+        else:
+            batch = tokens[t * cfg.batch_size : (t + 1) * cfg.batch_size]
+            loss = F.cross_entropy(model(batch), targets[batch])
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+    with torch.no_grad():
+        return model(everything)
