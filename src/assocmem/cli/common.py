@@ -4,22 +4,11 @@ import argparse
 import json
 import math
 import sys
-import tomllib
-from pathlib import Path
 from typing import Any
 
-from assocmem.errors import ConfigError
+from assocmem.files import load_toml
 
-
-def load_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML file; a missing or malformed file is a :class:`ConfigError` naming it."""
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise ConfigError("config", f"file {str(path)!r} not found") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError("config", f"malformed TOML in {str(path)!r}: {err}") from None
+__all__ = ["add_format_argument", "format_table", "load_toml", "print_json"]
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,379 @@
+"""Closed-form associative memories with exact population error, without forming W.
+
+For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (PAPER.md §2) the score of output y for input x is
+
+    u_yᵀ W e_x = Σ_{y'} (u_y·u_{y'}) · Σ_{x': f*(x')=y'} q(x') (e_{x'}·e_x),
+
+so with ``S = Eᵀ diag(q) F`` (d×M, F the one-hot N×M target matrix) and ``G = U Uᵀ`` (M×M),
+``scores = (E S) G``: O(N·d·M) work per weighting instead of the O(N·d²) of forming W
+(ARCHITECTURE.md, idea 1). Row k of S depends only on coordinate k of the embeddings, so every
+nested d comes from one pass over the coordinates with running sums. Weightings that change with
+d (thresholds with P = d/8, or per-d renormalised spherical rows) are recomputed at each d.
+
+Each trial is computed on its own (its own 2-D matrix products), from its own named random
+streams, so its numbers are identical whether it runs alone or among many trials, in any chunk.
+The correct output must be the *strict* maximum: ties count as errors (a memory that stores
+nothing about x, scores 0 everywhere, never answers x correctly).
+"""
+
+import math
+import platform
+import socket
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from assocmem import __version__, rng
+from assocmem.config import ClosedFormConfig
+from assocmem.data import (
+    mod_targets,
+    normalize_probabilities,
+    prefix_counts,
+    random_targets,
+    sample_tokens,
+    zipf_probabilities,
+)
+from assocmem.embeddings import nested_row_scales, orthogonal_rows, standard_coordinates
+from assocmem.schemes import Scheme
+
+
+@dataclass(frozen=True)
+class Column:
+    """One weighting evaluated at every d: a scheme at one sample size (None = infinite data)."""
+
+    scheme: str
+    n_samples: int | None
+
+
+@dataclass
+class ClosedFormResult:
+    """Per-trial errors of every (column, d), and their summary records.
+
+    errors, head: (n_trials, n_columns, n_dims) float64 — the population error and the part of
+    it on the head tokens (the tail part is ``errors - head``).
+    """
+
+    config: ClosedFormConfig
+    trials: list[int]
+    columns: list[Column]
+    dims: list[int]
+    errors: np.ndarray
+    head: np.ndarray
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """One record per scheme × d × T with mean, std and standard error over trials."""
+        out = []
+        n = len(self.trials)
+        for c, column in enumerate(self.columns):
+            for i, dim in enumerate(self.dims):
+                values = self.errors[:, c, i]
+                std = float(values.std(ddof=1)) if n > 1 else 0.0
+                out.append(
+                    {
+                        "scheme": column.scheme,
+                        "dim": dim,
+                        "n_samples": column.n_samples,
+                        "n_trials": n,
+                        "mean": float(values.mean()),
+                        "std": std,
+                        "sem": std / math.sqrt(n),
+                        "head_mean": float(self.head[:, c, i].mean()),
+                        "tail_mean": float((values - self.head[:, c, i]).mean()),
+                        "errors": values.tolist(),
+                    }
+                )
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "closed_form",
+            "config": self.config.to_dict(),
+            "records": self.records,
+            "provenance": self.provenance,
+        }
+
+
+class _Problem:
+    """What every trial shares: the law p, the columns, the dims, the head mask."""
+
+    def __init__(self, cfg: ClosedFormConfig) -> None:
+        self.cfg = cfg
+        self.device = torch.device(cfg.device)
+        self.dtype = cfg.torch_dtype
+        if cfg.probabilities is not None:
+            probs = normalize_probabilities(cfg.probabilities)
+        else:
+            probs = zipf_probabilities(cfg.n_inputs, cfg.alpha)
+        self.probs_cpu = probs
+        self.probs = probs.to(self.device)
+        self.dims = sorted(set(cfg.dims))
+        self.sample_sizes = list(dict.fromkeys(cfg.n_samples))
+        self.finite_sizes = sorted({t for t in self.sample_sizes if t is not None})
+        self.schemes = cfg.parsed_schemes
+        self.columns = [
+            Column(s.spec, t) for s in self.schemes for t in (self.sample_sizes if s.uses_data else [None])
+        ]
+        n_head = math.ceil(cfg.head_fraction * cfg.n_inputs)
+        head_tokens = torch.sort(probs, descending=True, stable=True).indices[:n_head]
+        head = torch.zeros(cfg.n_inputs, dtype=torch.float64)
+        head[head_tokens] = 1.0
+        self.head_probs = (head * probs).to(self.device)
+        self.all_per_dim = cfg.embedding == "orthogonal" or (
+            cfg.embedding == "spherical" and cfg.nested == "renormalize"
+        )
+
+    def targets(self, trial: int) -> torch.Tensor:
+        cfg = self.cfg
+        if cfg.target == "mod":
+            return mod_targets(cfg.n_inputs, cfg.n_outputs)
+        return random_targets(cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial))
+
+    def frequencies(self, trial: int) -> torch.Tensor:
+        """(len(sample_sizes), N) float64: counts of the first T samples, or p for T = ∞."""
+        cfg = self.cfg
+        rows = torch.empty(len(self.sample_sizes), cfg.n_inputs, dtype=torch.float64)
+        counts = None
+        if self.finite_sizes:
+            gen = rng.generator(cfg.seed, "data", trial)
+            tokens = sample_tokens(self.probs_cpu, max(self.finite_sizes), gen)
+            counts = prefix_counts(tokens, cfg.n_inputs, self.finite_sizes)
+        for row, size in enumerate(self.sample_sizes):
+            rows[row] = self.probs_cpu if size is None else counts[self.finite_sizes.index(size)]  # type: ignore[index]
+        return rows.to(self.device)
+
+    def weights(self, trial: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Weights of every column: (K_fixed, N) for d-independent, (n_d, K_var, N) for the rest."""
+        freq = self.frequencies(trial)
+        fixed, varying = [], []
+        n_d = len(self.dims)
+        for scheme in self.schemes:
+            source = freq if scheme.uses_data else self.probs[None]
+            q = scheme.weights(source, self.dims)  # (n_d or 1, R, N)
+            if q.shape[0] == 1 and not self.all_per_dim:
+                fixed.append(q[0])
+            else:
+                varying.append(q.expand(n_d, *q.shape[1:]))
+        n = self.cfg.n_inputs
+        fixed_t = torch.cat(fixed) if fixed else freq.new_zeros(0, n)
+        varying_t = torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n)
+        return fixed_t, varying_t
+
+    def column_order(self) -> list[int]:
+        """Position of each column in the concatenation [fixed columns, varying columns]."""
+        fixed, varying = [], []
+        c = 0
+        for scheme in self.schemes:
+            width = len(self.sample_sizes) if scheme.uses_data else 1
+            is_fixed = not scheme.uses_dim and not self.all_per_dim
+            (fixed if is_fixed else varying).extend(range(c, c + width))
+            c += width
+        return fixed + varying
+
+
+def _stored(q: torch.Tensor, onehot_t: torch.Tensor) -> torch.Tensor:
+    """``(diag(q) F)ᵀ`` for every column: q (..., K, N), Fᵀ (M, N) → (..., K·M, N)."""
+    return (q.unsqueeze(-2) * onehot_t).flatten(-3, -2)
+
+
+def _stored_end(q: torch.Tensor) -> list[int]:
+    """For q (D, K, N): one past the last token with a nonzero weight, at each of the D dims.
+
+    Thresholds store the most frequent tokens, which under Zipf come first: products with the
+    stored side only need this prefix of the tokens (a view of the embeddings, no gather).
+    """
+    nonzero = q.ne(0).any(1)  # (D, N)
+    position = torch.arange(1, q.shape[-1] + 1, device=q.device)
+    return (nonzero * position).amax(1).clamp(min=1).tolist()
+
+
+class _Evaluator:
+    """Turns class-aggregated scores ``(E S)ᵀ`` into the population error of each column."""
+
+    def __init__(self, problem: _Problem, targets: torch.Tensor) -> None:
+        self.m = problem.cfg.n_outputs
+        targets = targets.to(problem.device)
+        self.target_index = targets[None, None, None, :]  # (1, 1, 1, N)
+        self.onehot_t = torch.nn.functional.one_hot(targets, self.m).T.bool()  # (M, N)
+        self.probs = problem.probs
+        self.head_probs = problem.head_probs
+
+    def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
+
+        Returns the error and its head part, each (D, K).
+        """
+        n_dims, _, n = aggregated.shape
+        n_cols = aggregated.shape[1] // self.m
+        scores = torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
+            grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
+        ).view(n_dims, n_cols, self.m, n)
+        index = self.target_index.expand(n_dims, scores.shape[1], 1, n)
+        true = scores.gather(2, index)[:, :, 0]
+        other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
+        wrong = (true <= other).to(torch.float64)  # (D, K, N); ties count as errors
+        return wrong @ self.probs, wrong @ self.head_probs
+
+
+def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
+    """``G_d = U_d U_dᵀ`` (M×M) for each d, under the output-embedding law and nested convention."""
+    cfg = problem.cfg
+    gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
+    kw = {"device": problem.device, "dtype": problem.dtype}
+    if cfg.output_embedding == "orthogonal":
+        grams = []
+        for d in problem.dims:
+            u = orthogonal_rows(cfg.n_outputs, d, gen, **kw)
+            grams.append(u @ u.T)
+        return grams
+    coords = standard_coordinates(cfg.n_outputs, problem.dims[-1], gen, **kw)  # (d_max, M)
+    scales = nested_row_scales(coords, problem.dims, cfg.output_embedding, cfg.nested)
+    grams, running, prev = [], coords.new_zeros(cfg.n_outputs, cfg.n_outputs), 0
+    for i, d in enumerate(problem.dims):
+        block = coords[prev:d]
+        running = running + block.T @ block
+        grams.append(scales[i][:, None] * running * scales[i][None, :])
+        prev = d
+    return grams
+
+
+def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
+    """Errors (n_columns, n_dims) and their head parts for one trial."""
+    cfg = problem.cfg
+    evaluate = _Evaluator(problem, problem.targets(trial))
+    fixed_q, varying_q = (w.to(problem.dtype) for w in problem.weights(trial))
+    grams = torch.stack(_output_grams(problem, trial))
+    gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
+    kw = {"device": problem.device, "dtype": problem.dtype}
+    if cfg.embedding == "orthogonal":
+        aggregated = _orthogonal_scores(problem, varying_q, evaluate.onehot_t.to(problem.dtype), gen)
+    else:
+        coords = standard_coordinates(cfg.n_inputs, problem.dims[-1], gen, **kw)  # (d_max, N)
+        aggregated = _nested_scores(problem, coords, fixed_q, varying_q, evaluate.onehot_t.to(problem.dtype))
+    err, err_head = evaluate(aggregated, grams)
+    order = problem.column_order()
+    errors = np.zeros((len(problem.columns), len(problem.dims)))
+    head = np.zeros_like(errors)
+    errors[order] = err.T.cpu().numpy()
+    head[order] = err_head.T.cpu().numpy()
+    return errors, head
+
+
+def _nested_scores(
+    problem: _Problem,
+    coords: torch.Tensor,
+    fixed_q: torch.Tensor,
+    varying_q: torch.Tensor,
+    onehot_t: torch.Tensor,
+) -> torch.Tensor:
+    """``(E_d S_d)ᵀ`` at every nested d: (D, K·M, N), fixed columns first.
+
+    coords: (d_max, N) raw N(0, 1) coordinates; fixed_q (K_f, N); varying_q (D, K_v, N).
+    """
+    cfg = problem.cfg
+    scales = nested_row_scales(coords, problem.dims, cfg.embedding, cfg.nested)  # (D, N)
+    spherical = cfg.embedding == "spherical"
+    if spherical:  # the stored side carries the row norms too
+        fixed_q = fixed_q * scales[0]  # truncate: fixed along d (renormalize has no fixed columns)
+        varying_q = varying_q * scales[:, None, :]
+    fixed_stored = _stored(fixed_q, onehot_t)  # (K_f·M, N)
+    varying_stored = _stored(varying_q, onehot_t)  # (D, K_v·M, N)
+    n_dims, n_var = varying_stored.shape[:2]
+    n_fixed = fixed_stored.shape[0]
+    # Summaries S_dᵀ = (Eᵀ diag(q) F)ᵀ restricted to the first d coordinates: (·, d_max).
+    fixed_summary = fixed_stored @ coords.T  # (K_f·M, d_max)
+    end = max(_stored_end(varying_q)) if n_var else 1
+    var_summary = (varying_stored[:, :, :end].reshape(-1, end) @ coords[:, :end].T).view(n_dims, n_var, -1)
+    for i, d in enumerate(problem.dims):
+        var_summary[i, :, d:] = 0.0
+    # E_d S_d = Σ over coordinate blocks below d: read each block of E once, for every d above it.
+    out = coords.new_zeros(n_dims, n_fixed + n_var, coords.shape[1])
+    prev = 0
+    for j, d in enumerate(problem.dims):
+        block = slice(prev, d)
+        rows = torch.cat([fixed_summary[:, block], var_summary[j:, :, block].reshape(-1, d - prev)])
+        product = rows @ coords[block]  # (K_f·M + (D-j)·K_v·M, N)
+        out[j, :n_fixed] = product[:n_fixed]
+        out[j:, n_fixed:] += product[n_fixed:].view(n_dims - j, n_var, -1)
+        prev = d
+    out[:, :n_fixed] = out[:, :n_fixed].cumsum(0)
+    # query-side row scale (for Gaussian rows, a constant covering the stored side as well)
+    return out.mul_((scales if spherical else scales.square())[:, None, :])
+
+
+def _orthogonal_scores(
+    problem: _Problem, q: torch.Tensor, onehot_t: torch.Tensor, gen: torch.Generator
+) -> torch.Tensor:
+    """``(E_d S_d)ᵀ`` with a fresh orthonormal E at each d (no nesting): (D, K·M, N)."""
+    out = []
+    for i, d in enumerate(problem.dims):
+        e_t = orthogonal_rows(problem.cfg.n_inputs, d, gen, device=problem.device, dtype=problem.dtype).T
+        out.append((_stored(q[i], onehot_t) @ e_t.T) @ e_t)
+    return torch.stack(out)
+
+
+def provenance(device: str, wall_seconds: float) -> dict[str, Any]:
+    return {
+        "assocmem": __version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "device": device,
+        "host": socket.gethostname(),
+        "wall_seconds": round(wall_seconds, 3),
+    }
+
+
+def run_closed_form(
+    cfg: ClosedFormConfig,
+    *,
+    trials: Iterable[int] | None = None,
+    progress: bool | Callable[[int], None] = False,
+) -> ClosedFormResult:
+    """Run every (scheme, d, T) of ``cfg`` for each trial (default ``range(cfg.trials)``).
+
+    ``progress``: True for a progress bar on stderr, or a callable called after each trial.
+    """
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    problem = _Problem(cfg)
+    trial_ids = list(range(cfg.trials) if trials is None else trials)
+    shape = (len(trial_ids), len(problem.columns), len(problem.dims))
+    errors, head = np.zeros(shape), np.zeros(shape)
+    bar = tqdm(total=len(trial_ids), desc="closed-form", unit="trial", disable=progress is not True)
+    with torch.inference_mode(), bar:
+        for row, trial in enumerate(trial_ids):
+            errors[row], head[row] = _trial(problem, trial)
+            bar.update()
+            if callable(progress):
+                progress(row + 1)
+    return ClosedFormResult(
+        config=cfg,
+        trials=trial_ids,
+        columns=problem.columns,
+        dims=problem.dims,
+        errors=errors,
+        head=head,
+        provenance=provenance(cfg.device, time.perf_counter() - start),
+    )
+
+
+def summary_rows(records: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """Table rows (scheme, d, T, mean, sem, head, tail) for printing."""
+    return [
+        [
+            r["scheme"],
+            r["dim"],
+            "inf" if r["n_samples"] is None else r["n_samples"],
+            r["mean"],
+            r["sem"],
+            r["head_mean"],
+            r["tail_mean"],
+        ]
+        for r in records
+    ]

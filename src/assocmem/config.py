@@ -1,0 +1,198 @@
+"""The closed-form experiment's configuration: a frozen, validated dataclass (TOML or flags)."""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import torch
+
+from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
+from assocmem.errors import ConfigError
+from assocmem.files import load_toml
+from assocmem.schemes import Scheme, parse_scheme
+
+TARGETS = ("mod", "random")
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+BYTES = {"float32": 4, "float64": 8}
+
+
+@dataclass(frozen=True)
+class ClosedFormConfig:
+    """A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
+
+    Symbols (PAPER.md §1): N = ``n_inputs``, M = ``n_outputs``, α = ``alpha``, d ∈ ``dims``,
+    T ∈ ``n_samples`` (``None`` = infinite data: schemes see the population law p).
+    """
+
+    n_inputs: int = 1000  # N
+    n_outputs: int = 5  # M
+    alpha: float = 2.0  # Zipf exponent α, p(x) ∝ (x+1)^-α
+    probabilities: tuple[float, ...] | None = None  # a user-given p (overrides alpha; sets N)
+    target: str = "mod"  # f*(x) = x mod M, or a seeded random balanced map
+    embedding: str = "gaussian"  # law of the input embeddings e_x
+    output_embedding: str = "spherical"  # law of the output embeddings u_y
+    nested: str = "truncate"  # nested-d convention: "truncate" (paper) or "renormalize"
+    schemes: tuple[str, ...] = ("uniform", "population", "threshold:P=d/8")
+    dims: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000)
+    n_samples: tuple[int | None, ...] = (None,)
+    trials: int = 10
+    seed: int = 0
+    device: str = "cpu"
+    dtype: str = "float32"
+    memory_gb: float = 4.0  # refuse a run whose working set exceeds this
+    head_fraction: float = 0.1  # head = the ceil(fraction·N) most probable tokens
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def parsed_schemes(self) -> list[Scheme]:
+        return [parse_scheme(text) for text in self.schemes]
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return DTYPES[self.dtype]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _check_int(field: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(field, f"must be an integer ≥ {low}, got {value!r}")
+
+
+def validate(cfg: ClosedFormConfig) -> None:
+    """Check every field; raise :class:`ConfigError` naming the first bad one."""
+    if cfg.probabilities is not None:
+        if len(cfg.probabilities) != cfg.n_inputs:
+            raise ConfigError("probabilities", f"has {len(cfg.probabilities)} values but n_inputs = {cfg.n_inputs}")
+        if any(not math.isfinite(v) or v < 0 for v in cfg.probabilities) or sum(cfg.probabilities) <= 0:
+            raise ConfigError("probabilities", "must be finite, ≥ 0, with a positive sum")
+    _check_int("n_inputs", cfg.n_inputs, 1)
+    _check_int("n_outputs", cfg.n_outputs, 1)
+    if cfg.n_outputs > cfg.n_inputs:
+        raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
+    if not isinstance(cfg.alpha, int | float) or not cfg.alpha > 0 or not math.isfinite(cfg.alpha):
+        raise ConfigError("alpha", f"must be a number > 0, got {cfg.alpha!r}")
+    if cfg.target not in TARGETS:
+        raise ConfigError("target", f"unknown target {cfg.target!r}; allowed: {', '.join(TARGETS)}")
+    check_kind("embedding", cfg.embedding)
+    check_kind("output_embedding", cfg.output_embedding)
+    if cfg.nested not in NESTED_CONVENTIONS:
+        raise ConfigError("nested", f"unknown convention {cfg.nested!r}; allowed: {', '.join(NESTED_CONVENTIONS)}")
+    if not cfg.schemes:
+        raise ConfigError("schemes", "give at least one scheme")
+    for scheme in cfg.parsed_schemes:
+        scheme.validate(cfg.n_inputs)
+    if len({s.spec for s in cfg.parsed_schemes}) != len(cfg.schemes):
+        raise ConfigError("schemes", "each scheme may be given once")
+    if not cfg.dims:
+        raise ConfigError("dims", "give at least one dimension d")
+    for d in cfg.dims:
+        _check_int("dims", d, 1)
+    if "orthogonal" in (cfg.embedding, cfg.output_embedding) and min(cfg.dims) < cfg.n_inputs:
+        raise ConfigError("dims", f"orthogonal embeddings need every d ≥ n_inputs = {cfg.n_inputs}")
+    if not cfg.n_samples:
+        raise ConfigError("n_samples", "give at least one sample size T (or inf)")
+    for t in cfg.n_samples:
+        if t is not None:
+            _check_int("n_samples", t, 0)
+    _check_int("trials", cfg.trials, 1)
+    _check_int("seed", cfg.seed, 0)
+    if cfg.dtype not in DTYPES:
+        raise ConfigError("dtype", f"unknown dtype {cfg.dtype!r}; allowed: {', '.join(DTYPES)}")
+    _check_device(cfg.device)
+    if not cfg.memory_gb > 0:
+        raise ConfigError("memory_gb", f"must be > 0, got {cfg.memory_gb}")
+    if not 0 < cfg.head_fraction <= 1:
+        raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
+    _check_memory(cfg)
+
+
+def _check_device(device: str) -> None:
+    try:
+        dev = torch.device(device)
+    except RuntimeError:
+        raise ConfigError("device", f"unknown device {device!r}; allowed: cpu, cuda, cuda:K") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device", "cuda is not available on this machine; allowed: cpu")
+    if dev.type not in ("cpu", "cuda"):
+        raise ConfigError("device", f"unsupported device {device!r}; allowed: cpu, cuda, cuda:K")
+
+
+def working_set_bytes(cfg: ClosedFormConfig) -> int:
+    """Peak memory of one trial: the embeddings at d_max plus the per-column score tensors."""
+    n, m, d_max = cfg.n_inputs, cfg.n_outputs, max(cfg.dims)
+    columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
+    per_value = BYTES[cfg.dtype]
+    embeddings = (n + m) * (d_max + 16) * per_value
+    scores = 6 * n * columns * m * per_value  # weights, running sums, scores, masks
+    samples = 8 * max((t or 0) for t in cfg.n_samples) * 2 + 8 * n * (len(cfg.n_samples) + 4)
+    return embeddings + scores + samples
+
+
+def _check_memory(cfg: ClosedFormConfig) -> None:
+    need = working_set_bytes(cfg)
+    budget = cfg.memory_gb * 2**30
+    if need > budget:
+        raise ConfigError(
+            "memory_gb",
+            f"this run needs about {need / 2**30:.1f} GiB per trial (N = {cfg.n_inputs}, "
+            f"d_max = {max(cfg.dims)}), over the budget of {cfg.memory_gb:g} GiB; "
+            "lower n_inputs or dims, or raise memory_gb",
+        )
+
+
+def parse_sample_size(value: Any) -> int | None:
+    """``inf``/``infinite``/None → None (infinite data); otherwise a non-negative integer."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("inf", "infinite")):
+        return None
+    if isinstance(value, float) and math.isinf(value) and value > 0:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str):
+        try:
+            value = int(float(value)) if float(value).is_integer() else value
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError("n_samples", f"must be integers ≥ 0 or 'inf', got {value!r}")
+    return value
+
+
+_TUPLE_FIELDS = {"schemes", "dims", "n_samples", "probabilities"}
+
+
+def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
+    """Build a config from a mapping (a TOML table or CLI flags), checking keys and types."""
+    allowed = {f.name for f in fields(ClosedFormConfig)}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
+    clean: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in _TUPLE_FIELDS and value is not None:
+            if isinstance(value, str | int | float):
+                value = [value]
+            if not isinstance(value, Sequence):
+                raise ConfigError(key, f"must be a list, got {value!r}")
+            if key == "n_samples":
+                value = [parse_sample_size(v) for v in value]
+            if key == "probabilities":
+                try:
+                    value = [float(v) for v in value]
+                except (TypeError, ValueError):
+                    raise ConfigError(key, "must be a list of numbers") from None
+            value = tuple(value)
+        clean[key] = value
+    if clean.get("probabilities") is not None and "n_inputs" not in values:
+        clean["n_inputs"] = len(clean["probabilities"])
+    return ClosedFormConfig(**clean)
+
+
+def load_closed_form_config(path: str) -> ClosedFormConfig:
+    """Read a closed-form config from a TOML file (keys are the config's field names)."""
+    return config_from_mapping(load_toml(path))
