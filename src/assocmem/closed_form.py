@@ -12,6 +12,10 @@ d (thresholds with P = d/8, or per-d renormalised spherical rows) are recomputed
 
 Each trial is computed on its own (its own 2-D matrix products), from its own named random
 streams, so its numbers are identical whether it runs alone or among many trials, in any chunk.
+Orthogonal embeddings are taken as the canonical basis: the scores ``u_yᵀ W e_x`` do not change
+when the input and the output spaces are rotated (separately), so this is the same law, and with
+it ``E Eᵀ = I`` holds exactly, so the exact ties of unstored tokens stay exact in floating point.
+
 The correct output must be the *strict* maximum: ties count as errors (a memory that stores
 nothing about x, scores 0 everywhere, never answers x correctly).
 """
@@ -37,8 +41,7 @@ from assocmem.data import (
     sample_tokens,
     zipf_probabilities,
 )
-from assocmem.embeddings import nested_row_scales, orthogonal_rows, standard_coordinates
-from assocmem.schemes import Scheme
+from assocmem.embeddings import nested_row_scales, standard_coordinates
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,9 @@ class _Problem:
         self.finite_sizes = sorted({t for t in self.sample_sizes if t is not None})
         self.schemes = cfg.parsed_schemes
         self.columns = [
-            Column(s.spec, t) for s in self.schemes for t in (self.sample_sizes if s.uses_data else [None])
+            Column(s.spec, t)
+            for s in self.schemes
+            for t in (self.sample_sizes if s.uses_data else [None])
         ]
         n_head = math.ceil(cfg.head_fraction * cfg.n_inputs)
         head_tokens = torch.sort(probs, descending=True, stable=True).indices[:n_head]
@@ -132,7 +137,9 @@ class _Problem:
         cfg = self.cfg
         if cfg.target == "mod":
             return mod_targets(cfg.n_inputs, cfg.n_outputs)
-        return random_targets(cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial))
+        return random_targets(
+            cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial)
+        )
 
     def frequencies(self, trial: int) -> torch.Tensor:
         """(len(sample_sizes), N) float64: counts of the first T samples, or p for T = ∞."""
@@ -150,7 +157,8 @@ class _Problem:
     def weights(self, trial: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Weights of every column: (K_fixed, N) for d-independent, (n_d, K_var, N) for the rest."""
         freq = self.frequencies(trial)
-        fixed, varying = [], []
+        fixed: list[torch.Tensor] = []
+        varying: list[torch.Tensor] = []
         n_d = len(self.dims)
         for scheme in self.schemes:
             source = freq if scheme.uses_data else self.probs[None]
@@ -166,7 +174,8 @@ class _Problem:
 
     def column_order(self) -> list[int]:
         """Position of each column in the concatenation [fixed columns, varying columns]."""
-        fixed, varying = [], []
+        fixed: list[int] = []
+        varying: list[int] = []
         c = 0
         for scheme in self.schemes:
             width = len(self.sample_sizes) if scheme.uses_data else 1
@@ -203,7 +212,9 @@ class _Evaluator:
         self.probs = problem.probs
         self.head_probs = problem.head_probs
 
-    def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def __call__(
+        self, aggregated: torch.Tensor, grams: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
 
         Returns the error and its head part, each (D, K).
@@ -224,14 +235,14 @@ def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
     """``G_d = U_d U_dᵀ`` (M×M) for each d, under the output-embedding law and nested convention."""
     cfg = problem.cfg
     gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
-    kw = {"device": problem.device, "dtype": problem.dtype}
-    if cfg.output_embedding == "orthogonal":
-        grams = []
-        for d in problem.dims:
-            u = orthogonal_rows(cfg.n_outputs, d, gen, **kw)
-            grams.append(u @ u.T)
-        return grams
-    coords = standard_coordinates(cfg.n_outputs, problem.dims[-1], gen, **kw)  # (d_max, M)
+    if cfg.output_embedding == "orthogonal":  # canonical basis: U Uᵀ = I exactly
+        return [
+            torch.eye(cfg.n_outputs, device=problem.device, dtype=problem.dtype)
+            for _ in problem.dims
+        ]
+    coords = standard_coordinates(
+        cfg.n_outputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
+    )  # (d_max, M)
     scales = nested_row_scales(coords, problem.dims, cfg.output_embedding, cfg.nested)
     grams, running, prev = [], coords.new_zeros(cfg.n_outputs, cfg.n_outputs), 0
     for i, d in enumerate(problem.dims):
@@ -249,12 +260,15 @@ def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
     fixed_q, varying_q = (w.to(problem.dtype) for w in problem.weights(trial))
     grams = torch.stack(_output_grams(problem, trial))
     gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
-    kw = {"device": problem.device, "dtype": problem.dtype}
-    if cfg.embedding == "orthogonal":
-        aggregated = _orthogonal_scores(problem, varying_q, evaluate.onehot_t.to(problem.dtype), gen)
+    if cfg.embedding == "orthogonal":  # canonical basis: E Eᵀ = I, so E S = diag(q) F exactly
+        aggregated = _stored(varying_q, evaluate.onehot_t.to(problem.dtype))
     else:
-        coords = standard_coordinates(cfg.n_inputs, problem.dims[-1], gen, **kw)  # (d_max, N)
-        aggregated = _nested_scores(problem, coords, fixed_q, varying_q, evaluate.onehot_t.to(problem.dtype))
+        coords = standard_coordinates(
+            cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
+        )  # (d_max, N)
+        aggregated = _nested_scores(
+            problem, coords, fixed_q, varying_q, evaluate.onehot_t.to(problem.dtype)
+        )
     err, err_head = evaluate(aggregated, grams)
     order = problem.column_order()
     errors = np.zeros((len(problem.columns), len(problem.dims)))
@@ -288,7 +302,9 @@ def _nested_scores(
     # Summaries S_dᵀ = (Eᵀ diag(q) F)ᵀ restricted to the first d coordinates: (·, d_max).
     fixed_summary = fixed_stored @ coords.T  # (K_f·M, d_max)
     end = max(_stored_end(varying_q)) if n_var else 1
-    var_summary = (varying_stored[:, :, :end].reshape(-1, end) @ coords[:, :end].T).view(n_dims, n_var, -1)
+    var_summary = (varying_stored[:, :, :end].reshape(-1, end) @ coords[:, :end].T).view(
+        n_dims, n_var, coords.shape[0]
+    )
     for i, d in enumerate(problem.dims):
         var_summary[i, :, d:] = 0.0
     # E_d S_d = Σ over coordinate blocks below d: read each block of E once, for every d above it.
@@ -299,22 +315,11 @@ def _nested_scores(
         rows = torch.cat([fixed_summary[:, block], var_summary[j:, :, block].reshape(-1, d - prev)])
         product = rows @ coords[block]  # (K_f·M + (D-j)·K_v·M, N)
         out[j, :n_fixed] = product[:n_fixed]
-        out[j:, n_fixed:] += product[n_fixed:].view(n_dims - j, n_var, -1)
+        out[j:, n_fixed:] += product[n_fixed:].view(n_dims - j, n_var, coords.shape[1])
         prev = d
     out[:, :n_fixed] = out[:, :n_fixed].cumsum(0)
     # query-side row scale (for Gaussian rows, a constant covering the stored side as well)
     return out.mul_((scales if spherical else scales.square())[:, None, :])
-
-
-def _orthogonal_scores(
-    problem: _Problem, q: torch.Tensor, onehot_t: torch.Tensor, gen: torch.Generator
-) -> torch.Tensor:
-    """``(E_d S_d)ᵀ`` with a fresh orthonormal E at each d (no nesting): (D, K·M, N)."""
-    out = []
-    for i, d in enumerate(problem.dims):
-        e_t = orthogonal_rows(problem.cfg.n_inputs, d, gen, device=problem.device, dtype=problem.dtype).T
-        out.append((_stored(q[i], onehot_t) @ e_t.T) @ e_t)
-    return torch.stack(out)
 
 
 def provenance(device: str, wall_seconds: float) -> dict[str, Any]:

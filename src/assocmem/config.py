@@ -1,5 +1,6 @@
 """The closed-form experiment's configuration: a frozen, validated dataclass (TOML or flags)."""
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -7,7 +8,7 @@ from typing import Any
 
 import torch
 
-from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
+from assocmem.embeddings import NESTED_CONVENTIONS, check_kind
 from assocmem.errors import ConfigError
 from assocmem.files import load_toml
 from assocmem.schemes import Scheme, parse_scheme
@@ -67,8 +68,14 @@ def validate(cfg: ClosedFormConfig) -> None:
     """Check every field; raise :class:`ConfigError` naming the first bad one."""
     if cfg.probabilities is not None:
         if len(cfg.probabilities) != cfg.n_inputs:
-            raise ConfigError("probabilities", f"has {len(cfg.probabilities)} values but n_inputs = {cfg.n_inputs}")
-        if any(not math.isfinite(v) or v < 0 for v in cfg.probabilities) or sum(cfg.probabilities) <= 0:
+            raise ConfigError(
+                "probabilities",
+                f"has {len(cfg.probabilities)} values but n_inputs = {cfg.n_inputs}",
+            )
+        if (
+            any(not math.isfinite(v) or v < 0 for v in cfg.probabilities)
+            or sum(cfg.probabilities) <= 0
+        ):
             raise ConfigError("probabilities", "must be finite, ≥ 0, with a positive sum")
     _check_int("n_inputs", cfg.n_inputs, 1)
     _check_int("n_outputs", cfg.n_outputs, 1)
@@ -81,7 +88,9 @@ def validate(cfg: ClosedFormConfig) -> None:
     check_kind("embedding", cfg.embedding)
     check_kind("output_embedding", cfg.output_embedding)
     if cfg.nested not in NESTED_CONVENTIONS:
-        raise ConfigError("nested", f"unknown convention {cfg.nested!r}; allowed: {', '.join(NESTED_CONVENTIONS)}")
+        raise ConfigError(
+            "nested", f"unknown convention {cfg.nested!r}; allowed: {', '.join(NESTED_CONVENTIONS)}"
+        )
     if not cfg.schemes:
         raise ConfigError("schemes", "give at least one scheme")
     for scheme in cfg.parsed_schemes:
@@ -115,7 +124,9 @@ def _check_device(device: str) -> None:
     try:
         dev = torch.device(device)
     except RuntimeError:
-        raise ConfigError("device", f"unknown device {device!r}; allowed: cpu, cuda, cuda:K") from None
+        raise ConfigError(
+            "device", f"unknown device {device!r}; allowed: cpu, cuda, cuda:K"
+        ) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device", "cuda is not available on this machine; allowed: cpu")
     if dev.type not in ("cpu", "cuda"):
@@ -154,16 +165,49 @@ def parse_sample_size(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = int(float(value)) if float(value).is_integer() else value
-        except ValueError:
-            pass
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError("n_samples", f"must be integers ≥ 0 or 'inf', got {value!r}")
     return value
 
 
 _TUPLE_FIELDS = {"schemes", "dims", "n_samples", "probabilities"}
+
+
+def expand_log_ranges(field: str, values: Sequence[Any]) -> list[Any]:
+    """Expand ``log:LOW:HIGH:COUNT`` items into COUNT log-spaced integers (rounded, deduplicated).
+
+    Other items pass through, so ``["inf", "log:10:10000:4"]`` → ``["inf", 10, 100, 1000, 10000]``.
+    """
+    out: list[Any] = []
+    for value in values:
+        if isinstance(value, str) and value.strip().startswith("log:"):
+            parts = value.strip().split(":")
+            try:
+                low, high, count = float(parts[1]), float(parts[2]), int(parts[3])
+                if len(parts) != 4 or not (0 < low <= high) or count < 1:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ConfigError(
+                    field,
+                    f"bad range {value!r}; use log:LOW:HIGH:COUNT with 0 < LOW ≤ HIGH, COUNT ≥ 1",
+                ) from None
+            step = (math.log(high) - math.log(low)) / max(count - 1, 1)
+            grid = [round(math.exp(math.log(low) + i * step)) for i in range(count)]
+            out.extend(dict.fromkeys(grid))
+        else:
+            out.append(value)
+    return out
+
+
+def _parse_int(field: str, value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            raise ConfigError(field, f"must be integers, got {value!r}") from None
+    return value
 
 
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
@@ -179,6 +223,10 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
                 value = [value]
             if not isinstance(value, Sequence):
                 raise ConfigError(key, f"must be a list, got {value!r}")
+            if key in ("dims", "n_samples"):
+                value = expand_log_ranges(key, value)
+            if key == "dims":
+                value = [_parse_int(key, v) for v in value]
             if key == "n_samples":
                 value = [parse_sample_size(v) for v in value]
             if key == "probabilities":

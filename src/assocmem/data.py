@@ -15,7 +15,9 @@ from assocmem.errors import ConfigError
 SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes never depend on T_max
 
 
-def zipf_probabilities(n_inputs: int, alpha: float, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def zipf_probabilities(
+    n_inputs: int, alpha: float, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
     """Zipf law ``p(x) ∝ (x+1)^(-α)`` over ``n_inputs`` tokens, shape (N,)."""
     if n_inputs < 1:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
@@ -61,9 +63,16 @@ def sample_tokens(probs: torch.Tensor, n_samples: int, generator: torch.Generato
     cdf = torch.cumsum(probs.to(torch.float64).cpu(), 0)
     cdf = cdf / cdf[-1]
     n_blocks = math.ceil(n_samples / SAMPLE_BLOCK)
-    uniforms = torch.cat(
-        [torch.rand(SAMPLE_BLOCK, generator=generator, dtype=torch.float64) for _ in range(n_blocks)]
-    ) if n_blocks else torch.empty(0, dtype=torch.float64)
+    uniforms = (
+        torch.cat(
+            [
+                torch.rand(SAMPLE_BLOCK, generator=generator, dtype=torch.float64)
+                for _ in range(n_blocks)
+            ]
+        )
+        if n_blocks
+        else torch.empty(0, dtype=torch.float64)
+    )
     tokens = torch.searchsorted(cdf, uniforms[:n_samples], right=True)
     return tokens.clamp_(max=probs.numel() - 1)
 

@@ -25,7 +25,9 @@ DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never 
 
 def check_kind(field: str, kind: str) -> None:
     if kind not in EMBEDDING_KINDS:
-        raise ConfigError(field, f"unknown embedding kind {kind!r}; allowed: {', '.join(EMBEDDING_KINDS)}")
+        raise ConfigError(
+            field, f"unknown embedding kind {kind!r}; allowed: {', '.join(EMBEDDING_KINDS)}"
+        )
 
 
 def standard_coordinates(

@@ -48,7 +48,9 @@ class SizeRule:
             divisor = float(match.group(1) or 1)
             if divisor > 0:
                 return cls(f"d/{match.group(1)}" if match.group(1) else "d", divisor=divisor)
-        raise ConfigError(FIELD, f"P={text!r} is not allowed; use an integer, d, d/<number> or d/log d")
+        raise ConfigError(
+            FIELD, f"P={text!r} is not allowed; use an integer, d, d/<number> or d/log d"
+        )
 
     def size(self, dim: int, n_inputs: int) -> int:
         if self.constant is not None:
@@ -66,7 +68,7 @@ class SizeRule:
 
 
 class Scheme(ABC):
-    """A weighting rule. ``weights`` maps frequencies (..., N) to q at each d: (n_d or 1, ..., N)."""
+    """A rule; ``weights`` maps frequencies (..., N) to q at each d (n_d or 1, ..., N)."""
 
     name: ClassVar[str]
     uses_data: ClassVar[bool]
@@ -170,7 +172,9 @@ class _Thresholded(Scheme):
     def validate(self, n_inputs: int) -> None:
         rule = self.rule
         if rule.constant is not None and not 1 <= rule.constant <= n_inputs:
-            raise ConfigError(FIELD, f"{self.name}: P must be between 1 and N = {n_inputs}, got {rule.constant}")
+            raise ConfigError(
+                FIELD, f"{self.name}: P must be between 1 and N = {n_inputs}, got {rule.constant}"
+            )
 
 
 @register
@@ -209,7 +213,7 @@ class SeenOnce(Scheme):
 
 @register
 class EmpiricalThreshold(_Thresholded):
-    """``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4; ρ = 0 default)."""
+    """``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4; ρ = 0)."""
 
     name = "empirical_threshold"
     uses_data = True
@@ -230,7 +234,9 @@ def parse_scheme(text: str) -> Scheme:
         key, sep, value = item.partition("=")
         if not sep or key.strip() not in cls.params:
             allowed = ", ".join(cls.params) or "none"
-            raise ConfigError(FIELD, f"{name}: bad parameter {item!r}; allowed parameters: {allowed}")
+            raise ConfigError(
+                FIELD, f"{name}: bad parameter {item!r}; allowed parameters: {allowed}"
+            )
         values[key.strip()] = value.strip()
     if "P" in cls.params:
         values["P"] = SizeRule.parse(values.get("P", "d/8")).text

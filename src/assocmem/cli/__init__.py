@@ -9,7 +9,10 @@ from assocmem import __version__
 from assocmem.errors import ConfigError
 
 # Subcommand modules, in the order ``assocmem --help`` lists them.
-COMMANDS = ("closed_form",)
+COMMANDS = (
+    "closed_form",
+    "claims",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

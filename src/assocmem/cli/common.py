@@ -51,7 +51,9 @@ def format_table(headers: list[str], rows: list[list[Any]]) -> str:
         return "" if value is None else str(value)
 
     text = [[cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)
+    ]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in text]

@@ -1,0 +1,121 @@
+"""A straightforward reference for closed-form memories: build W explicitly, take the argmax.
+
+Independent of the kernel's algebra and of the scheme registry: the weightings are written out
+here from PAPER.md §2. Only the random draws are shared (same streams, same functions), so both
+see the same embeddings and samples.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from assocmem import rng
+from assocmem.config import ClosedFormConfig
+from assocmem.data import (
+    mod_targets,
+    prefix_counts,
+    random_targets,
+    sample_tokens,
+    zipf_probabilities,
+)
+from assocmem.embeddings import standard_coordinates
+
+
+def _size(rule: str, d: int, n: int) -> int:
+    if rule.isdigit():
+        value = int(rule)
+    elif rule == "d/log d":
+        value = math.floor(d / math.log(d)) if d > 1 else 1
+    else:
+        value = math.floor(d / float(rule.split("/")[1])) if "/" in rule else d
+    return min(max(value, 1), n)
+
+
+def _top(freq: np.ndarray, size: int) -> np.ndarray:
+    """1 on the `size` most frequent tokens with positive frequency (ties: lower index first)."""
+    order = sorted(range(len(freq)), key=lambda x: (-freq[x], x))
+    mask = np.zeros(len(freq))
+    for x in order[:size]:
+        if freq[x] > 0:
+            mask[x] = 1.0
+    return mask
+
+
+def naive_weights(spec: str, probs: np.ndarray, freq: np.ndarray, d: int) -> np.ndarray:
+    name, _, rest = spec.partition(":")
+    params = dict(item.split("=") for item in rest.split(",") if item)
+    rho = float(params.get("rho", "0" if name == "empirical_threshold" else "1"))
+    n = len(probs)
+    if name == "population":
+        return np.where(probs > 0, probs**rho, 0.0)
+    if name == "uniform":
+        return np.ones(n)
+    if name == "threshold":
+        return _top(probs, _size(params.get("P", "d/8"), d, n))
+    if name == "empirical":
+        return np.where(freq > 0, freq**rho, 0.0)
+    if name == "seen_once":
+        return (freq > 0).astype(float)
+    if name == "empirical_threshold":
+        top = _top(freq, _size(params.get("P", "d/8"), d, n))
+        return top * np.where(freq > 0, freq**rho, 0.0)
+    raise ValueError(spec)
+
+
+def _embedding_at(kind: str, nested: str, coords: np.ndarray, d: int) -> np.ndarray:
+    """(rows, d) embeddings at dimension d from raw (d_max, rows) coordinates."""
+    raw = coords[:d].T
+    d_max = coords.shape[0]
+    if kind == "gaussian":
+        return raw / math.sqrt(d_max if nested == "truncate" else d)
+    norms = np.linalg.norm(coords.T if nested == "truncate" else raw, axis=1, keepdims=True)
+    return raw / norms
+
+
+def naive_errors(cfg: ClosedFormConfig, trial: int) -> dict[tuple[str, int | None, int], float]:
+    """Error of every (scheme, T, d) for one trial, with W formed explicitly (float64)."""
+    n, m = cfg.n_inputs, cfg.n_outputs
+    probs_t = zipf_probabilities(n, cfg.alpha)
+    probs = probs_t.numpy()
+    if cfg.target == "mod":
+        targets = mod_targets(n, m).numpy()
+    else:
+        targets = random_targets(n, m, rng.generator(cfg.seed, "targets", trial)).numpy()
+    dims = sorted(set(cfg.dims))
+    finite = sorted({t for t in cfg.n_samples if t is not None})
+    counts = {}
+    if finite:
+        tokens = sample_tokens(probs_t, max(finite), rng.generator(cfg.seed, "data", trial))
+        for size, row in zip(finite, prefix_counts(tokens, n, finite).numpy(), strict=True):
+            counts[size] = row
+    dt = torch.float64
+    e_gen = rng.generator(cfg.seed, "embeddings", trial)
+    u_gen = rng.generator(cfg.seed, "output_embeddings", trial)
+    # Orthogonal embeddings: the canonical basis (the scores are rotation invariant).
+    if cfg.embedding == "orthogonal":
+        inputs = {d: np.eye(d)[:n] for d in dims}
+    else:
+        coords = standard_coordinates(n, dims[-1], e_gen, dtype=dt).numpy()
+        inputs = {d: _embedding_at(cfg.embedding, cfg.nested, coords, d) for d in dims}
+    if cfg.output_embedding == "orthogonal":
+        outputs = {d: np.eye(d)[:m] for d in dims}
+    else:
+        coords_u = standard_coordinates(m, dims[-1], u_gen, dtype=dt).numpy()
+        outputs = {d: _embedding_at(cfg.output_embedding, cfg.nested, coords_u, d) for d in dims}
+    out: dict[tuple[str, int | None, int], float] = {}
+    for spec in cfg.schemes:
+        uses_data = spec.split(":")[0] in ("empirical", "seen_once", "empirical_threshold")
+        sizes: list[int | None] = list(dict.fromkeys(cfg.n_samples)) if uses_data else [None]
+        for t in sizes:
+            freq = probs if t is None else counts[t]
+            for d in dims:
+                q = naive_weights(spec, probs, freq, d)
+                e, u = inputs[d], outputs[d]
+                w = sum(q[x] * np.outer(u[targets[x]], e[x]) for x in range(n))  # (d, d)
+                scores = e @ np.asarray(w).T @ u.T  # (N, M): scores[x, y] = u_yᵀ W e_x
+                best = scores.max(axis=1)
+                unique = (scores == best[:, None]).sum(axis=1) == 1
+                correct = unique & (scores.argmax(axis=1) == targets)
+                out[(spec, t, d)] = float(probs @ (~correct))
+    return out

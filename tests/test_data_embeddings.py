@@ -1,0 +1,97 @@
+import math
+
+import pytest
+import torch
+
+from assocmem import rng
+from assocmem.data import (
+    mod_targets,
+    normalize_probabilities,
+    prefix_counts,
+    random_targets,
+    sample_tokens,
+    zipf_probabilities,
+)
+from assocmem.embeddings import draw_embeddings, nested_row_scales, standard_coordinates
+from assocmem.errors import ConfigError
+
+
+def test_zipf_is_normalised_and_decreasing():
+    p = zipf_probabilities(1000, 2.0)
+    assert float(p.sum()) == pytest.approx(1.0, abs=1e-12)
+    assert bool((p[1:] <= p[:-1]).all())
+    assert float(p[0] / p[1]) == pytest.approx(4.0)
+
+
+def test_bad_distribution_inputs_are_rejected():
+    with pytest.raises(ConfigError, match="n_inputs"):
+        zipf_probabilities(0, 2.0)
+    with pytest.raises(ConfigError, match="alpha"):
+        zipf_probabilities(10, 0.0)
+    with pytest.raises(ConfigError, match="probabilities"):
+        normalize_probabilities([0.5, -0.1])
+
+
+def test_streams_are_stable_and_distinct():
+    assert rng.stream_seed(0, "data", 3) == rng.stream_seed(0, "data", 3)
+    assert rng.stream_seed(0, "data", 3) != rng.stream_seed(0, "data", 4)
+    assert rng.stream_seed(0, "data", 3) != rng.stream_seed(0, "embeddings", 3)
+
+
+def test_samples_are_nested_prefixes():
+    p = zipf_probabilities(50, 1.5)
+    short = sample_tokens(p, 1000, rng.generator(1, "data", 0))
+    long = sample_tokens(p, 50_000, rng.generator(1, "data", 0))
+    assert torch.equal(short, long[:1000])
+
+
+def test_samples_follow_the_law():
+    """Empirical frequencies of 200k draws within 5 binomial standard deviations of p."""
+    p = zipf_probabilities(20, 1.2)
+    tokens = sample_tokens(p, 200_000, rng.generator(0, "data", 0))
+    freq = torch.bincount(tokens, minlength=20).double() / tokens.numel()
+    sd = (p * (1 - p) / tokens.numel()).sqrt()
+    assert bool(((freq - p).abs() <= 5 * sd).all())
+
+
+def test_prefix_counts_match_bincount():
+    tokens = torch.randint(0, 30, (500,), generator=torch.Generator().manual_seed(0))
+    counts = prefix_counts(tokens, 30, [0, 7, 100, 500])
+    for row, t in enumerate([0, 7, 100, 500]):
+        assert torch.equal(counts[row], torch.bincount(tokens[:t], minlength=30).double())
+
+
+def test_targets():
+    assert mod_targets(7, 3).tolist() == [0, 1, 2, 0, 1, 2, 0]
+    t = random_targets(100, 5, rng.generator(0, "targets", 0))
+    assert torch.bincount(t, minlength=5).tolist() == [20] * 5
+
+
+def test_coordinates_are_nested_across_d_max():
+    a = standard_coordinates(33, 10, rng.generator(0, "embeddings", 0))
+    b = standard_coordinates(33, 300, rng.generator(0, "embeddings", 0))
+    assert torch.equal(a, b[:10])
+
+
+def test_embedding_laws():
+    gen = rng.generator(0, "embeddings", 0)
+    gauss = draw_embeddings("gaussian", 2000, 64, gen)
+    assert float(gauss.var()) == pytest.approx(1 / 64, rel=0.05)
+    sphere = draw_embeddings("spherical", 100, 64, gen)
+    assert torch.allclose(sphere.norm(dim=1), torch.ones(100), atol=1e-5)
+    ortho = draw_embeddings("orthogonal", 20, 30, gen)
+    assert torch.allclose(ortho @ ortho.T, torch.eye(20), atol=1e-5)
+    with pytest.raises(ConfigError, match="dims"):
+        draw_embeddings("orthogonal", 20, 10, gen)
+
+
+def test_nested_scales():
+    coords = standard_coordinates(40, 100, rng.generator(0, "embeddings", 0), dtype=torch.float64)
+    trunc = nested_row_scales(coords, [10, 100], "spherical", "truncate")
+    renorm = nested_row_scales(coords, [10, 100], "spherical", "renormalize")
+    assert torch.allclose(
+        (coords[:10] * renorm[0]).norm(dim=0), torch.ones(40, dtype=torch.float64)
+    )
+    assert torch.allclose(trunc[0], trunc[1]) and torch.allclose(trunc[1], renorm[1])
+    gauss = nested_row_scales(coords, [10, 100], "gaussian", "renormalize")
+    assert float(gauss[0, 0]) == pytest.approx(1 / math.sqrt(10))
