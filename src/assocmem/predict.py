@@ -1,0 +1,312 @@
+"""Predicted error curves of closed-form memories from the interference picture of Theorem 1.
+
+Beyond the paper, which gives exponents only: for a weighting q (PAPER.md §2) and an embedding
+law, predict the expected population error at every d.
+
+The model. For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` the score of output y on token x is
+``s_y = Σ_{y'} G_{yy'} Z_{y'}`` with ``G = U Uᵀ`` and
+``Z_{y'} = Σ_{x': f*(x')=y'} q(x') e_{x'}·e_x``.
+Given ``e_x`` (``r = |e_x|²``), each ``Z_{y'}`` is exactly Gaussian (Gaussian ``e_{x'}``; nearly so
+for spherical ones) with mean ``r q(x) 1{y' = f*(x)}`` and variance ``r Q_{y'}/d``, where
+``Q_{y'} = Σ_{x' ≠ x, f*(x') = y'} q(x')²`` is the interference of class y' (Theorem 1's
+``Q_∞``). ``G`` has a diagonal ``g_y = |u_y|²`` (scaled to mean 1, variance ``v_diag``: 0 for
+unit rows, ``2/d`` for Gaussian rows, ``2/d − 2/d_max`` for rows normalised at d_max and
+truncated) and zero-mean off-diagonal entries of variance ``v_off ≈ 1/d``, which leak the other
+classes into every score. Treating the M scores as independent Gaussians given
+``(r, g_c)`` (c = f*(x)), dividing by r, the correct score is ``N(g_c q, σ_c²)`` and a wrong one
+``N(0, σ_y²)`` with
+
+    σ_c² = g_c² Q_c/(r d) + v_off Σ_{y' ≠ c} Q_{y'}/(r d)
+    σ_y² = (1 + v_diag) Q_y/(r d) + v_off Σ_{y' ∉ {c, y}} Q_{y'}/(r d)
+
+(the pair leak ``G_{yc}`` enters ``s_c − s_y`` only as the factor ``1 − G_{yc} > 0``, so it
+cannot flip that comparison and is left out)
+
+so ``P(wrong | r, g_c) = ∫ N(s; g_c q, σ_c²) (1 − Π_{y ≠ c} Φ(s/σ_y)) ds``. The integral is a
+trapezoid rule in the standardised correct score on the union of the grids ``μ_k + σ_k·u``
+(u ∈ [−8, 8]) of all M scores, which resolves every scale at once. The norm ``r`` (``χ²_d/d``
+for Gaussian inputs, 1 for spherical ones) and the correct output's ``g_c`` (a scaled χ² with
+variance ``v_diag``) are integrated by Gauss–Hermite quadrature after the Wilson–Hilferty
+transform. The predicted error is ``Σ_x p(x) (1 − P(correct_x))``. Neglected: the dependence
+between scores through shared ``G`` entries, the non-Gaussian (scale-mixture) law of the wrong
+scores, and the non-Gaussian tails of ``G·Z`` — O(1/√d) effects that show at d ≲ 30.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.polynomial.hermite_e import hermegauss
+from scipy.special import log_ndtr
+
+from assocmem import rng
+from assocmem.config import ClosedFormConfig
+from assocmem.data import (
+    mod_targets,
+    normalize_probabilities,
+    prefix_counts,
+    random_targets,
+    sample_tokens,
+    zipf_probabilities,
+)
+from assocmem.errors import ConfigError
+from assocmem.schemes import parse_scheme
+
+INPUT_KINDS = ("gaussian", "spherical")
+OUTPUT_KINDS = ("gaussian", "spherical", "orthogonal")
+GRID = np.linspace(-8.0, 8.0, 41)  # standardised nodes per score (spacing 0.4 σ)
+
+
+@dataclass(frozen=True)
+class EmbeddingLaw:
+    """The embedding law the prediction assumes (PAPER.md §1).
+
+    input_kind: law of the rows e_x (``gaussian`` N(0, I/d) or ``spherical`` unit rows).
+    output_kind: law of u_y (``gaussian``, ``spherical`` or ``orthogonal``).
+    output_d_max: if set, spherical u_y are normalised at this d and truncated ("nested d,
+    truncate" convention), which gives their squared norms a relative variance ≈ 2/d − 2/d_max.
+    n_norm_nodes: most quadrature nodes for the norm r = |e_x|² and for ``|u_y|²``.
+    """
+
+    input_kind: str = "gaussian"
+    output_kind: str = "spherical"
+    output_d_max: int | None = None
+    n_norm_nodes: int = 8
+
+    def __post_init__(self) -> None:
+        if self.input_kind not in INPUT_KINDS:
+            raise ConfigError(
+                "input_embedding", f"{self.input_kind!r}; allowed: {', '.join(INPUT_KINDS)}"
+            )
+        if self.output_kind not in OUTPUT_KINDS:
+            raise ConfigError(
+                "output_embedding", f"{self.output_kind!r}; allowed: {', '.join(OUTPUT_KINDS)}"
+            )
+
+    def output_gram_variances(self, dim: int) -> tuple[float, float]:
+        """``(v_diag, v_off)``: variances of the entries of ``G = U Uᵀ`` (unit diagonal mean)."""
+        if self.output_kind == "orthogonal":
+            return 0.0, 0.0
+        if self.output_kind == "gaussian":
+            return 2.0 / dim, 1.0 / dim
+        if self.output_d_max is not None and self.output_d_max > dim:
+            return 2.0 / dim - 2.0 / self.output_d_max, 1.0 / dim
+        return 0.0, 1.0 / dim
+
+    def norm_nodes(self, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights for ``r = |e_x|²`` (``χ²_d / d`` for Gaussian inputs), summing to 1."""
+        if self.input_kind == "spherical":
+            return np.ones(1), np.ones(1)
+        return _scaled_chi2_nodes(2.0 / dim, self.n_norm_nodes)
+
+    def diag_nodes(self, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights for the correct output's ``g_c = |u_c|²`` (mean 1, var ``v_diag``)."""
+        v_diag, _ = self.output_gram_variances(dim)
+        if v_diag <= 0:
+            return np.ones(1), np.ones(1)
+        return _scaled_chi2_nodes(v_diag, self.n_norm_nodes)
+
+
+def _scaled_chi2_nodes(variance: float, max_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrature for ``χ²_k / k`` with ``k = 2/variance``: Wilson–Hilferty says
+    ``(χ²_k/k)^{1/3} ≈ N(1 − 2/(9k), 2/(9k))``; Gauss–Hermite nodes over that normal.
+
+    The node count grows with the spread (``1 + ⌈12·sd⌉``, at most ``max_nodes``): a narrow law
+    (large d) needs only a few nodes, since the error curve is smooth in the effective d.
+    """
+    n_nodes = min(max_nodes, 1 + math.ceil(12.0 * math.sqrt(variance)))
+    nodes, weights = hermegauss(n_nodes)
+    spread = np.sqrt(variance / 9.0)  # √(2/(9k))
+    cube_root = np.maximum(1.0 - spread**2 + spread * nodes, 1e-3)
+    return cube_root**3, weights / weights.sum()
+
+
+def _success_given_variances(q: np.ndarray, var: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """P(correct) for independent scores: correct ``N(q, var_c)``, wrong ``N(0, var_y)``.
+
+    q: (N,); var: (N, M) with the correct class's variance at column ``targets[x]``.
+    Integrates over the standardised correct score ``u = (s − q)/σ_c`` on a grid that also holds
+    every wrong score's nodes mapped into u, so all scales are resolved and no gap exceeds the
+    base spacing.
+    """
+    n_tokens = var.shape[0]
+    rows = np.arange(n_tokens)
+    scale = np.sqrt(var + 1e-30 + 1e-24 * q[:, None] ** 2)  # (N, M); floor avoids 0/0 ties
+    sigma_c = scale[rows, targets][:, None]  # (N, 1)
+    mapped = (scale[:, :, None] * GRID - q[:, None, None]) / sigma_c[:, :, None]  # (N, M, G)
+    u = np.concatenate(
+        [np.broadcast_to(GRID, (n_tokens, GRID.size)), mapped.reshape(n_tokens, -1)], 1
+    )
+    u = np.sort(np.clip(u, GRID[0], GRID[-1]), axis=1)  # (N, K)
+    s = q[:, None] + sigma_c * u
+    log_cdf = log_ndtr(s[:, :, None] / scale[:, None, :])  # (N, K, M)
+    log_cdf[rows, :, targets] = 0.0  # the correct output does not compete with itself
+    # Integrate the *failure* density φ(u)·(1 − Π Φ): quadrature errors stay relative to the
+    # (often tiny) error instead of to the unit mass of φ.
+    integrand = np.exp(-0.5 * u**2) / np.sqrt(2 * np.pi) * -np.expm1(log_cdf.sum(axis=2))
+    return 1.0 - np.clip(np.trapezoid(integrand, u, axis=1), 0.0, 1.0)
+
+
+def token_success(
+    q: np.ndarray, targets: np.ndarray, n_outputs: int, dim: int, law: EmbeddingLaw
+) -> np.ndarray:
+    """Predicted probability that each token is retrieved at dimension d, shape (N,).
+
+    Tokens sharing a class and a weight have the same prediction, so the integral runs once per
+    distinct ``(f*(x), q(x))`` pair (a few for thresholds, N for ``q = p``).
+    """
+    totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # (M,) Σ_{class} q²
+    keys, inverse = np.unique(np.stack([targets, q], 1), axis=0, return_inverse=True)
+    u_target, u_q = keys[:, 0].astype(np.int64), keys[:, 1]  # (U,)
+    rows = np.arange(u_q.size)
+    interference = np.broadcast_to(totals, (u_q.size, n_outputs)).copy()  # Q[x, y], x excluded
+    interference[rows, u_target] = np.maximum(interference[rows, u_target] - u_q**2, 0.0)
+    others = interference.sum(axis=1, keepdims=True)
+    v_diag, v_off = law.output_gram_variances(dim)
+    success = np.zeros(u_q.size)
+    g_nodes, g_weights = law.diag_nodes(dim)
+    for r, r_weight in zip(*law.norm_nodes(dim), strict=True):
+        noise = interference / (r * dim)
+        own = noise[rows, u_target]
+        # third-party leakage only: G_{yc} multiplies both Z_c in s_y and Z_y in s_c, so it
+        # rescales the margin s_c − s_y by (1 − G_{yc}) and cannot flip it (G symmetric)
+        var = (1 + v_diag) * noise + v_off * (others / (r * dim) - noise - own[:, None])
+        leak = v_off * (others[:, 0] / (r * dim) - own)
+        for g, g_weight in zip(g_nodes, g_weights, strict=True):
+            var[rows, u_target] = g**2 * own + leak
+            success += r_weight * g_weight * _success_given_variances(g * u_q, var, u_target)
+    return success[inverse.reshape(-1)]
+
+
+def predict_errors(
+    probs: Sequence[float] | np.ndarray,
+    targets: Sequence[int] | np.ndarray,
+    weights: np.ndarray,
+    dims: Sequence[int],
+    n_outputs: int,
+    law: EmbeddingLaw | None = None,
+) -> np.ndarray:
+    """Predicted population error ``Σ_x p(x) (1 − P(correct_x))`` at each d, shape (len(dims),).
+
+    probs: (N,) the data law p; targets: (N,) f*(x) in [0, M); weights: q as (N,) (the same at
+    every d) or (len(dims), N) (a d-dependent scheme such as thresholding).
+    """
+    law = law or EmbeddingLaw()
+    p = np.asarray(probs, dtype=np.float64)
+    f = np.asarray(targets, dtype=np.int64)
+    q = np.asarray(weights, dtype=np.float64)
+    q = np.broadcast_to(q, (len(dims), p.size)) if q.ndim == 1 else q
+    if q.shape != (len(dims), p.size) or f.shape != p.shape:
+        raise ConfigError("weights", "need one weight per token (and per d if d-dependent)")
+    if (q < 0).any() or (f < 0).any() or (f >= n_outputs).any():
+        raise ConfigError("weights", "weights must be ≥ 0 and targets in [0, M)")
+    return np.array(
+        [p @ (1.0 - token_success(q[i], f, n_outputs, int(d), law)) for i, d in enumerate(dims)]
+    )
+
+
+def scheme_weights(spec: str, freq: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    """q of a registered scheme (:mod:`assocmem.schemes`) at each d, shape (len(dims), N).
+
+    freq: (N,) the population law p (infinite data) or the sample counts n(x).
+    """
+    scheme = parse_scheme(spec)
+    q = scheme.weights(torch.as_tensor(freq, dtype=torch.float64)[None], list(dims))  # (D|1, 1, N)
+    return np.broadcast_to(q[:, 0].numpy(), (len(dims), freq.size)).copy()
+
+
+def sample_frequencies(cfg: ClosedFormConfig, trial: int) -> dict[int, np.ndarray]:
+    """Counts n_T(x) of the first T samples for each finite T of ``cfg``, drawn from the same
+    named random stream as Monte Carlo trial ``trial`` of the closed-form engine."""
+    sizes = sorted({t for t in cfg.n_samples if t is not None})
+    if not sizes:
+        return {}
+    tokens = sample_tokens(_probs(cfg), max(sizes), rng.generator(cfg.seed, "data", trial))
+    counts = prefix_counts(tokens, cfg.n_inputs, sizes).numpy()
+    return dict(zip(sizes, counts, strict=True))
+
+
+def _probs(cfg: ClosedFormConfig) -> torch.Tensor:
+    if cfg.probabilities is not None:
+        return normalize_probabilities(cfg.probabilities)
+    return zipf_probabilities(cfg.n_inputs, cfg.alpha)
+
+
+def _targets(cfg: ClosedFormConfig, trial: int) -> np.ndarray:
+    if cfg.target == "mod":
+        return mod_targets(cfg.n_inputs, cfg.n_outputs).numpy()
+    gen = rng.generator(cfg.seed, "targets", trial)
+    return random_targets(cfg.n_inputs, cfg.n_outputs, gen).numpy()
+
+
+def embedding_law(cfg: ClosedFormConfig) -> EmbeddingLaw:
+    """The :class:`EmbeddingLaw` of a closed-form configuration (its nested-d convention too)."""
+    if cfg.embedding == "orthogonal":
+        raise ConfigError(
+            "embedding", "the prediction needs random input embeddings (gaussian, spherical)"
+        )
+    d_max = max(cfg.dims) if cfg.nested == "truncate" else None
+    return EmbeddingLaw(cfg.embedding, cfg.output_embedding, output_d_max=d_max)
+
+
+def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str, Any]]:
+    """Predicted mean error of every (scheme, T, d) of a closed-form configuration.
+
+    Data-dependent schemes at finite T see a random q: the prediction is averaged over the
+    sampled counts of the first ``n_draws`` Monte Carlo trials (the same named data streams the
+    engine uses), not computed from expected counts. Likewise for random targets. Returns
+    records with keys ``scheme``, ``dim``, ``n_samples``, ``predicted``.
+    """
+    law = embedding_law(cfg)
+    probs = _probs(cfg).numpy()
+    dims = sorted(set(cfg.dims))
+    columns = [
+        (scheme, size)
+        for scheme in cfg.parsed_schemes
+        for size in (dict.fromkeys(cfg.n_samples) if scheme.uses_data else [None])
+    ]
+    sums: dict[tuple[str, int | None], np.ndarray] = {}
+    for scheme, size in columns:
+        # a column is random only through the sample (finite T) or random targets
+        random = size is not None or cfg.target != "mod"
+        draws = range(n_draws if random else 1)
+        total = np.zeros(len(dims))
+        for trial in draws:
+            freq = probs if size is None else sample_frequencies(cfg, trial)[size]
+            q = scheme_weights(scheme.spec, freq, dims)
+            total += predict_errors(probs, _targets(cfg, trial), q, dims, cfg.n_outputs, law)
+        sums[(scheme.spec, size)] = total / len(draws)
+    return [
+        {"scheme": spec, "n_samples": size, "dim": d, "predicted": float(v)}
+        for (spec, size), values in sums.items()
+        for d, v in zip(dims, values, strict=True)
+    ]
+
+
+def compare_records(
+    predictions: Sequence[dict[str, Any]], records: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Join predictions with Monte Carlo records on (scheme, T, d).
+
+    Adds ``mc_mean``, ``mc_sem``, ``rel_error`` = (predicted − mc)/mc and ``z`` =
+    (predicted − mc)/sem (how many Monte Carlo standard errors apart).
+    """
+    index = {(r["scheme"], r["n_samples"], r["dim"]): r for r in records}
+    rows = []
+    for pred in predictions:
+        rec = index[(pred["scheme"], pred["n_samples"], pred["dim"])]
+        mc, sem = float(rec["mean"]), float(rec["sem"])
+        diff = pred["predicted"] - mc
+        rows.append(
+            {
+                **pred,
+                "mc_mean": mc,
+                "mc_sem": sem,
+                "rel_error": diff / mc if mc > 0 else math.inf,
+                "z": diff / sem if sem > 0 else math.inf,
+            }
+        )
+    return rows

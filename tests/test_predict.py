@@ -1,0 +1,90 @@
+"""Predicted error curves against explicit Monte Carlo (W built as a d×d matrix)."""
+
+import numpy as np
+import pytest
+
+from assocmem.closed_form import run_closed_form
+from assocmem.config import ClosedFormConfig
+from assocmem.errors import ConfigError
+from assocmem.predict import (
+    EmbeddingLaw,
+    compare_records,
+    predict_config,
+    predict_errors,
+    scheme_weights,
+    token_success,
+)
+from assocmem.theory import zipf
+
+
+def naive_errors(p, targets, q_of_dim, dims, n_outputs, trials, rng):
+    """Population error of ``W = Σ_x q(x) u_{f(x)} e_xᵀ`` built explicitly: (trials, len(dims))."""
+    out = np.zeros((trials, len(dims)))
+    for t in range(trials):
+        for i, d in enumerate(dims):
+            e = rng.standard_normal((p.size, d)) / np.sqrt(d)  # Gaussian inputs
+            u = rng.standard_normal((n_outputs, d))
+            u /= np.linalg.norm(u, axis=1, keepdims=True)  # spherical outputs
+            w = (u[targets] * q_of_dim(d)[:, None]).T @ e  # (d, d)
+            scores = e @ w.T @ u.T  # (N, M)
+            out[t, i] = p @ (scores.argmax(1) != targets)
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["population", "threshold:P=d/4"])
+def test_prediction_matches_explicit_monte_carlo(scheme):
+    n_inputs, n_outputs, dims = 100, 5, [30, 60, 120]
+    p = zipf(n_inputs, 2.0)
+    targets = np.arange(n_inputs) % n_outputs
+    weights = scheme_weights(scheme, p, dims)
+    predicted = predict_errors(p, targets, weights, dims, n_outputs, EmbeddingLaw())
+    mc = naive_errors(
+        p, targets, lambda d: weights[dims.index(d)], dims, n_outputs, 300, np.random.default_rng(0)
+    )
+    mean, sem = mc.mean(0), mc.std(0, ddof=1) / np.sqrt(mc.shape[0])
+    # within 12 % relative or 3 standard errors of the Monte Carlo mean
+    assert (np.abs(predicted - mean) <= np.maximum(0.12 * mean, 3 * sem)).all(), (
+        predicted,
+        mean,
+        sem,
+    )
+
+
+def test_unweighted_token_is_a_coin_flip_among_outputs():
+    q = np.ones(50)
+    q[7] = 0.0
+    success = token_success(q, np.arange(50) % 5, 5, 40, EmbeddingLaw(input_kind="spherical"))
+    assert success[7] == pytest.approx(0.2, abs=0.02)
+    assert ((success >= 0) & (success <= 1)).all()
+
+
+def test_more_capacity_less_error_for_thresholding():
+    p = zipf(200, 2.0)
+    dims = [16, 64, 256, 1024]
+    pred = predict_errors(
+        p, np.arange(200) % 5, scheme_weights("threshold:P=d/8", p, dims), dims, 5
+    )
+    assert (np.diff(pred) < 0).all()
+
+
+def test_prediction_of_a_config_tracks_the_engine():
+    cfg = ClosedFormConfig(
+        n_inputs=200,
+        dims=(40, 80, 160),
+        schemes=("population", "empirical_threshold:P=d/8"),
+        n_samples=(None, 300),
+        trials=40,
+    )
+    rows = compare_records(predict_config(cfg, n_draws=20), run_closed_form(cfg).records)
+    assert len(rows) == 3 * 3
+    for row in rows:
+        assert abs(row["predicted"] - row["mc_mean"]) <= max(
+            0.15 * row["mc_mean"], 3 * row["mc_sem"]
+        ), row
+
+
+def test_bad_weights_are_config_errors():
+    with pytest.raises(ConfigError):
+        predict_errors(zipf(10, 2.0), np.arange(10) % 5, -np.ones(10), [10], 5)
+    with pytest.raises(ConfigError):
+        EmbeddingLaw(input_kind="orthogonal")
