@@ -296,13 +296,13 @@ def _nested_scores(
         fixed_q = fixed_q * scales[0]  # truncate: fixed along d (renormalize has no fixed columns)
         varying_q = varying_q * scales[:, None, :]
     fixed_stored = _stored(fixed_q, onehot_t)  # (K_f·M, N)
-    varying_stored = _stored(varying_q, onehot_t)  # (D, K_v·M, N)
+    end = max(_stored_end(varying_q)) if varying_q.shape[1] else 1
+    varying_stored = _stored(varying_q[..., :end], onehot_t[:, :end])  # (D, K_v·M, end)
     n_dims, n_var = varying_stored.shape[:2]
     n_fixed = fixed_stored.shape[0]
     # Summaries S_dᵀ = (Eᵀ diag(q) F)ᵀ restricted to the first d coordinates: (·, d_max).
     fixed_summary = fixed_stored @ coords.T  # (K_f·M, d_max)
-    end = max(_stored_end(varying_q)) if n_var else 1
-    var_summary = (varying_stored[:, :, :end].reshape(-1, end) @ coords[:, :end].T).view(
+    var_summary = (varying_stored.reshape(-1, end) @ coords[:, :end].T).view(
         n_dims, n_var, coords.shape[0]
     )
     for i, d in enumerate(problem.dims):
