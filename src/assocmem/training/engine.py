@@ -14,7 +14,7 @@ place of ``c(x)/B``. Kernels (chosen by :func:`select_kernel`):
   (N×M). O(N²M) per step whatever d and B.
 - ``ProjectedMatrixKernel`` (matrix model, sign-like Adam β = (0, 0), sign-SGD, normalised SGD):
   the state is ``V = Wᵀ Uᵀ`` (d×M). The gradient ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
-  (d×M, rank ≤ M); its elementwise sign is formed in row blocks that stay in cache and
+  (d×M, rank ≤ M); its elementwise sign is formed one run at a time in reused buffers and
   immediately projected back by ``Uᵀ``. O(d²M) per step, independent of B.
 - ``AutogradKernel``: every other model / optimiser / layer-norm combination, by autograd on
   the batched parameters and the batched optimisers of :mod:`assocmem.training.optimizers`.
@@ -47,7 +47,6 @@ from assocmem.training.optimizers import (
 
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
-BLOCK_ELEMENTS = 2**16  # elements of the d×d gradient formed at once (fits in L2 cache)
 
 
 @dataclass
@@ -55,7 +54,7 @@ class RunResult:
     """One run's record: its config, status and exact population metrics."""
 
     config: TrainConfig
-    status: str  # "ok" | "diverged" (non-finite logits: every token counts as an error)
+    status: str  # "ok" | "diverged" (some logits non-finite; those tokens count as errors)
     error: float
     head_error: float
     tail_error: float
@@ -120,7 +119,8 @@ def stack_runs(configs: Sequence[TrainConfig]) -> RunInputs:
 
     def stacked(key: str) -> torch.Tensor | None:
         values = [draw[key] for draw in draws]
-        return None if values[0] is None else torch.stack(values)  # type: ignore[misc]
+        tensors = [value for value in values if value is not None]
+        return torch.stack(tensors) if len(tensors) == len(values) else None
 
     E, U = stacked("E"), stacked("U")
     assert E is not None and U is not None
@@ -193,8 +193,11 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.gram_outputs = torch.bmm(self.U, self.U_t)  # (R, M, M)
         self.V = torch.bmm(inputs.W.transpose(1, 2), self.U_t)  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        runs, dim = inputs.E.shape[0], cfg.dim
-        self.block = max(1, BLOCK_ELEMENTS // (runs * dim))
+        dim = cfg.dim
+        # Reused buffers: one run's d×d gradient at a time stays in cache and never page-faults.
+        self.grad = torch.empty(dim, dim, dtype=DTYPE, device=inputs.E.device)
+        self.scratch = torch.empty_like(self.grad)
+        self.change = torch.empty(dim, cfg.n_outputs, dtype=DTYPE, device=inputs.E.device)
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
@@ -202,21 +205,21 @@ class ProjectedMatrixKernel(AbstractKernel):
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         scaled = softmax_error(self.logits(), self.targets).mul_(weights[:, :, None])
         P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
-        rate = (lr * self.lr_factor)[:, None, None]
+        rate = lr * self.lr_factor
         if self.cfg.optimizer == "normalized_sgd":
             norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
             norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
-            self.V.sub_(rate / norm[:, None, None] * torch.bmm(P, self.gram_outputs))
+            self.V.sub_((rate / norm)[:, None, None] * torch.bmm(P, self.gram_outputs))
             return
-        eps = self.cfg.eps
-        for start in range(0, self.cfg.dim, self.block):
-            rows = slice(start, start + self.block)
-            grad = torch.bmm(P[:, rows], self.U)  # (R, c, d): rows of Gᵀ
+        grad, scratch, change = self.grad, self.scratch, self.change
+        for r in range(P.shape[0]):  # per run: the d×d temporaries are the cost, not the loop
+            torch.mm(P[r], self.U[r], out=grad)  # Gᵀ, (d, d)
             if self.cfg.optimizer == "sign_sgd":
-                direction = grad.sign_()
+                grad.sign_()
             else:  # Adam with betas (0, 0): m = g, v = g², no bias correction left
-                direction = grad.div_(grad.abs().add_(eps))
-            self.V[:, rows].sub_(rate * torch.bmm(direction, self.U_t))
+                grad.div_(torch.abs(grad, out=scratch).add_(self.cfg.eps))
+            torch.mm(grad, self.U_t[r], out=change)
+            self.V[r].sub_(rate[r] * change)
 
 
 class AutogradKernel(AbstractKernel):
@@ -404,7 +407,9 @@ def train(
     with tqdm(total=total, disable=not progress, unit="run-step", leave=False) as bar:
         for chunk in plan(configs, budget):
             for index, result in zip(
-                chunk, train_group([configs[i] for i in chunk], fast=fast, progress=bar), strict=True
+                chunk,
+                train_group([configs[i] for i in chunk], fast=fast, progress=bar),
+                strict=True,
             ):
                 results[index] = result
     assert all(r is not None for r in results)

@@ -50,7 +50,7 @@ class AbstractModel(ABC):
 
 class MatrixModel(AbstractModel):
     name = "matrix"
-    learned = ("W",)
+    learned: ClassVar[tuple[str, ...]] = ("W",)
 
     def hidden(self, state: dict[str, torch.Tensor], rows: torch.Tensor) -> torch.Tensor:
         return torch.bmm(gather_rows(state["E"], rows), state["W"].transpose(1, 2))
@@ -70,6 +70,5 @@ class ReluEmbeddingsModel(AbstractModel):
 
 
 MODEL_REGISTRY: dict[str, AbstractModel] = {
-    model.name: model
-    for model in (MatrixModel(), LearnedEmbeddingsModel(), ReluEmbeddingsModel())
+    model.name: model for model in (MatrixModel(), LearnedEmbeddingsModel(), ReluEmbeddingsModel())
 }

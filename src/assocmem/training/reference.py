@@ -17,6 +17,10 @@ from assocmem.training.optimizers import lr_factor
 class ReferenceMemory(nn.Module):
     """Logits ``u_yᵀ h(x)`` with ``h = W e_x`` (matrix, learned) or ``ReLU(e_x)`` (relu)."""
 
+    E: torch.Tensor
+    U: torch.Tensor
+    W: torch.Tensor
+
     def __init__(self, cfg: TrainConfig, draws: dict[str, torch.Tensor | None]) -> None:
         super().__init__()
         self.kind, self.normalize = cfg.model, cfg.layer_norm

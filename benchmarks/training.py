@@ -1,0 +1,133 @@
+"""Benchmark: the batched training engine against one nn.Module + torch.optim per run.
+
+The slice of the paper grid from issue 4: matrix model, SGD and Adam(β = 0), lr ∈ {0.1, 1, 10,
+100}, 10 seeds, d ∈ {10, 100, 1000}, T = 10240, B ∈ {16, 1024} (480 runs). The engine trains
+the whole slice; the reference trains ``--reference-per-cell`` runs of each (optimiser, d, B)
+cell one at a time (its cost does not depend on lr or seed) and is extrapolated to the 40 runs
+of the cell, unless ``--reference-per-cell 40``.
+
+``--grid`` also estimates the full 40,320-run grid: for every (model, layer norm, optimiser,
+d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scales the per-step
+time by the number of steps of T ∈ {1024, 10240, 102400} (T / B each), plus the measured setup.
+
+    .venv/bin/python benchmarks/training.py [--threads 1] [--grid]
+"""
+
+import argparse
+import itertools
+import time
+
+import torch
+
+from assocmem.training import TrainConfig, train
+from assocmem.training.engine import train_group
+from assocmem.training.reference import reference_train
+
+LRS = (0.1, 1.0, 10.0, 100.0)
+SEEDS = range(10)
+
+
+def slice_configs(dims: tuple[int, ...], batches: tuple[int, ...]) -> list[TrainConfig]:
+    return [
+        TrainConfig(dim=d, batch_size=b, n_samples=10240, optimizer=opt, lr=lr, seed=seed)
+        for opt in ("sgd", "adam")
+        for d in dims
+        for b in batches
+        for lr in LRS
+        for seed in SEEDS
+    ]
+
+
+def time_reference(configs: list[TrainConfig], per_cell: int) -> tuple[float, int]:
+    """Seconds to train ``per_cell`` runs of each cell one at a time, extrapolated to all."""
+    cells: dict[tuple[object, ...], list[TrainConfig]] = {}
+    for cfg in configs:
+        cells.setdefault(cfg.batch_key(), []).append(cfg)
+    total, timed = 0.0, 0
+    for runs in cells.values():
+        # Spread the timed runs over the cell's learning rates and seeds.
+        chosen = runs[:: max(1, len(runs) // per_cell)][:per_cell]
+        start = time.perf_counter()
+        for cfg in chosen:
+            reference_train(cfg)
+        elapsed = time.perf_counter() - start
+        total += elapsed * len(runs) / len(chosen)
+        timed += len(chosen)
+        print(
+            f"  reference {runs[0].optimizer:5s} d={runs[0].dim:5d} B={runs[0].batch_size:5d}: "
+            f"{elapsed / len(chosen):7.3f} s/run"
+        )
+    return total, timed
+
+
+def grid_estimate(steps: int) -> float:
+    """Extrapolated seconds for the 40,320-run grid from a few timed steps of every group."""
+    total = 0.0
+    groups = itertools.product(
+        ("matrix", "learned", "relu"),
+        (False, True),
+        ("sgd", "adam"),
+        (10, 20, 50, 100, 200, 500, 1000),
+        (16, 64, 256, 1024),
+    )
+    for model, norm, opt, d, b in groups:
+        grid_steps = sum(t // b for t in (1024, 10240, 102400))
+        base = TrainConfig(
+            model=model, layer_norm=norm, optimizer=opt, dim=d, batch_size=b, n_samples=b * steps
+        )
+        short = [base.with_(lr=lr, seed=s) for lr in LRS for s in SEEDS]
+        start = time.perf_counter()
+        train(short)
+        run_time = time.perf_counter() - start
+        setup = time_setup(base.with_(n_samples=b), short)
+        per_step = max(run_time - setup, 0.0) / steps
+        estimate = 3 * setup + per_step * grid_steps
+        total += estimate
+        print(
+            f"  grid {model:7s} ln={norm!s:5s} {opt:4s} d={d:5d} B={b:5d}: "
+            f"{per_step * 1e3:8.2f} ms/step for 40 runs, {estimate:8.1f} s for 120 runs"
+        )
+    return total
+
+
+def time_setup(one_step: TrainConfig, short: list[TrainConfig]) -> float:
+    """Seconds for one step of the group (draws, setup, evaluation): the fixed cost."""
+    configs = [one_step.with_(lr=c.lr, seed=c.seed) for c in short]
+    start = time.perf_counter()
+    train_group(configs)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    parser.add_argument("--reference-per-cell", type=int, default=1)
+    parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--batches", type=int, nargs="+", default=[16, 1024])
+    parser.add_argument("--grid", action="store_true", help="also estimate the full grid")
+    parser.add_argument("--grid-steps", type=int, default=4)
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    configs = slice_configs(tuple(args.dims), tuple(args.batches))
+    start = time.perf_counter()
+    train(configs)
+    engine_time = time.perf_counter() - start
+    print(
+        f"engine:    {len(configs)} runs in {engine_time:.1f} s = "
+        f"{len(configs) / engine_time:.2f} runs/s"
+    )
+    ref_time, timed = time_reference(configs, args.reference_per_cell)
+    print(
+        f"reference: {len(configs)} runs in {ref_time:.1f} s "
+        f"(extrapolated from {timed} timed runs) = {len(configs) / ref_time:.3f} runs/s"
+    )
+    print(f"speed-up:  {ref_time / engine_time:.1f}x")
+    if args.grid:
+        total = grid_estimate(args.grid_steps)
+        print(f"full grid (40,320 runs) estimate: {total:.0f} s = {total / 3600:.2f} h")
+
+
+if __name__ == "__main__":
+    main()

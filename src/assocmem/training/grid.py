@@ -1,0 +1,104 @@
+"""Small grids of training runs from a mapping (TOML or CLI flags), and seed-averaged summaries.
+
+Grid axes (each a value or a list; the grid is their product): ``models``, ``optimizers``,
+``layer_norm``, ``dims``, ``n_samples``, ``batch_sizes``, ``lrs``, ``seeds`` (an integer k means
+seeds 0..k-1). A singular field name (``lr``, ``dim``…) sets a one-value axis. Every other key
+is a scalar field of :class:`TrainConfig`.
+"""
+
+import itertools
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from typing import Any
+
+from assocmem.errors import ConfigError
+from assocmem.training.config import TrainConfig
+from assocmem.training.engine import RunResult
+
+AXES = {
+    "models": "model",
+    "optimizers": "optimizer",
+    "layer_norm": "layer_norm",
+    "dims": "dim",
+    "n_samples": "n_samples",
+    "batch_sizes": "batch_size",
+    "lrs": "lr",
+    "seeds": "seed",
+}
+TUPLE_FIELDS = ("betas", "decay_steps", "snapshot_steps")
+
+
+def _as_list(key: str, value: Any) -> list[Any]:
+    if key == "seeds" and isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ConfigError("seeds", f"a count of seeds must be ≥ 1, got {value}")
+        return list(range(value))
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    if not values:
+        raise ConfigError(key, "must hold at least one value")
+    return values
+
+
+def expand_grid(spec: Mapping[str, Any]) -> list[TrainConfig]:
+    """Every config of the grid ``spec`` (validated; unknown keys are a :class:`ConfigError`)."""
+    scalar_names = {f.name for f in fields(TrainConfig)} - {"extra"}
+    base: dict[str, Any] = {}
+    axes: dict[str, list[Any]] = {}
+    for key, value in spec.items():
+        if key in AXES:
+            axes[AXES[key]] = _as_list(key, value)
+        elif key in AXES.values():  # the singular field name: a one-value axis
+            axes[key] = _as_list(key, value)
+        elif key in scalar_names:
+            base[key] = tuple(value) if key in TUPLE_FIELDS else value
+        else:
+            allowed = ", ".join(sorted([*AXES, *scalar_names]))
+            raise ConfigError(key, f"unknown setting; allowed: {allowed}")
+    names = list(axes)
+    configs = []
+    for combo in itertools.product(*(axes[name] for name in names)):
+        try:
+            configs.append(TrainConfig(**base, **dict(zip(names, combo, strict=True))))
+        except TypeError as err:
+            raise ConfigError("config", str(err)) from None
+    return configs
+
+
+SUMMARY_HEADERS = [
+    "model", "ln", "optimizer", "d", "T", "B", "lr", "runs", "diverged",
+    "error", "sem", "head", "tail", "cross_entropy",
+]  # fmt: skip
+
+
+def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """Seed-averaged rows: one per config up to the seed, with mean error and its s.e.m."""
+    groups: dict[tuple[Any, ...], list[RunResult]] = {}
+    for result in results:
+        key = (*result.config.batch_key(), result.config.lr)
+        groups.setdefault(key, []).append(result)
+    rows = []
+    for runs in groups.values():
+        cfg = runs[0].config
+        errors = [r.error for r in runs]
+        sem = statistics.stdev(errors) / math.sqrt(len(errors)) if len(errors) > 1 else 0.0
+        rows.append(
+            {
+                "model": cfg.model,
+                "ln": cfg.layer_norm,
+                "optimizer": cfg.optimizer,
+                "d": cfg.dim,
+                "T": cfg.n_samples if not cfg.full_batch else None,
+                "B": cfg.batch_size if not cfg.full_batch else None,
+                "lr": cfg.lr,
+                "runs": len(runs),
+                "diverged": sum(r.status != "ok" for r in runs),
+                "error": statistics.fmean(errors),
+                "sem": sem,
+                "head": statistics.fmean(r.head_error for r in runs),
+                "tail": statistics.fmean(r.tail_error for r in runs),
+                "cross_entropy": statistics.fmean(r.cross_entropy for r in runs),
+            }
+        )
+    return rows
