@@ -75,13 +75,32 @@ def _embedding_at(kind: str, nested: str, coords: np.ndarray, d: int) -> np.ndar
 
 def naive_errors(cfg: ClosedFormConfig, trial: int) -> dict[tuple[str, int | None, int], float]:
     """Error of every (scheme, T, d) for one trial, with W formed explicitly (float64)."""
+    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).numpy()
+    targets = _targets(cfg, trial)
+    out = {}
+    for key, scores in naive_scores(cfg, trial).items():
+        best = scores.max(axis=1)
+        unique = (scores == best[:, None]).sum(axis=1) == 1
+        correct = unique & (scores.argmax(axis=1) == targets)
+        out[key] = float(probs @ (~correct))
+    return out
+
+
+def _targets(cfg: ClosedFormConfig, trial: int) -> np.ndarray:
+    if cfg.target == "mod":
+        return mod_targets(cfg.n_inputs, cfg.n_outputs).numpy()
+    gen = rng.generator(cfg.seed, "targets", trial)
+    return random_targets(cfg.n_inputs, cfg.n_outputs, gen).numpy()
+
+
+def naive_scores(
+    cfg: ClosedFormConfig, trial: int
+) -> dict[tuple[str, int | None, int], np.ndarray]:
+    """Scores (N, M) of every (scheme, T, d) for one trial, with W formed explicitly (float64)."""
     n, m = cfg.n_inputs, cfg.n_outputs
     probs_t = zipf_probabilities(n, cfg.alpha)
     probs = probs_t.numpy()
-    if cfg.target == "mod":
-        targets = mod_targets(n, m).numpy()
-    else:
-        targets = random_targets(n, m, rng.generator(cfg.seed, "targets", trial)).numpy()
+    targets = _targets(cfg, trial)
     dims = sorted(set(cfg.dims))
     finite = sorted({t for t in cfg.n_samples if t is not None})
     counts = {}
@@ -103,7 +122,7 @@ def naive_errors(cfg: ClosedFormConfig, trial: int) -> dict[tuple[str, int | Non
     else:
         coords_u = standard_coordinates(m, dims[-1], u_gen, dtype=dt).numpy()
         outputs = {d: _embedding_at(cfg.output_embedding, cfg.nested, coords_u, d) for d in dims}
-    out: dict[tuple[str, int | None, int], float] = {}
+    out: dict[tuple[str, int | None, int], np.ndarray] = {}
     for spec in cfg.schemes:
         uses_data = spec.split(":")[0] in ("empirical", "seen_once", "empirical_threshold")
         sizes: list[int | None] = list(dict.fromkeys(cfg.n_samples)) if uses_data else [None]
@@ -113,9 +132,5 @@ def naive_errors(cfg: ClosedFormConfig, trial: int) -> dict[tuple[str, int | Non
                 q = naive_weights(spec, probs, freq, d)
                 e, u = inputs[d], outputs[d]
                 w = sum(q[x] * np.outer(u[targets[x]], e[x]) for x in range(n))  # (d, d)
-                scores = e @ np.asarray(w).T @ u.T  # (N, M): scores[x, y] = u_yᵀ W e_x
-                best = scores.max(axis=1)
-                unique = (scores == best[:, None]).sum(axis=1) == 1
-                correct = unique & (scores.argmax(axis=1) == targets)
-                out[(spec, t, d)] = float(probs @ (~correct))
+                out[(spec, t, d)] = e @ np.asarray(w).T @ u.T  # scores[x, y] = u_yᵀ W e_x
     return out

@@ -2,10 +2,11 @@
 
 import math
 
+import numpy as np
 import pytest
-from naive import naive_errors
+from naive import naive_errors, naive_scores
 
-from assocmem.closed_form import run_closed_form
+from assocmem.closed_form import run_closed_form, trial_scores
 from assocmem.config import ClosedFormConfig
 from assocmem.schemes import REGISTRY
 
@@ -97,3 +98,23 @@ def test_float32_and_float64_agree_statistically():
     high = run_closed_form(ClosedFormConfig(**base, dtype="float64")).records
     for a, b in zip(low, high, strict=True):
         assert abs(a["mean"] - b["mean"]) <= 4 * math.hypot(a["sem"], b["sem"]) + 1e-9, (a, b)
+
+
+def test_trial_scores_match_explicit_memory():
+    cfg = ClosedFormConfig(
+        n_inputs=30,
+        n_outputs=5,
+        alpha=1.0,
+        schemes=("empirical:rho=0", "empirical", "threshold:P=d/2"),
+        dims=(6, 25),
+        n_samples=(None, 200),
+        trials=1,
+        dtype="float64",
+        nested="renormalize",
+    )
+    expected = naive_scores(cfg, 0)
+    got = trial_scores(cfg, 0)
+    assert len(got) == len(expected)
+    for (column, d), scores in got.items():
+        want = expected[(column.scheme, column.n_samples, d)]
+        np.testing.assert_allclose(scores.numpy(), want, rtol=1e-9, atol=1e-12)

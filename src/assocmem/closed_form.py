@@ -26,7 +26,7 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -42,6 +42,9 @@ from assocmem.data import (
     zipf_probabilities,
 )
 from assocmem.embeddings import nested_row_scales, standard_coordinates
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,26 @@ class ClosedFormResult:
                     }
                 )
         return out
+
+    def to_frame(self) -> "pd.DataFrame":
+        """Tidy rows, one per trial: scheme, dim, n_samples (inf = ∞), trial, error, head, tail."""
+        import pandas as pd
+
+        rows = [
+            {
+                "scheme": column.scheme,
+                "dim": dim,
+                "n_samples": math.inf if column.n_samples is None else column.n_samples,
+                "trial": trial,
+                "error": self.errors[r, c, i],
+                "head": self.head[r, c, i],
+                "tail": self.errors[r, c, i] - self.head[r, c, i],
+            }
+            for r, trial in enumerate(self.trials)
+            for c, column in enumerate(self.columns)
+            for i, dim in enumerate(self.dims)
+        ]
+        return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -253,22 +276,25 @@ def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
     return grams
 
 
-def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
-    """Errors (n_columns, n_dims) and their head parts for one trial."""
+def _aggregates(problem: _Problem, trial: int) -> tuple[torch.Tensor, torch.Tensor, "_Evaluator"]:
+    """One trial's ``(E_d S_d)ᵀ`` (D, K·M, N), its output Grams (D, M, M) and its evaluator."""
     cfg = problem.cfg
     evaluate = _Evaluator(problem, problem.targets(trial))
+    onehot_t = evaluate.onehot_t.to(problem.dtype)
     fixed_q, varying_q = (w.to(problem.dtype) for w in problem.weights(trial))
     grams = torch.stack(_output_grams(problem, trial))
-    gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
     if cfg.embedding == "orthogonal":  # canonical basis: E Eᵀ = I, so E S = diag(q) F exactly
-        aggregated = _stored(varying_q, evaluate.onehot_t.to(problem.dtype))
-    else:
-        coords = standard_coordinates(
-            cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
-        )  # (d_max, N)
-        aggregated = _nested_scores(
-            problem, coords, fixed_q, varying_q, evaluate.onehot_t.to(problem.dtype)
-        )
+        return _stored(varying_q, onehot_t), grams, evaluate
+    gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
+    coords = standard_coordinates(
+        cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
+    )  # (d_max, N)
+    return _nested_scores(problem, coords, fixed_q, varying_q, onehot_t), grams, evaluate
+
+
+def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
+    """Errors (n_columns, n_dims) and their head parts for one trial."""
+    aggregated, grams, evaluate = _aggregates(problem, trial)
     err, err_head = evaluate(aggregated, grams)
     order = problem.column_order()
     errors = np.zeros((len(problem.columns), len(problem.dims)))
@@ -276,6 +302,25 @@ def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
     errors[order] = err.T.cpu().numpy()
     head[order] = err_head.T.cpu().numpy()
     return errors, head
+
+
+def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, int], torch.Tensor]:
+    """The score matrices ``scores[x, y] = u_yᵀ W_q e_x`` (N, M) of one trial, per (column, d).
+
+    For pictures of what a memory stores (e.g. the softmax of the scores, PAPER.md §5).
+    """
+    problem = _Problem(cfg)
+    with torch.inference_mode():
+        aggregated, grams, _ = _aggregates(problem, trial)
+        n_dims, _, n = aggregated.shape
+        blocks = aggregated.view(n_dims, -1, cfg.n_outputs, n)  # (D, K, M, N)
+        scores = (grams[:, None].transpose(-1, -2) @ blocks).transpose(-1, -2)  # (D, K, N, M)
+    order = problem.column_order()
+    return {
+        (problem.columns[col], d): scores[i, k].cpu()
+        for k, col in enumerate(order)
+        for i, d in enumerate(problem.dims)
+    }
 
 
 def _nested_scores(
