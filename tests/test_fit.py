@@ -1,8 +1,11 @@
 """Power-law fits: planted exponents recovered inside the bootstrap interval at its coverage."""
 
+import json
+
 import numpy as np
 import pytest
 
+from assocmem.cli import main
 from assocmem.errors import ConfigError
 from assocmem.fit import auto_window, fit_joint, fit_power_law, fit_scaling
 
@@ -86,3 +89,95 @@ def test_bad_inputs_are_config_errors():
         fit_scaling(X, np.tile(X**-1.0, (2, 1)), window=(2000, 3000))
     with pytest.raises(ConfigError, match="level"):
         fit_scaling(X, np.tile(X**-1.0, (2, 1)), level=1.5)
+
+
+@pytest.fixture(scope="module")
+def closed_form_json(tmp_path_factory):
+    """A small closed-form run written as the JSON ``assocmem closed-form`` prints."""
+    from assocmem.closed_form import run_closed_form
+    from assocmem.config import ClosedFormConfig
+
+    cfg = ClosedFormConfig(
+        n_inputs=200, schemes=("population", "empirical_threshold:P=d/8"),
+        dims=(10, 20, 40, 80, 160), n_samples=(None, 30, 300, 3000), trials=8,
+    )  # fmt: skip
+    path = tmp_path_factory.mktemp("fit") / "results.json"
+    path.write_text(json.dumps(run_closed_form(cfg).to_json()))
+    return path
+
+
+def test_fit_cli_table_and_json(closed_form_json, capsys):
+    assert main(["fit", str(closed_form_json), "--n-boot", "50", "--joint"]) == 0
+    out = capsys.readouterr().out
+    assert "95% CI" in out and "population" in out and "joint fit" in out
+    assert main(["fit", str(closed_form_json), "--n-boot", "50", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    fits = {(f["scheme"], f["variable"], f["at"]): f for f in payload["fits"]}
+    assert fits[("population", "d", "T=inf")]["theory_slope"] == -0.25
+    assert fits[("empirical_threshold:P=d/8", "T", "d=160")]["theory_slope"] == -0.5
+    assert all(f["ci_low"] <= f["slope"] <= f["ci_high"] for f in payload["fits"] if "slope" in f)
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--d-window", "9"], "d_window"),
+        (["--n-boot", "2"], "n_boot"),
+        (["--schemes", "uniform"], "schemes"),
+    ],
+)
+def test_fit_cli_bad_input_is_one_line_exit_2(closed_form_json, capsys, args, field):
+    assert main(["fit", str(closed_form_json), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and field in err
+
+
+def test_fit_cli_rejects_other_files(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["fit", str(bad)]) == 2
+    assert main(["fit", str(tmp_path / "missing.json")]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_claims_1_2_5_7_measured_exponents():
+    """PAPER.md §6 claims 1, 2, 5, 7 as fitted slopes (100 trials, N = 1000, d ≥ 50 windows)."""
+    from assocmem.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
+    from assocmem.closed_form import run_closed_form
+    from assocmem.config import ClosedFormConfig
+
+    schemes = ("population", "population:rho=0.75", "population:rho=0.5", "threshold:P=d/8")
+    fig4 = run_closed_form(ClosedFormConfig(schemes=schemes, dims=FIG4_DIMS, trials=100))
+    fig1 = run_closed_form(
+        ClosedFormConfig(
+            schemes=("empirical_threshold:P=d/12",), dims=FIG1_DIMS, n_samples=FIG1_SAMPLES,
+            trials=100,
+        )
+    )  # fmt: skip
+
+    def slope(result, key, **fixed):
+        rows = sorted(
+            (r for r in result.records if all(r[k] == v for k, v in fixed.items())),
+            key=lambda r: r[key],
+        )
+        x = np.array([r[key] for r in rows], float)
+        return fit_scaling(x, np.array([r["errors"] for r in rows]).T, window=(50, 1e4), n_boot=200)
+
+    threshold = slope(fig4, "dim", scheme="threshold:P=d/8")
+    assert abs(threshold.slope + 1.0) <= 0.1  # claim 1
+    rho = {
+        r: slope(fig4, "dim", scheme=s) for r, s in zip((1, 0.75, 0.5), schemes[:3], strict=True)
+    }
+    assert abs(rho[1].slope + 0.27) <= 0.06  # claim 2
+    assert rho[1].slope > rho[0.75].slope > rho[0.5].slope  # claim 5: steeper as ρ decreases
+    for r, fit in rho.items():
+        assert -1 / (4 * r) - 0.12 <= fit.slope <= -1 / (4 * r) + 0.03
+    in_d = slope(fig1, "dim", n_samples=10_000)
+    in_t = fit_scaling(  # the T grid starts at 10: fit it whole
+        np.array(FIG1_SAMPLES, float),
+        np.array([r["errors"] for r in sorted(
+            (r for r in fig1.records if r["dim"] == 1000), key=lambda r: r["n_samples"])]).T,
+        window=(10, 1e4), n_boot=200,
+    )  # fmt: skip
+    assert abs(in_d.slope + 1.0) <= 0.1 and abs(in_t.slope + 0.5) <= 0.05  # claim 7

@@ -1,8 +1,11 @@
 """Predicted error curves against explicit Monte Carlo (W built as a d×d matrix)."""
 
+import json
+
 import numpy as np
 import pytest
 
+from assocmem.cli import main
 from assocmem.closed_form import run_closed_form
 from assocmem.config import ClosedFormConfig
 from assocmem.errors import ConfigError
@@ -88,3 +91,15 @@ def test_bad_weights_are_config_errors():
         predict_errors(zipf(10, 2.0), np.arange(10) % 5, -np.ones(10), [10], 5)
     with pytest.raises(ConfigError):
         EmbeddingLaw(input_kind="orthogonal")
+
+
+def test_predict_cli(capsys):
+    base = ["predict", "-N", "60", "--dims", "20", "40", "--schemes", "threshold:P=d/4"]
+    assert main([*base, "--trials", "6", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["kind"] == "prediction_vs_mc" and len(payload["records"]) == 2
+    assert {"predicted", "mc_mean", "rel_error", "z"} <= payload["records"][0].keys()
+    assert main([*base, "--no-mc"]) == 0
+    assert "predicted" in capsys.readouterr().out
+    assert main([*base, "--embedding", "orthogonal", "--dims", "60", "--no-mc"]) == 2
+    assert main([*base, "--n-draws", "0"]) == 2

@@ -1,8 +1,11 @@
 """Theory: the exact finite-data sum (claim 6 of PAPER.md §6), exponents, Table 1."""
 
+import json
+
 import numpy as np
 import pytest
 
+from assocmem.cli import main
 from assocmem.errors import ConfigError
 from assocmem.schemes import REGISTRY
 from assocmem.theory import (
@@ -84,3 +87,21 @@ def test_scheme_laws_follow_the_paper():
     assert len(theory_table(2.0)) == 8
     with pytest.raises(ConfigError, match="no theory"):
         scheme_law("nonsense", 2.0)
+
+
+def test_theory_cli_table_and_json(capsys):
+    assert main(["theory", "--alpha", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "threshold:P=d/8" in out and "Table 1" in out and "0.06825" in out  # Σ p(1−p)^100
+    assert main(["theory", "--alpha", "3", "--format", "json", "--n-samples", "1000"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["finite_data"][0]["optimal_dim"] == pytest.approx(10.0)
+    assert {row["scheme"] for row in payload["table1"]} == {"empirical", "empirical_threshold:P=d"}
+
+
+@pytest.mark.parametrize(
+    "args", [["--alpha", "1"], ["--schemes", "bogus"], ["--n-samples", "-3"], ["-N", "0"]]
+)
+def test_theory_cli_bad_input_is_one_line_exit_2(capsys, args):
+    assert main(["theory", *args]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

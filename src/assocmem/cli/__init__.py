@@ -12,6 +12,10 @@ from assocmem.errors import ConfigError
 COMMANDS = (
     "closed_form",
     "claims",
+    "figure",
+    "theory",
+    "fit",
+    "predict",
     "train",
 )
 

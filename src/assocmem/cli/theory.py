@@ -1,0 +1,135 @@
+"""``assocmem theory``: the asymptotic laws of every scheme at a given α, Table 1, compute-optimal
+allocation and the exact finite-data floor (PAPER.md §3)."""
+
+import argparse
+import math
+from typing import Any
+
+import numpy as np
+
+from assocmem.cli.common import add_format_argument, format_table, print_json
+from assocmem.errors import ConfigError
+from assocmem.theory import (
+    SchemeLaw,
+    compute_optimal_dim,
+    compute_optimal_samples,
+    data_exponent,
+    finite_data_error,
+    scheme_law,
+    table1,
+    theory_table,
+    zipf,
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "theory",
+        help="theory table: exponents of every scheme, Table 1, compute-optimal d, data floor",
+        description="Asymptotic scaling laws of associative memories (PAPER.md §3) at a given α: "
+        "each scheme's exponents in d and T, the paper's Table 1, the compute-optimal "
+        "d*(T) ≍ T^{1/α} and T*(d) ≍ d^α, and the exact finite-data floor Σ p(1−p)^T.",
+    )
+    add = parser.add_argument
+    add("--alpha", type=float, default=2.0, help="Zipf exponent α > 1 (default 2)")
+    add("--rho", type=float, nargs="+", default=[1.0, 0.75, 0.5], help="ρ values for q = p^ρ")
+    add("--schemes", nargs="+", metavar="SCHEME", help="scheme specs (default: one of each)")
+    add(
+        "-N",
+        "--n-inputs",
+        type=int,
+        default=1000,
+        help="N for the finite-data floor (default 1000)",
+    )
+    add("--n-samples", type=float, nargs="+", default=[10, 100, 1000, 10000], metavar="T")
+    add("--dims", type=float, nargs="+", default=[10, 100, 1000], metavar="D")
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def _law_row(law: SchemeLaw) -> list[Any]:
+    def slope(exponent: float | None) -> str:
+        return "—" if exponent is None else f"{-exponent:.4g}"
+
+    power = law.optimal_dim_power
+    return [
+        law.scheme,
+        law.weighting,
+        slope(law.dim_exponent),
+        slope(law.data_exponent),
+        "—" if power is None else f"T^{power:.4g}",
+        law.note,
+    ]
+
+
+def _floor_rows(args: argparse.Namespace) -> list[dict[str, float]]:
+    sizes = np.asarray(args.n_samples, dtype=np.float64)
+    exact = finite_data_error(zipf(args.n_inputs, args.alpha), sizes)
+    optimal = compute_optimal_dim(sizes, args.alpha)
+    return [
+        {
+            "n_samples": float(t),
+            "finite_data_error": float(e),
+            "asymptotic_shape": float(t ** -data_exponent(args.alpha)),
+            "optimal_dim": float(d),
+        }
+        for t, e, d in zip(sizes, exact, optimal, strict=True)
+    ]
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if not math.isfinite(args.alpha) or args.alpha <= 1:
+        raise ConfigError("alpha", f"the asymptotic laws need α > 1, got {args.alpha}")
+    if args.n_inputs < 1:
+        raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {args.n_inputs}")
+    if any(not (math.isfinite(t) and t >= 0) for t in args.n_samples):
+        raise ConfigError("n_samples", "must be finite sample sizes T ≥ 0")
+    if any(not (math.isfinite(d) and d > 0) for d in args.dims):
+        raise ConfigError("dims", "must be finite dimensions d > 0")
+
+
+def run(args: argparse.Namespace) -> int:
+    _validate(args)
+    if args.schemes:
+        laws = [scheme_law(spec, args.alpha) for spec in args.schemes]
+    else:
+        laws = theory_table(args.alpha, tuple(args.rho))
+    rows = _floor_rows(args)
+    dims = np.asarray(args.dims, dtype=np.float64)
+    optimal_samples = compute_optimal_samples(dims, args.alpha).tolist()
+    if args.format == "json":
+        print_json(
+            {
+                "kind": "theory",
+                "alpha": args.alpha,
+                "n_inputs": args.n_inputs,
+                "schemes": [
+                    vars(law) | {"optimal_dim_power": law.optimal_dim_power} for law in laws
+                ],
+                "table1": [vars(law) for law in table1(args.alpha)],
+                "finite_data": rows,
+                "optimal_samples": [
+                    {"dim": float(d), "optimal_n_samples": t}
+                    for d, t in zip(dims, optimal_samples, strict=True)
+                ],
+            }
+        )
+        return 0
+    headers = ["scheme", "weighting", "slope in d", "slope in T", "d*(T)", "note"]
+    print(f"Asymptotic laws at α = {args.alpha:g}  (E ≍ d^slope_d + T^slope_T, constants free)\n")
+    print(format_table(headers, [_law_row(law) for law in laws]))
+    print("\nTable 1 of the paper at this α:\n")
+    print(format_table(headers, [_law_row(law) for law in table1(args.alpha)]))
+    print(f"\nFinite data, perfect memory: exact Σ p(1−p)^T with N = {args.n_inputs}\n")
+    table = [
+        [r["n_samples"], r["finite_data_error"], r["asymptotic_shape"], r["optimal_dim"]]
+        for r in rows
+    ]
+    print(format_table(["T", "Σ p(1−p)^T", "T^-(α-1)/α", "d*(T) = T^(1/α)"], table))
+    print("\nData worth having for capacity d: T*(d) = d^α\n")
+    print(
+        format_table(
+            ["d", "T*(d)"], [[float(d), t] for d, t in zip(dims, optimal_samples, strict=True)]
+        )
+    )
+    return 0
