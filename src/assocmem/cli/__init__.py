@@ -12,7 +12,6 @@ from assocmem.errors import ConfigError
 COMMANDS = (
     "closed_form",
     "claims",
-    "figure",
     "theory",
     "fit",
     "predict",
