@@ -12,10 +12,12 @@ from assocmem.errors import ConfigError
 COMMANDS = (
     "closed_form",
     "claims",
+    "figure",
     "theory",
     "fit",
     "predict",
     "train",
+    "sweep",
 )
 
 

@@ -1,0 +1,53 @@
+"""The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed."""
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+BAND_Z = 1.96  # band = mean ± 1.96 standard errors over trials (95 % interval of the mean)
+
+
+def new_figure(n_panels: int, width: float = 4.2, height: float = 3.4) -> tuple[Figure, list[Axes]]:
+    fig, axes = plt.subplots(
+        1, n_panels, figsize=(width * n_panels, height), squeeze=False, layout="constrained"
+    )
+    return fig, list(axes[0])
+
+
+def summarise(frame: pd.DataFrame, by: Sequence[str], value: str = "error") -> pd.DataFrame:
+    """Mean, standard error and count of ``value`` over trials for each group in ``by``."""
+    grouped = frame.groupby(list(by), sort=True)[value]
+    out = grouped.agg(["mean", "sem", "count"]).reset_index()
+    out["sem"] = out["sem"].fillna(0.0)
+    return out
+
+
+def curve(
+    ax: Axes, x: np.ndarray, mean: np.ndarray, sem: np.ndarray, label: str, color: str
+) -> None:
+    """A mean curve with its band, on log-log axes (the band is clipped to positive values)."""
+    ax.plot(x, mean, marker="o", markersize=3, lw=1.5, label=label, color=color)
+    low = np.clip(mean - BAND_Z * sem, mean * 1e-2, None)
+    ax.fill_between(x, low, mean + BAND_Z * sem, color=color, alpha=0.2, lw=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+
+
+def theory_line(ax: Axes, x: np.ndarray, constant: float, exponent: float, label: str) -> None:
+    """The dashed reference ``constant · x^exponent``."""
+    ax.plot(
+        x, constant * np.asarray(x, float) ** exponent, ls="--", color="black", lw=1, label=label
+    )
+
+
+def colors(n: int) -> list[str]:
+    cmap = plt.get_cmap("viridis")
+    return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, max(n, 1))]
