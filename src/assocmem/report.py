@@ -1,0 +1,146 @@
+"""A self-contained HTML report: figures (embedded PNG), captions, settings, the claims checklist,
+theory-vs-measured tables and the provenance of the runs. No network, no external files."""
+
+import base64
+import html
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+
+@dataclass
+class FigureEntry:
+    """One figure of the report: an embedded PNG with its caption and the settings that made it."""
+
+    key: str  # anchor and file stem, e.g. "figure-4"
+    title: str
+    caption: str
+    settings: dict[str, Any]
+    png: bytes
+
+    @classmethod
+    def from_figure(
+        cls, key: str, title: str, caption: str, settings: dict[str, Any], fig: Figure
+    ) -> "FigureEntry":
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+        return cls(key, title, caption, settings, buffer.getvalue())
+
+
+@dataclass
+class ClaimRow:
+    """A checkable claim: passed is None when it is not meaningful at this scale (say why)."""
+
+    id: str
+    statement: str
+    measured: str
+    passed: bool | None
+    note: str = ""
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+
+@dataclass
+class Report:
+    title: str
+    subtitle: str = ""
+    figures: list[FigureEntry] = field(default_factory=list)
+    claims: list[ClaimRow] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+STYLE = """
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+h1 { margin-bottom: 0.2em; } .subtitle { color: #555; margin-top: 0; }
+figure { margin: 2em 0; border-top: 1px solid #ddd; padding-top: 1em; }
+figure img { max-width: 100%; } figcaption { margin-top: 0.5em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } .pass { color: #176e2c; font-weight: bold; }
+.fail { color: #b00020; font-weight: bold; } .skip { color: #777; }
+details pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
+nav a { margin-right: 1em; }
+"""
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], table_id: str = "") -> str:
+    head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    ident = f' id="{_esc(table_id)}"' if table_id else ""
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _verdict(passed: bool | None) -> str:
+    if passed is None:
+        return '<span class="skip">not checked</span>'
+    return '<span class="pass">pass</span>' if passed else '<span class="fail">FAIL</span>'
+
+
+def _figure(entry: FigureEntry) -> str:
+    data = base64.b64encode(entry.png).decode()
+    settings = _esc(json.dumps(entry.settings, indent=1, default=str))
+    return (
+        f'<figure id="{_esc(entry.key)}"><h2>{_esc(entry.title)}</h2>'
+        f'<img alt="{_esc(entry.title)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{_esc(entry.caption)}</figcaption>"
+        f"<details><summary>settings</summary><pre>{settings}</pre></details></figure>"
+    )
+
+
+def render_html(report: Report) -> str:
+    """The report as one HTML string with every image embedded."""
+    nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
+    claims = _table(
+        ["claim", "statement", "measured", "result", "note"],
+        [
+            [_esc(c.id), _esc(c.statement), _esc(c.measured), _verdict(c.passed), _esc(c.note)]
+            for c in report.claims
+        ],
+        table_id="claims",
+    )
+    tables = "".join(
+        f"<h2>{_esc(t.title)}</h2>{_table(t.headers, [[_esc(c) for c in r] for r in t.rows])}"
+        + (f"<p>{_esc(t.note)}</p>" if t.note else "")
+        for t in report.tables
+    )
+    notes = "".join(f"<li>{_esc(n)}</li>" for n in report.notes)
+    provenance = _esc(json.dumps(report.provenance, indent=1, default=str))
+    passed = sum(c.passed is True for c in report.claims)
+    checked = sum(c.passed is not None for c in report.claims)
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{_esc(report.title)}</title>"
+        f"<style>{STYLE}</style></head><body><h1>{_esc(report.title)}</h1>"
+        f"<p class='subtitle'>{_esc(report.subtitle)}</p><nav>{nav}</nav>"
+        f"<h2>Claims of the paper ({passed} of {checked} checked pass)</h2>{claims}"
+        f"{tables}{''.join(_figure(f) for f in report.figures)}"
+        + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
+        + f"<h2>Provenance</h2><pre>{provenance}</pre></body></html>"
+    )
+
+
+def write_report(report: Report, path: str | Path) -> Path:
+    """Write ``report.html`` atomically (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(render_html(report), encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,118 @@
+"""The HTML report is self-contained and renders in a real browser (headless Chromium)."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from assocmem.closed_form import run_closed_form
+from assocmem.config import ClosedFormConfig
+from assocmem.figures import figure4
+from assocmem.report import ClaimRow, FigureEntry, Report, Table, render_html, write_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSER_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+class _Images(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "img":
+            self.sources.append(attrs.get("src", ""))
+        if attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    result = run_closed_form(ClosedFormConfig(n_inputs=100, dims=(10, 30, 100), trials=3))
+    fig = figure4(result.to_frame())
+    report = Report(
+        title="assocmem test report",
+        subtitle="two figures & a <claims> table",
+        figures=[
+            FigureEntry.from_figure("figure-4", "Figure 4", "error vs d", {"trials": 3}, fig),
+            FigureEntry.from_figure("figure-4b", "Figure 4 again", "same", {"n": 100}, fig),
+        ],
+        claims=[
+            ClaimRow("1", "threshold slope −1", "slope=-1.02", True),
+            ClaimRow("2", "q = p slope", "slope=-0.1", False),
+            ClaimRow("6", "finite-data sum", "", None, "needs N = 10⁶"),
+        ],
+        tables=[Table("Table 1", ["scheme", "theory", "measured"], [["threshold", -1.0, -1.02]])],
+        provenance={"assocmem": "test"},
+    )
+    return write_report(report, tmp_path_factory.mktemp("report") / "report.html")
+
+
+def test_report_is_self_contained(report):
+    text = report.read_text()
+    parser = _Images()
+    parser.feed(text)
+    assert len(parser.sources) == 2
+    assert all(src.startswith("data:image/png;base64,") for src in parser.sources)
+    assert all(link.startswith("#") for link in parser.links)  # only in-page anchors
+    assert not re.search(r"(src|href)=['\"]?(https?:)?//", text)
+    assert "&lt;claims&gt;" in text  # user text is escaped
+    assert text.count('class="pass"') == 1 and text.count('class="fail"') == 1
+
+
+def test_render_is_deterministic(report):
+    # Same Report object rendered twice gives the same page.
+    rep = Report(title="t", claims=[ClaimRow("1", "s", "m", True)])
+    assert render_html(rep) == render_html(rep)
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
+def test_report_displays_in_headless_chromium(report, tmp_path):
+    """Every figure image decodes (naturalWidth > 0) and the claims table is in the DOM."""
+    assert CHROMIUM, "CI must install Debian's chromium"
+    probe = tmp_path / "probe.html"
+    script = (
+        "<script>window.addEventListener('load', () => { const p = document.createElement('pre');"
+        "p.id = 'probe'; p.textContent = JSON.stringify({widths: [...document.images]"
+        ".map(i => i.naturalWidth), claims: document.querySelectorAll('#claims tbody tr').length});"
+        "document.body.appendChild(p); });</script>"
+    )
+    probe.write_text(report.read_text().replace("</body>", script + "</body>"))
+    profile = tmp_path / "profile"
+    common = [CHROMIUM, *BROWSER_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000"]
+    dom = subprocess.run(
+        [*common, "--dump-dom", probe.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    match = re.search(r'<pre id="probe">(.*?)</pre>', dom)
+    assert match, dom[-2000:]
+    probe_data = json.loads(match.group(1).replace("&quot;", '"'))
+    assert len(probe_data["widths"]) == 2 and all(w > 0 for w in probe_data["widths"])
+    assert probe_data["claims"] == 3
+    shot = report.parent / "report.png"
+    subprocess.run(
+        [*common, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert shot.stat().st_size > 10_000
