@@ -134,6 +134,10 @@ class _Problem:
         self.dtype = cfg.torch_dtype
         if cfg.probabilities is not None:
             probs = normalize_probabilities(cfg.probabilities)
+        elif cfg.words is not None:
+            from assocmem.distributions import word_distribution
+
+            probs = torch.from_numpy(word_distribution(cfg.words, cfg.n_inputs).probabilities)
         else:
             probs = zipf_probabilities(cfg.n_inputs, cfg.alpha)
         self.probs_cpu = probs

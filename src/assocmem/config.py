@@ -30,6 +30,7 @@ class ClosedFormConfig:
     n_outputs: int = 5  # M
     alpha: float = 2.0  # Zipf exponent α, p(x) ∝ (x+1)^-α
     probabilities: tuple[float, ...] | None = None  # a user-given p (overrides alpha; sets N)
+    words: str | None = None  # a language: p = frequencies of its N most frequent words
     target: str = "mod"  # f*(x) = x mod M, or a seeded random balanced map
     embedding: str = "gaussian"  # law of the input embeddings e_x
     output_embedding: str = "spherical"  # law of the output embeddings u_y
@@ -78,6 +79,12 @@ def validate(cfg: ClosedFormConfig) -> None:
         ):
             raise ConfigError("probabilities", "must be finite, ≥ 0, with a positive sum")
     _check_int("n_inputs", cfg.n_inputs, 1)
+    if cfg.words is not None:
+        if cfg.probabilities is not None:
+            raise ConfigError("words", "give either words or probabilities, not both")
+        from assocmem.distributions import word_distribution
+
+        word_distribution(cfg.words, cfg.n_inputs)  # checks the language and N
     _check_int("n_outputs", cfg.n_outputs, 1)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")

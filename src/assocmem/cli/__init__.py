@@ -12,6 +12,7 @@ from assocmem.errors import ConfigError
 COMMANDS = (
     "closed_form",
     "claims",
+    "words",
     "figure",
     "theory",
     "fit",

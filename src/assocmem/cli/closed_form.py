@@ -35,6 +35,7 @@ def register(subparsers: Any) -> None:
     add("-M", "--n-outputs", type=int, help="number of outputs M (default 5)")
     add("--alpha", type=float, help="Zipf exponent α, p(x) ∝ (x+1)^-α (default 2)")
     add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
+    add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
     add("--target", choices=("mod", "random"), help="f*(x) = x mod M, or a seeded random map")
     add("--embedding", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
     add("--output-embedding", choices=EMBEDDING_KINDS, help="output embeddings (default spherical)")
