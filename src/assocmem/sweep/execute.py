@@ -1,0 +1,348 @@
+"""Executing a plan: the same batch function in-process or on Dask, results committed per batch.
+
+Only the process that runs :func:`run_sweep` writes the database: workers (local or Dask) compute
+a batch and return its records, the driver commits them in one transaction. So a Dask worker
+that dies mid-batch loses nothing that was committed; the scheduler re-runs its batch elsewhere.
+"""
+
+import functools
+import os
+import platform
+import socket
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from assocmem import __version__
+from assocmem.errors import ConfigError
+from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
+from assocmem.sweep.spec import SweepSpec, load_spec
+from assocmem.sweep.store import RunRecord, Store
+
+EXECUTORS = ("local", "dask")
+
+
+@functools.cache
+def git_revision() -> str | None:
+    """The git commit of the package's checkout (``+dirty`` if modified), or None."""
+    folder = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "") if head else None
+
+
+def provenance(device: str) -> dict[str, Any]:
+    return {
+        "assocmem": __version__,
+        "git": git_revision(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "device": device,
+        "host": socket.gethostname(),
+    }
+
+
+def _closed_form_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
+    """One ``run_closed_form`` call over the batch's trials of one point."""
+    from assocmem.closed_form import run_closed_form
+
+    cfg = batch.runs[0].config
+    trials = [run.trial for run in batch.runs]
+    assert all(t is not None for t in trials)
+    result = run_closed_form(cfg, trials=[int(t) for t in trials if t is not None])  # type: ignore[arg-type]
+    columns = [[c.scheme, c.n_samples] for c in result.columns]
+    out = []
+    for row in range(len(trials)):
+        errors, head = result.errors[row], result.head[row]
+        finite = bool(np.isfinite(errors).all() and np.isfinite(head).all())
+        metrics = {
+            "columns": columns,
+            "dims": list(result.dims),
+            "errors": errors.tolist(),  # (n_columns, n_dims)
+            "head": head.tolist(),
+        }
+        out.append((metrics, "ok" if finite else "diverged"))
+    return out
+
+
+def _train_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
+    """One ``train_group`` call: runs that differ only in seed and lr."""
+    from assocmem.training.engine import train_group
+
+    results = train_group([run.config for run in batch.runs])  # type: ignore[misc]
+    out = []
+    for result in results:
+        metrics: dict[str, Any] = {
+            "error": result.error,
+            "head_error": result.head_error,
+            "tail_error": result.tail_error,
+            "cross_entropy": result.cross_entropy,
+        }
+        if result.curve:
+            metrics["curve"] = [list(point) for point in result.curve]
+        if result.snapshots:
+            metrics["snapshots"] = {str(k): v for k, v in result.snapshots.items()}
+        finite = all(np.isfinite(metrics[k]) for k in ("error", "head_error", "tail_error"))
+        out.append((metrics, result.status if finite else "diverged"))
+    return out
+
+
+KERNELS: dict[str, Callable[[Batch], list[tuple[dict[str, Any], str]]]] = {
+    "closed_form": _closed_form_metrics,
+    "train": _train_metrics,
+}
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or "(no message)"
+    return f"{type(err).__name__}: {text}"[:500]
+
+
+def execute_batch(batch: Batch, sweep: str) -> list[RunRecord]:
+    """Compute one batch; an exception marks its runs ``failed`` (with the message)."""
+    start = time.perf_counter()
+    try:
+        results: list[tuple[dict[str, Any] | None, str]] = list(KERNELS[batch.kind](batch))
+        message = None
+    except Exception as err:  # the sweep goes on; the runs are recorded as failed
+        results = [(None, "failed")] * len(batch.runs)
+        message = _one_line(err)
+    wall = time.perf_counter() - start
+    prov = provenance(batch.runs[0].config.device)
+    prov.update(
+        wall_seconds=round(wall / len(batch.runs), 6),
+        batch_wall_seconds=round(wall, 4),
+        batch_runs=len(batch.runs),
+    )
+    return [
+        RunRecord(
+            key=run.key,
+            kind=run.kind,
+            sweep=sweep,
+            config=run.config_record(),
+            metrics=metrics,
+            status=status,
+            message=message if status == "failed" else None,
+            provenance=prov,
+        )
+        for run, (metrics, status) in zip(batch.runs, results, strict=True)
+    ]
+
+
+def failed_records(batch: Batch, sweep: str, message: str) -> list[RunRecord]:
+    prov = provenance(batch.runs[0].config.device)
+    return [
+        RunRecord(run.key, run.kind, sweep, run.config_record(), None, "failed", message, prov)
+        for run in batch.runs
+    ]
+
+
+@dataclass
+class Hooks:
+    """Test hooks (fault injection): called around each batch's commit."""
+
+    after_compute: Callable[[Batch], None] | None = None
+    before_commit: Callable[[Batch], None] | None = None
+    after_commit: Callable[[Batch], None] | None = None
+
+
+@dataclass
+class SweepReport:
+    name: str
+    total_runs: int
+    skipped: int  # already in the database
+    written: int  # rows inserted (or failed rows replaced) by this invocation
+    statuses: dict[str, int] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        rate = self.written / self.wall_seconds if self.wall_seconds > 0 else None
+        return {**self.__dict__, "runs_per_second": rate}
+
+
+def pending_batches(batches: Sequence[Batch], done: set[str]) -> list[Batch]:
+    """Each batch less its recorded runs; batches with nothing left are dropped."""
+    out = []
+    for batch in batches:
+        runs = tuple(run for run in batch.runs if run.key not in done)
+        if runs:
+            out.append(Batch(index=batch.index, kind=batch.kind, runs=runs))
+    return out
+
+
+def check_executor(
+    executor: str, workers: int | None, scheduler: str | None
+) -> None:  # before anything is written
+    if executor not in EXECUTORS:
+        raise ConfigError("executor", f"unknown executor {executor!r}; allowed: local, dask")
+    if executor == "local" and (workers is not None or scheduler is not None):
+        raise ConfigError("executor", "--workers and --scheduler need --executor dask")
+    if workers is not None and scheduler is not None:
+        raise ConfigError("workers", "give --workers (a local cluster) or --scheduler, not both")
+    if workers is not None and workers < 1:
+        raise ConfigError("workers", f"must be an integer ≥ 1, got {workers}")
+    if executor == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise ConfigError(
+                "executor", "dask needs the optional dependency: pip install 'assocmem[sweep]'"
+            ) from None
+
+
+def _local(batches: Sequence[Batch], sweep: str) -> Iterator[tuple[Batch, list[RunRecord]]]:
+    for batch in batches:
+        yield batch, execute_batch(batch, sweep)
+
+
+def _dask(
+    batches: Sequence[Batch],
+    sweep: str,
+    *,
+    workers: int | None,
+    scheduler: str | None,
+    client: Any,
+) -> Iterator[tuple[Batch, list[RunRecord]]]:
+    """Submit every batch; yield results as they complete. A batch whose worker died is re-run
+    by the scheduler (up to ``distributed.scheduler.allowed-failures`` times); past that, or on
+    any other error outside :func:`execute_batch`, its runs are recorded ``failed``."""
+    from distributed import Client, LocalCluster, as_completed
+
+    own_client = client is None
+    cluster = None
+    if own_client:
+        if scheduler is not None:
+            client = Client(scheduler, timeout="60s")
+        else:
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            client = Client(cluster)
+    try:
+        futures = {client.submit(execute_batch, b, sweep, pure=False): b for b in batches}
+        for future in as_completed(futures):
+            batch = futures.pop(future)
+            try:
+                records = future.result()
+            except Exception as err:
+                records = failed_records(batch, sweep, _one_line(err))
+            future.release()
+            yield batch, records
+    finally:
+        if own_client:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def run_sweep(
+    spec: SweepSpec | str | Path,
+    db: str | Path,
+    *,
+    executor: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    shard: tuple[int, int] | None = None,
+    retry_failed: bool = False,
+    progress: bool = False,
+    client: Any = None,
+    hooks: Hooks | None = None,
+) -> SweepReport:
+    """Run every run of ``spec`` missing from ``db`` (resume = run again). Validates the spec,
+    the plan and the executor before opening the database."""
+    if not isinstance(spec, SweepSpec):
+        spec = load_spec(spec)
+    plan = make_plan(spec)
+    if client is None:
+        check_executor(executor, workers, scheduler)
+    hooks = hooks or Hooks()
+    start = time.perf_counter()
+    with Store(db) as store:
+        store.record_sweep(spec.name, spec.kind, spec_document(spec))
+        mine = shard_batches(plan.batches, shard)
+        done = store.done_keys(retry_failed=retry_failed)
+        todo = pending_batches(mine, done)
+        total = sum(len(b.runs) for b in mine)
+        pending = sum(len(b.runs) for b in todo)
+        report = SweepReport(spec.name, total, total - pending, 0)
+        statuses: Counter[str] = Counter()
+        if executor == "dask" or client is not None:
+            stream = _dask(todo, spec.name, workers=workers, scheduler=scheduler, client=client)
+        else:
+            stream = _local(todo, spec.name)
+        with _progress_bar(pending, spec.name, progress) as bar:
+            for batch, records in stream:
+                _call(hooks.after_compute, batch)
+                before = None if hooks.before_commit is None else _bind(hooks.before_commit, batch)
+                report.written += store.write(records, before_commit=before)
+                _call(hooks.after_commit, batch)
+                statuses.update(record.status for record in records)
+                bar.update(len(records))
+                bar.set_postfix(statuses, refresh=False)
+        report.statuses = dict(statuses)
+    report.wall_seconds = round(time.perf_counter() - start, 3)
+    return report
+
+
+def _call(hook: Callable[[Batch], None] | None, batch: Batch) -> None:
+    if hook is not None:
+        hook(batch)
+
+
+def _bind(hook: Callable[[Batch], None], batch: Batch) -> Callable[[], None]:
+    return lambda: hook(batch)
+
+
+def _progress_bar(total: int, name: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"sweep {name}", unit="run", disable=not enabled, smoothing=0.1)
+
+
+def spec_document(spec: SweepSpec) -> dict[str, Any]:
+    """The spec as stored in the ``sweeps`` table (for provenance)."""
+    return {
+        "kind": spec.kind,
+        "description": spec.description,
+        "base": spec.base,
+        "axes": spec.axes,
+        "zip": spec.zipped,
+        "seeds": spec.seeds,
+        "trials": spec.trials,
+        "runs_per_batch": spec.runs_per_batch,
+        "source": spec.source,
+    }
+
+
+def plan_for(spec: SweepSpec | str | Path) -> Plan:
+    return make_plan(spec if isinstance(spec, SweepSpec) else load_spec(spec))
+
+
+__all__ = [
+    "EXECUTORS",
+    "Hooks",
+    "Run",
+    "SweepReport",
+    "execute_batch",
+    "plan_for",
+    "run_sweep",
+]

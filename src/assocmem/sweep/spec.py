@@ -1,0 +1,333 @@
+"""Sweep specs: a TOML grid of runs over one base configuration, validated in full up front.
+
+A spec file::
+
+    name = "figure4"              # names the sweep in the results database
+    kind = "closed_form"          # "closed_form" (ClosedFormConfig) or "train" (TrainConfig)
+    seeds = 1                     # a count k (seeds 0..k-1) or a list of seeds
+    trials = 100                  # closed_form only: trial indices 0..trials-1 per point
+    runs_per_batch = 10           # optional: at most this many runs per batch
+
+    [base]                        # fields of the config, shared by every run
+    n_inputs = 1000
+    dims = ["log:10:1000:20"]
+
+    [axes]                        # their product: each value makes one point
+    alpha = [1.5, 2.0]
+
+    [zip]                         # equal-length lists varied together (one joint axis)
+    lr = [0.1, 1.0]
+    batch_size = [16, 64]
+
+Every problem (unknown keys, wrong types, impossible values, impossible combinations) is
+collected with its location (``axes.dims[2]``, ``base.alpha``) and reported at once, as one
+line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with code 2).
+"""
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from assocmem.config import ClosedFormConfig, config_from_mapping
+from assocmem.errors import ConfigError
+from assocmem.files import load_toml
+from assocmem.training.config import TrainConfig
+
+KINDS = ("closed_form", "train")
+TOP_KEYS = (
+    "name",
+    "description",
+    "kind",
+    "seeds",
+    "trials",
+    "runs_per_batch",
+    "base",
+    "axes",
+    "zip",
+)
+MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
+SEEDS_MAX = 100_000
+_TRAIN_TUPLES = ("betas", "decay_steps", "snapshot_steps")
+
+
+class SpecError(ConfigError):
+    """Every problem of a spec, joined into one line: ``SOURCE: K problems: loc: msg | …``."""
+
+    def __init__(self, source: str, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        shown = self.problems[:MAX_SHOWN]
+        more = len(self.problems) - len(shown)
+        text = " | ".join(shown) + (f" | … and {more} more" if more else "")
+        count = "1 problem" if len(self.problems) == 1 else f"{len(self.problems)} problems"
+        super().__init__(source, f"{count}: {text}")
+
+
+Config = ClosedFormConfig | TrainConfig
+
+
+def build_closed_form(values: Mapping[str, Any]) -> ClosedFormConfig:
+    """A closed-form point config; trials are the sweep's business (see :class:`SweepSpec`)."""
+    if "trials" in values:
+        raise ConfigError("trials", "set trials at the top level of a sweep spec")
+    return config_from_mapping({**values, "trials": 1})
+
+
+def build_train(values: Mapping[str, Any]) -> TrainConfig:
+    """A training config from plain TOML values (lists for its tuple fields)."""
+    allowed = {f.name for f in fields(TrainConfig)} - {"extra"}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
+    clean = dict(values)
+    for key in _TRAIN_TUPLES:
+        if key in clean:
+            if not isinstance(clean[key], list | tuple):
+                raise ConfigError(key, f"must be a list, got {clean[key]!r}")
+            clean[key] = tuple(clean[key])
+    try:
+        return TrainConfig(**clean)
+    except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
+        raise ConfigError("config", str(err)) from None
+
+
+BUILDERS: dict[str, Callable[[Mapping[str, Any]], Config]] = {
+    "closed_form": build_closed_form,
+    "train": build_train,
+}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep: ``points()`` × ``seeds`` × ``range(trials)`` is its list of runs."""
+
+    name: str
+    kind: str
+    base: dict[str, Any]
+    axes: dict[str, list[Any]]
+    zipped: dict[str, list[Any]]
+    seeds: list[int] | None  # None: the seed of the base config
+    trials: int  # closed_form: trial indices per point; train: 1
+    runs_per_batch: int | None
+    source: str = ""
+    description: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def point_values(self) -> list[dict[str, Any]]:
+        """The raw field values of every point: axes product × zipped rows × seeds."""
+        names = list(self.axes)
+        zip_names = list(self.zipped)
+        zip_rows = list(zip(*self.zipped.values(), strict=True)) if zip_names else [()]
+        seeds: list[int | None] = list(self.seeds) if self.seeds is not None else [None]
+        out = []
+        for combo in itertools.product(*(self.axes[n] for n in names)):
+            for row in zip_rows:
+                for seed in seeds:
+                    values = {**self.base, **dict(zip(names, combo, strict=True))}
+                    values.update(zip(zip_names, row, strict=True))
+                    if seed is not None:
+                        values["seed"] = seed
+                    out.append(values)
+        return out
+
+    def points(self) -> list[Config]:
+        """Every point's validated config; values valid one at a time may still clash (e.g.
+        batch_size > n_samples): all such points are reported in one :class:`SpecError`."""
+        build = BUILDERS[self.kind]
+        varied = [*self.axes, *self.zipped]
+        configs, problems = [], []
+        for values in self.point_values():
+            try:
+                configs.append(build(values))
+            except ConfigError as err:
+                point = ", ".join(f"{k}={values[k]!r}" for k in varied)
+                problems.append(f"point ({point}): {err}")
+        if problems:
+            raise SpecError(self.source or self.name, problems)
+        return configs
+
+    @property
+    def n_points(self) -> int:
+        count = math.prod(len(v) for v in self.axes.values())
+        count *= len(next(iter(self.zipped.values()))) if self.zipped else 1
+        return count * (len(self.seeds) if self.seeds is not None else 1)
+
+    @property
+    def n_runs(self) -> int:
+        return self.n_points * self.trials
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, location: str, message: str) -> None:
+        self.items.append(f"{location}: {message}")
+
+
+def _int_at_least(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _parse_seeds(value: Any, problems: _Problems) -> list[int] | None:
+    if value is None:
+        return None
+    if _int_at_least(value, 1) and value <= SEEDS_MAX:
+        return list(range(value))
+    if isinstance(value, list) and value:
+        bad = [i for i, s in enumerate(value) if not _int_at_least(s, 0)]
+        for i in bad:
+            problems.add(f"seeds[{i}]", f"must be an integer ≥ 0, got {value[i]!r}")
+        if not bad and len(set(value)) != len(value):
+            problems.add("seeds", "seeds must be distinct")
+        return None if bad else list(value)
+    problems.add(
+        "seeds", f"must be a count 1…{SEEDS_MAX} or a non-empty list of integers, got {value!r}"
+    )
+    return None
+
+
+def _check_value(
+    build: Callable[[Mapping[str, Any]], Config],
+    base: dict[str, Any],
+    key: str,
+    value: Any,
+    location: str,
+    problems: _Problems,
+) -> None:
+    """Build ``base`` with ``key = value``; report a problem with that key at ``location``."""
+    try:
+        build({**base, key: value})
+    except ConfigError as err:
+        where = location if err.field in (key, "config") else f"{location} ({err.field})"
+        problems.add(where, err.message)
+
+
+def _keys(table: Any) -> list[str]:
+    return list(table) if isinstance(table, dict) else []
+
+
+def _check_table(
+    name: str,
+    table: Any,
+    build: Callable[[Mapping[str, Any]], Config],
+    base: dict[str, Any],
+    problems: _Problems,
+    check_values: bool,
+) -> dict[str, list[Any]]:
+    """Check an ``[axes]`` or ``[zip]`` table: lists of values, each valid on the base."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        problems.add(name, f"must be a table of lists, got {table!r}")
+        return {}
+    out: dict[str, list[Any]] = {}
+    for key, values in table.items():
+        where = f"{name}.{key}"
+        if key in base:
+            problems.add(where, "also set in [base]; set it in one place")
+        if not isinstance(values, list) or not values:
+            problems.add(where, f"must be a non-empty list of values, got {values!r}")
+            continue
+        for i, value in enumerate(values if check_values else []):
+            _check_value(build, base, key, value, f"{where}[{i}]", problems)
+        out[key] = values
+    return out
+
+
+def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
+    """Validate a spec mapping in full; raise :class:`SpecError` listing every problem."""
+    problems = _Problems()
+    for key in raw:
+        if key not in TOP_KEYS:
+            problems.add(key, f"unknown key; allowed: {', '.join(TOP_KEYS)}")
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        problems.add("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+        raise SpecError(source, problems.items)
+    build = BUILDERS[kind]
+    name = raw.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name.strip():
+        problems.add("name", f"must be a non-empty string, got {name!r}")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        problems.add("description", "must be a string")
+    base = raw.get("base", {})
+    if not isinstance(base, dict):
+        problems.add("base", f"must be a table of config fields, got {base!r}")
+        base = {}
+    varied = {*_keys(raw.get("axes")), *_keys(raw.get("zip"))}
+    try:
+        build(base)
+    except ConfigError as err:
+        if err.field not in varied:  # a varied field may be what makes the base valid
+            problems.add(f"base.{err.field}", err.message)
+    base_ok = not problems.items
+    axes = _check_table("axes", raw.get("axes"), build, base, problems, base_ok)
+    zipped = _check_table("zip", raw.get("zip"), build, base, problems, base_ok)
+    for key in set(axes) & set(zipped):
+        problems.add(f"zip.{key}", "also an axis in [axes]; vary it in one place")
+    lengths = {len(v) for v in zipped.values()}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{k} has {len(v)}" for k, v in zipped.items())
+        problems.add("zip", f"lists must have equal lengths ({sizes})")
+    seeds = _parse_seeds(raw.get("seeds"), problems)
+    if "seeds" in raw and ("seed" in base or "seed" in axes or "seed" in zipped):
+        problems.add("seeds", "seed is also set in base/axes/zip; give the seeds in one place")
+    trials = raw.get("trials", 1)
+    if kind == "train" and "trials" in raw:
+        problems.add("trials", "only closed_form sweeps have trials; use seeds")
+    elif not _int_at_least(trials, 1) or trials > SEEDS_MAX:
+        problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
+    runs_per_batch = raw.get("runs_per_batch")
+    if runs_per_batch is not None and not _int_at_least(runs_per_batch, 1):
+        problems.add("runs_per_batch", f"must be an integer ≥ 1, got {runs_per_batch!r}")
+    if problems.items:
+        raise SpecError(source, problems.items)
+    spec = SweepSpec(
+        name=str(name),
+        kind=kind,
+        base=dict(base),
+        axes=axes,
+        zipped=zipped,
+        seeds=seeds,
+        trials=int(trials),
+        runs_per_batch=runs_per_batch,
+        source=source,
+        description=description,
+    )
+    return spec
+
+
+def shipped_specs() -> dict[str, Path]:
+    """The specs shipped with the package, by name (file stem)."""
+    folder = resources.files("assocmem") / "specs"
+    return {
+        Path(str(entry)).stem: Path(str(entry))
+        for entry in folder.iterdir()
+        if str(entry).endswith(".toml")
+    }
+
+
+def resolve_spec_path(spec: str) -> Path:
+    """A path to a spec file, or the name of a shipped spec (e.g. ``figure4``)."""
+    path = Path(spec)
+    if path.exists() or path.suffix == ".toml":
+        return path
+    shipped = shipped_specs()
+    if spec in shipped:
+        return shipped[spec]
+    names = ", ".join(sorted(shipped))
+    raise ConfigError(
+        "spec", f"no file {spec!r} and no shipped spec of that name; shipped: {names}"
+    )
+
+
+def load_spec(spec: str | Path) -> SweepSpec:
+    """Read and validate a spec file (or a shipped spec by name); the combinations of values
+    are checked when the points are built (:meth:`SweepSpec.points`, before anything runs)."""
+    path = resolve_spec_path(str(spec))
+    return parse_spec(load_toml(path), source=str(path))

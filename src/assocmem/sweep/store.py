@@ -1,0 +1,252 @@
+"""The results database: one SQLite row per run, written one transaction per batch.
+
+Crash safety comes from SQLite itself: a batch's rows are inserted inside one ``BEGIN
+IMMEDIATE … COMMIT``, so a process killed at any instant leaves either all of them or none (the
+write-ahead log is rolled back on the next open). The content hash is the PRIMARY KEY and rows
+are inserted with ``ON CONFLICT DO NOTHING`` semantics (a ``failed`` row may be replaced by a
+later attempt, an ``ok`` or ``diverged`` row never), so a resumed sweep, two shards, or two
+whole sweeps writing the same file never duplicate a run. WAL mode with a busy timeout lets
+several writer processes and readers share the file.
+"""
+
+import json
+import math
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assocmem.errors import ConfigError
+
+STATUSES = ("ok", "diverged", "failed")
+BUSY_TIMEOUT_S = 120.0
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS runs (
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    sweep TEXT NOT NULL,
+    config TEXT NOT NULL,
+    metrics TEXT,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'diverged', 'failed')),
+    message TEXT,
+    provenance TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+UPSERT_SQL = """
+INSERT INTO runs (hash, kind, sweep, config, metrics, status, message, provenance, created)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (hash) DO UPDATE SET
+    sweep = excluded.sweep, config = excluded.config, metrics = excluded.metrics,
+    status = excluded.status, message = excluded.message, provenance = excluded.provenance,
+    created = excluded.created
+WHERE runs.status = 'failed'
+"""
+
+
+def _finite(value: Any) -> Any:
+    """Non-finite floats → None, so every stored document is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(_finite(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass
+class RunRecord:
+    """What the store keeps of one run."""
+
+    key: str
+    kind: str
+    sweep: str
+    config: dict[str, Any]
+    metrics: dict[str, Any] | None
+    status: str  # ok | diverged | failed
+    message: str | None
+    provenance: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        assert self.status in STATUSES, self.status
+
+    def row(self) -> tuple[Any, ...]:
+        metrics = None if self.metrics is None else to_json(self.metrics)
+        return (
+            self.key,
+            self.kind,
+            self.sweep,
+            to_json(self.config),
+            metrics,
+            self.status,
+            self.message,
+            to_json(self.provenance),
+            time.time(),
+        )
+
+
+class Store:
+    """A results database opened for writing (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.conn = sqlite3.connect(
+                str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None
+            )
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = FULL")
+            with self.transaction():
+                for statement in SCHEMA_SQL.split(";"):
+                    if statement.strip():
+                        self.conn.execute(statement)
+        except sqlite3.DatabaseError as err:
+            raise ConfigError(
+                "db", f"cannot use {str(path)!r} as a results database: {err}"
+            ) from None
+
+    def transaction(self) -> "_Transaction":
+        return _Transaction(self.conn)
+
+    def done_keys(self, *, retry_failed: bool = False) -> set[str]:
+        """Hashes of the runs already recorded (``failed`` ones count unless retried)."""
+        query = "SELECT hash FROM runs"
+        if retry_failed:
+            query += " WHERE status != 'failed'"
+        return {row[0] for row in self.conn.execute(query)}
+
+    def record_sweep(self, name: str, kind: str, spec: dict[str, Any]) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR IGNORE INTO sweeps (name, kind, spec, created) VALUES (?, ?, ?, ?)",
+                (name, kind, to_json(spec), time.time()),
+            )
+
+    def write(
+        self, records: Sequence[RunRecord], before_commit: Callable[[], None] | None = None
+    ) -> int:
+        """Insert one batch's records in one transaction; return how many rows changed."""
+        with self.transaction():
+            before = self.conn.total_changes
+            self.conn.executemany(UPSERT_SQL, [record.row() for record in records])
+            changed = self.conn.total_changes - before
+            if before_commit is not None:
+                before_commit()  # a test hook: a crash here must lose the whole batch
+        return changed
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` (take the write lock up front, so no deadlock upgrade) … COMMIT."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+def open_readonly(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection; a missing or foreign file is a one-line :class:`ConfigError`."""
+    if not Path(path).is_file():
+        raise ConfigError("db", f"no results database at {str(path)!r}")
+    try:
+        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=30.0)
+        conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+    except sqlite3.DatabaseError as err:
+        raise ConfigError("db", f"{str(path)!r} is not a results database: {err}") from None
+    return conn
+
+
+def read_rows(path: str | Path, sweep: str | None = None) -> list[dict[str, Any]]:
+    """Every stored run as a dict with its JSON documents decoded."""
+    conn = open_readonly(path)
+    try:
+        query = (
+            "SELECT hash, kind, sweep, config, metrics, status, message, provenance, created "
+            "FROM runs"
+        )
+        args: tuple[Any, ...] = ()
+        if sweep is not None:
+            query += " WHERE sweep = ?"
+            args = (sweep,)
+        rows = conn.execute(query + " ORDER BY created, hash", args).fetchall()
+    finally:
+        conn.close()
+    return [_decode(row) for row in rows]
+
+
+def _decode(row: Iterable[Any]) -> dict[str, Any]:
+    key, kind, sweep, config, metrics, status, message, provenance, created = row
+    return {
+        "hash": key,
+        "kind": kind,
+        "sweep": sweep,
+        "config": json.loads(config),
+        "metrics": None if metrics is None else json.loads(metrics),
+        "status": status,
+        "message": message,
+        "provenance": json.loads(provenance),
+        "created": created,
+    }
+
+
+def done_keys_readonly(path: str | Path) -> set[str]:
+    """The recorded hashes of a database, without creating it (empty if it does not exist)."""
+    if not Path(path).exists():
+        return set()
+    conn = open_readonly(path)
+    try:
+        return {row[0] for row in conn.execute("SELECT hash FROM runs")}
+    finally:
+        conn.close()
+
+
+def merge(target: str | Path, sources: Sequence[str | Path]) -> int:
+    """Copy every run of ``sources`` into ``target`` (same no-duplicate rules as a sweep)."""
+    for source in sources:
+        open_readonly(source).close()  # every source is checked before the target is touched
+    added = 0
+    with Store(target) as store:
+        for source in sources:
+            rows = [
+                (r["hash"], r["kind"], r["sweep"], to_json(r["config"]),
+                 None if r["metrics"] is None else to_json(r["metrics"]), r["status"],
+                 r["message"], to_json(r["provenance"]), r["created"])
+                for r in read_rows(source)
+            ]  # fmt: skip
+            with store.transaction():
+                before = store.conn.total_changes
+                store.conn.executemany(UPSERT_SQL, rows)
+                added += store.conn.total_changes - before
+    return added
