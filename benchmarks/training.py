@@ -1,10 +1,10 @@
 """Benchmark: the batched training engine against one nn.Module + torch.optim per run.
 
 The slice of the paper grid from issue 4: matrix model, SGD and Adam(β = 0), lr ∈ {0.1, 1, 10,
-100}, 10 seeds, d ∈ {10, 100, 1000}, T = 10240, B ∈ {16, 1024} (480 runs). The engine trains
-the whole slice; the reference trains ``--reference-per-cell`` runs of each (optimiser, d, B)
-cell one at a time (its cost does not depend on lr or seed) and is extrapolated to the 40 runs
-of the cell, unless ``--reference-per-cell 40``.
+100}, 10 seeds, d ∈ {10, 100, 1000}, T = 10240, B ∈ {16, 1024} (480 runs). For each (optimiser,
+d, B) cell the engine trains its 40 runs and the reference, right after, trains
+``--reference-per-cell`` of them one at a time (its cost does not depend on lr or seed),
+extrapolated to the 40 runs unless ``--reference-per-cell 40``.
 
 ``--grid`` also estimates the full 40,320-run grid: for every (model, layer norm, optimiser,
 d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scales the per-step
@@ -38,26 +38,36 @@ def slice_configs(dims: tuple[int, ...], batches: tuple[int, ...]) -> list[Train
     ]
 
 
-def time_reference(configs: list[TrainConfig], per_cell: int) -> tuple[float, int]:
-    """Seconds to train ``per_cell`` runs of each cell one at a time, extrapolated to all."""
+def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float, int]:
+    """(engine seconds, extrapolated reference seconds, timed reference runs), cell by cell.
+
+    Each cell (same optimiser, d, B: 40 runs) is timed with the engine and then with the
+    reference right after, so both see the same machine load.
+    """
     cells: dict[tuple[object, ...], list[TrainConfig]] = {}
     for cfg in configs:
         cells.setdefault(cfg.batch_key(), []).append(cfg)
-    total, timed = 0.0, 0
+    engine_total, reference_total, timed = 0.0, 0.0, 0
     for runs in cells.values():
-        # Spread the timed runs over the cell's learning rates and seeds.
+        start = time.perf_counter()
+        train(runs)
+        engine = time.perf_counter() - start
+        # Spread the timed reference runs over the cell's learning rates and seeds.
         chosen = runs[:: max(1, len(runs) // per_cell)][:per_cell]
         start = time.perf_counter()
         for cfg in chosen:
             reference_train(cfg)
-        elapsed = time.perf_counter() - start
-        total += elapsed * len(runs) / len(chosen)
+        reference = (time.perf_counter() - start) * len(runs) / len(chosen)
+        engine_total += engine
+        reference_total += reference
         timed += len(chosen)
         print(
-            f"  reference {runs[0].optimizer:5s} d={runs[0].dim:5d} B={runs[0].batch_size:5d}: "
-            f"{elapsed / len(chosen):7.3f} s/run"
+            f"  {runs[0].optimizer:5s} d={runs[0].dim:5d} B={runs[0].batch_size:5d}: "
+            f"engine {engine:7.2f} s, reference {reference:8.2f} s for {len(runs)} runs "
+            f"({reference / engine:6.1f}x)",
+            flush=True,
         )
-    return total, timed
+    return engine_total, reference_total, timed
 
 
 def grid_estimate(steps: int) -> float:
@@ -111,17 +121,14 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
     configs = slice_configs(tuple(args.dims), tuple(args.batches))
-    start = time.perf_counter()
-    train(configs)
-    engine_time = time.perf_counter() - start
+    train(configs[:2])  # warm-up: first-call costs belong to neither side
+    reference_train(configs[0].with_(n_samples=16 * configs[0].batch_size))
+    engine_time, ref_time, timed = time_slice(configs, args.reference_per_cell)
+    n = len(configs)
+    print(f"engine:    {n} runs in {engine_time:.1f} s = {n / engine_time:.2f} runs/s")
     print(
-        f"engine:    {len(configs)} runs in {engine_time:.1f} s = "
-        f"{len(configs) / engine_time:.2f} runs/s"
-    )
-    ref_time, timed = time_reference(configs, args.reference_per_cell)
-    print(
-        f"reference: {len(configs)} runs in {ref_time:.1f} s "
-        f"(extrapolated from {timed} timed runs) = {len(configs) / ref_time:.3f} runs/s"
+        f"reference: {n} runs in {ref_time:.1f} s (extrapolated from {timed} timed runs) "
+        f"= {n / ref_time:.3f} runs/s"
     )
     print(f"speed-up:  {ref_time / engine_time:.1f}x")
     if args.grid:

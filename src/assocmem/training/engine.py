@@ -14,7 +14,7 @@ place of ``c(x)/B``. Kernels (chosen by :func:`select_kernel`):
   (N×M). O(N²M) per step whatever d and B.
 - ``ProjectedMatrixKernel`` (matrix model, sign-like Adam β = (0, 0), sign-SGD, normalised SGD):
   the state is ``V = Wᵀ Uᵀ`` (d×M). The gradient ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
-  (d×M, rank ≤ M); its elementwise sign is formed one run at a time in reused buffers and
+  (d×M, rank ≤ M); its elementwise sign is formed a few runs at a time in reused buffers and
   immediately projected back by ``Uᵀ``. O(d²M) per step, independent of B.
 - ``AutogradKernel``: every other model / optimiser / layer-norm combination, by autograd on
   the batched parameters and the batched optimisers of :mod:`assocmem.training.optimizers`.
@@ -47,6 +47,7 @@ from assocmem.training.optimizers import (
 
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
+GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the projected kernel
 
 
 @dataclass
@@ -194,10 +195,12 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.V = torch.bmm(inputs.W.transpose(1, 2), self.U_t)  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
         dim = cfg.dim
-        # Reused buffers: one run's d×d gradient at a time stays in cache and never page-faults.
-        self.grad = torch.empty(dim, dim, dtype=DTYPE, device=inputs.E.device)
+        # Reused buffers for a few runs' d×d gradients at a time: bounded memory, no page faults.
+        self.chunk = max(1, min(inputs.E.shape[0], GRADIENT_ELEMENTS // dim**2))
+        self.grad = torch.empty(self.chunk, dim, dim, dtype=DTYPE, device=inputs.E.device)
         self.scratch = torch.empty_like(self.grad)
-        self.change = torch.empty(dim, cfg.n_outputs, dtype=DTYPE, device=inputs.E.device)
+        shape = (self.chunk, dim, cfg.n_outputs)
+        self.change = torch.empty(shape, dtype=DTYPE, device=inputs.E.device)
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
@@ -211,15 +214,17 @@ class ProjectedMatrixKernel(AbstractKernel):
             norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
             self.V.sub_((rate / norm)[:, None, None] * torch.bmm(P, self.gram_outputs))
             return
-        grad, scratch, change = self.grad, self.scratch, self.change
-        for r in range(P.shape[0]):  # per run: the d×d temporaries are the cost, not the loop
-            torch.mm(P[r], self.U[r], out=grad)  # Gᵀ, (d, d)
+        for start in range(0, P.shape[0], self.chunk):
+            runs = slice(start, start + self.chunk)
+            n = P[runs].shape[0]
+            grad, scratch, change = self.grad[:n], self.scratch[:n], self.change[:n]
+            torch.bmm(P[runs], self.U[runs], out=grad)  # Gᵀ, (n, d, d)
             if self.cfg.optimizer == "sign_sgd":
                 grad.sign_()
             else:  # Adam with betas (0, 0): m = g, v = g², no bias correction left
                 grad.div_(torch.abs(grad, out=scratch).add_(self.cfg.eps))
-            torch.mm(grad, self.U_t[r], out=change)
-            self.V[r].sub_(rate[r] * change)
+            torch.bmm(grad, self.U_t[runs], out=change)
+            self.V[runs].sub_(rate[runs, None, None] * change)
 
 
 class AutogradKernel(AbstractKernel):
