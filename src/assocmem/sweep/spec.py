@@ -52,6 +52,7 @@ TOP_KEYS = (
 MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
 SEEDS_MAX = 100_000
 _TRAIN_TUPLES = ("betas", "decay_steps", "snapshot_steps")
+_TRAIN_BOOLS = tuple(f.name for f in fields(TrainConfig) if isinstance(f.default, bool))
 
 
 class SpecError(ConfigError):
@@ -83,6 +84,9 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
     clean = dict(values)
+    for key in _TRAIN_BOOLS:
+        if key in clean and not isinstance(clean[key], bool):
+            raise ConfigError(key, f"must be true or false, got {clean[key]!r}")
     for key in _TRAIN_TUPLES:
         if key in clean:
             if not isinstance(clean[key], list | tuple):
