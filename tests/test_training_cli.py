@@ -27,6 +27,12 @@ def test_train_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert [point[0] for point in run["curve"]] == [0, 2, 4]
 
 
+def test_train_best_lr_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*FAST, "--lrs", "0.1", "100", "--seeds", "2", "--best-lr"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3  # header, rule, one row: the better of the two lrs
+
+
 def test_train_table_from_toml(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "grid.toml"
     config.write_text('models = ["matrix", "qupdate"]\nlrs = [1.0]\ndims = [16]\nseeds = 2\n')

@@ -14,7 +14,7 @@ from assocmem.training.config import (
     SCHEDULES,
 )
 from assocmem.training.engine import train
-from assocmem.training.grid import SUMMARY_HEADERS, expand_grid, summarize
+from assocmem.training.grid import SUMMARY_HEADERS, best_lr_rows, expand_grid, summarize
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -65,6 +65,11 @@ def register(subparsers: Any) -> None:
     add("--eval-every", type=int, help="record the error every k steps (JSON output)")
     add("--snapshot-steps", nargs="+", type=int, help="record softmax scores after these steps")
     add("--device", choices=("cpu", "cuda"), help="default cpu")
+    add(
+        "--best-lr",
+        action="store_true",
+        help="table: keep, per setting, the lr with the lowest seed-averaged error",
+    )
     add("--quiet", action="store_true", help="no progress bar")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
@@ -94,5 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({"runs": [r.to_dict() for r in results], "summary": summarize(results)})
         return 0
     rows = summarize(results)
+    if args.best_lr:
+        rows = best_lr_rows(rows)
     print(format_table(SUMMARY_HEADERS, [[row[h] for h in SUMMARY_HEADERS] for row in rows]))
     return 0

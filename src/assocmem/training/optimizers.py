@@ -85,6 +85,10 @@ class Adam(AbstractOptimizer):
     ) -> None:
         beta1, beta2 = self.cfg.betas
         grad = self.decayed(name, param, grad)
+        if beta1 == 0 and beta2 == 0:  # m = g, v = g² (sqrt(g²) = |g| exactly): no state needed
+            direction = grad.div(grad.abs().add_(self.cfg.eps))
+            param.sub_(per_run(lr, param) * direction)
+            return
         slot = self.state.setdefault(name, {})
         if not slot:
             slot["m"] = torch.zeros_like(param)
