@@ -1,0 +1,126 @@
+"""How long the authors' training grid (40,320 runs) takes with the sweep's local executor.
+
+1. Calibrate: for every batch shape of the plan (model, layer norm, optimiser, d, B; its 40 runs
+   = 10 seeds × 4 lr), time :func:`execute_batch` on the same runs cut to ``s₁`` and ``s₂`` steps;
+   per-step time = Δt / (s₂ − s₁), setup = t(s₁) − s₁ · per-step. Every batch of the plan is
+   then predicted as setup + (T / B) · per-step (a step costs the same whatever T is).
+2. Validate: the plan's batches that ``--validate-db`` holds (from a real
+   ``assocmem sweep run paper_training_grid --shard K/N``) are compared with their prediction.
+
+    .venv/bin/python benchmarks/sweep_grid.py [--validate-db grid-shard.db] [--json out.json]
+"""
+
+import argparse
+import json
+import os
+import sqlite3
+import time
+from collections import defaultdict
+from typing import Any
+
+import torch
+
+from assocmem.sweep.execute import execute_batch
+from assocmem.sweep.plan import Batch, Run, make_plan
+from assocmem.sweep.spec import load_spec
+from assocmem.training.config import TrainConfig
+
+
+def shape_key(cfg: TrainConfig) -> tuple[Any, ...]:
+    return (cfg.model, cfg.layer_norm, cfg.optimizer, cfg.dim, cfg.batch_size)
+
+
+def cut(batch: Batch, steps: int) -> Batch:
+    runs = []
+    for run in batch.runs:
+        assert isinstance(run.config, TrainConfig)
+        short = run.config.with_(n_samples=steps * run.config.batch_size)
+        runs.append(Run.make("train", short))
+    return Batch(index=batch.index, kind="train", runs=tuple(runs))
+
+
+def timed(batch: Batch) -> float:
+    start = time.perf_counter()
+    execute_batch(batch, "calibration")
+    return time.perf_counter() - start
+
+
+Shape = tuple[Any, ...]
+Timing = tuple[float, float, int]  # setup seconds, seconds per step, runs of the timed batch
+
+
+def calibrate(batches: list[Batch], s1: int, s2: int) -> dict[Shape, Timing]:
+    """Time the first batch of each shape at s1 and s2 steps."""
+    model: dict[Shape, Timing] = {}
+    for batch in batches:
+        cfg = batch.runs[0].config
+        assert isinstance(cfg, TrainConfig)
+        key = shape_key(cfg)
+        if key in model:
+            continue
+        t1, t2 = timed(cut(batch, s1)), timed(cut(batch, s2))
+        per_step = max((t2 - t1) / (s2 - s1), 0.0)
+        model[key] = (max(t1 - s1 * per_step, 0.0), per_step, len(batch.runs))
+        print(f"  {key}: setup {model[key][0]:.3f} s, {1e3 * per_step:.2f} ms/step", flush=True)
+    return model
+
+
+def predict(batch: Batch, model: dict[Shape, Timing]) -> float:
+    cfg = batch.runs[0].config
+    assert isinstance(cfg, TrainConfig)
+    setup, per_step, runs = model[shape_key(cfg)]
+    return (setup + cfg.steps * per_step) * len(batch.runs) / runs  # split batches: pro rata
+
+
+def validate(db: str, plan_batches: list[Batch], model: dict[Shape, Timing]) -> dict[str, Any]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT hash, provenance FROM runs").fetchall()
+    walls = {key: json.loads(prov)["wall_seconds"] for key, prov in rows}
+    measured = predicted = 0.0
+    n_batches = n_runs = 0
+    for batch in plan_batches:
+        if all(run.key in walls for run in batch.runs):
+            measured += sum(walls[run.key] for run in batch.runs)
+            predicted += predict(batch, model)
+            n_batches += 1
+            n_runs += len(batch.runs)
+    return {"batches": n_batches, "runs": n_runs, "measured_s": measured, "predicted_s": predicted}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, nargs=2, default=(2, 6), metavar=("S1", "S2"))
+    parser.add_argument("--validate-db", help="a database of a real shard of the grid")
+    parser.add_argument("--json", help="write the estimate to this file")
+    args = parser.parse_args()
+    plan = make_plan(load_spec("paper_training_grid"))
+    print(f"{len(plan.runs)} runs, {len(plan.batches)} batches; torch threads "
+          f"{torch.get_num_threads()}, load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    start = time.perf_counter()
+    model = calibrate(plan.batches, *args.steps)
+    calibration = time.perf_counter() - start
+    per_batch = [predict(b, model) for b in plan.batches]
+    by_model: dict[str, float] = defaultdict(float)
+    for batch, seconds in zip(plan.batches, per_batch, strict=True):
+        assert isinstance(batch.runs[0].config, TrainConfig)
+        by_model[batch.runs[0].config.model] += seconds
+    report: dict[str, Any] = {
+        "runs": len(plan.runs),
+        "batches": len(plan.batches),
+        "calibration_s": round(calibration, 1),
+        "predicted_total_s": round(sum(per_batch), 1),
+        "predicted_total_h": round(sum(per_batch) / 3600, 2),
+        "by_model_h": {k: round(v / 3600, 2) for k, v in by_model.items()},
+        "load_average": os.getloadavg(),
+        "torch_threads": torch.get_num_threads(),
+    }
+    if args.validate_db:
+        report["validation"] = validate(args.validate_db, plan.batches, model)
+    print(json.dumps(report, indent=2))
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(report, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
