@@ -14,7 +14,7 @@ from assocmem import rng
 from assocmem.config import ClosedFormConfig
 from assocmem.data import (
     mod_targets,
-    prefix_counts,
+    noisy_labels,
     random_targets,
     sample_tokens,
     zipf_probabilities,
@@ -103,11 +103,22 @@ def naive_scores(
     targets = _targets(cfg, trial)
     dims = sorted(set(cfg.dims))
     finite = sorted({t for t in cfg.n_samples if t is not None})
-    counts = {}
+    counts, label_laws = {}, {}
+    eps = cfg.label_noise
+    population_law = np.where(
+        np.arange(m)[None, :] == targets[:, None], 1 - eps, eps / max(m - 1, 1)
+    )
     if finite:
         tokens = sample_tokens(probs_t, max(finite), rng.generator(cfg.seed, "data", trial))
-        for size, row in zip(finite, prefix_counts(tokens, n, finite).numpy(), strict=True):
-            counts[size] = row
+        labels = torch.as_tensor(targets)[tokens]
+        if eps > 0:
+            labels = noisy_labels(labels, m, eps, rng.generator(cfg.seed, "labels", trial))
+        tokens_np, labels_np = tokens.numpy(), labels.numpy()
+        for size in finite:
+            joint = np.zeros((n, m))
+            np.add.at(joint, (tokens_np[:size], labels_np[:size]), 1.0)
+            counts[size] = joint.sum(axis=1)
+            label_laws[size] = joint / np.maximum(counts[size], 1)[:, None]
     dt = torch.float64
     e_gen = rng.generator(cfg.seed, "embeddings", trial)
     u_gen = rng.generator(cfg.seed, "output_embeddings", trial)
@@ -128,9 +139,10 @@ def naive_scores(
         sizes: list[int | None] = list(dict.fromkeys(cfg.n_samples)) if uses_data else [None]
         for t in sizes:
             freq = probs if t is None else counts[t]
+            law = population_law if t is None else label_laws[t]  # (N, M): stored label law
             for d in dims:
                 q = naive_weights(spec, probs, freq, d)
                 e, u = inputs[d], outputs[d]
-                w = sum(q[x] * np.outer(u[targets[x]], e[x]) for x in range(n))  # (d, d)
+                w = sum(q[x] * np.outer(law[x] @ u, e[x]) for x in range(n))  # Σ q u_y L eᵀ
                 out[(spec, t, d)] = e @ np.asarray(w).T @ u.T  # scores[x, y] = u_yᵀ W e_x
     return out

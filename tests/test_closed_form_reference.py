@@ -118,3 +118,28 @@ def test_trial_scores_match_explicit_memory():
     for (column, d), scores in got.items():
         want = expected[(column.scheme, column.n_samples, d)]
         np.testing.assert_allclose(scores.numpy(), want, rtol=1e-9, atol=1e-12)
+
+
+def test_kernel_matches_explicit_memory_with_label_noise():
+    """Noisy labels: memories store each token's empirical label law; W formed explicitly."""
+    cfg = ClosedFormConfig(
+        n_inputs=30,
+        n_outputs=4,
+        alpha=1.2,
+        label_noise=0.3,
+        schemes=ALL_SCHEMES,
+        dims=(4, 12, 40),
+        n_samples=(None, 3, 40, 300),
+        trials=3,
+        dtype="float64",
+        seed=2,
+    )
+    _compare(cfg)
+
+
+def test_label_noise_records():
+    cfg = ClosedFormConfig(n_inputs=50, label_noise=0.2, dims=(10, 50), trials=2)
+    for record in run_closed_form(cfg).records:
+        assert record["bayes_error"] == 0.2
+        expected = 0.2 + (1 - 0.2 * 5 / 4) * record["mean"]
+        assert record["noisy_mean"] == pytest.approx(expected)

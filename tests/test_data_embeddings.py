@@ -95,3 +95,21 @@ def test_nested_scales():
     assert torch.allclose(trunc[0], trunc[1]) and torch.allclose(trunc[1], renorm[1])
     gauss = nested_row_scales(coords, [10, 100], "gaussian", "renormalize")
     assert float(gauss[0, 0]) == pytest.approx(1 / math.sqrt(10))
+
+
+def test_noisy_labels_rate_uniformity_and_nesting():
+    """Flip rate within 5 binomial sd of ε; flipped labels uniform over the other outputs."""
+    from assocmem.data import noisy_labels, prefix_label_counts
+
+    clean = torch.zeros(100_000, dtype=torch.int64)
+    labels = noisy_labels(clean, 5, 0.3, rng.generator(0, "labels", 0))
+    flipped = labels != 0
+    assert abs(float(flipped.double().mean()) - 0.3) < 5 * math.sqrt(0.3 * 0.7 / 1e5)
+    share = torch.bincount(labels[flipped], minlength=5)[1:].double() / flipped.sum()
+    assert bool(((share - 0.25).abs() < 5 * math.sqrt(0.25 * 0.75 / 30_000)).all())
+    prefix = noisy_labels(clean[:1000], 5, 0.3, rng.generator(0, "labels", 0))
+    assert torch.equal(prefix, labels[:1000])
+    tokens = torch.arange(10) % 3
+    joint = prefix_label_counts(tokens, tokens % 2, 3, 2, [4, 10])
+    assert joint.shape == (2, 2, 3) and float(joint[1].sum()) == 10
+    assert float(joint[0, 0, 0]) == 2  # x = 0 appears twice in the first 4 samples, label 0

@@ -35,8 +35,9 @@ from assocmem import __version__, rng
 from assocmem.config import ClosedFormConfig
 from assocmem.data import (
     mod_targets,
+    noisy_labels,
     normalize_probabilities,
-    prefix_counts,
+    prefix_label_counts,
     random_targets,
     sample_tokens,
     zipf_probabilities,
@@ -92,9 +93,21 @@ class ClosedFormResult:
                         "head_mean": float(self.head[:, c, i].mean()),
                         "tail_mean": float((values - self.head[:, c, i]).mean()),
                         "errors": values.tolist(),
+                        **self._noisy(float(values.mean())),
                     }
                 )
         return out
+
+    def _noisy(self, error: float) -> dict[str, float]:
+        """With label noise ε: the error against noisy labels and the Bayes floor ε.
+
+        The Bayes predictor is f* (ε < (M−1)/M); a predictor wrong (vs f*) on mass E has error
+        ``ε + (1 − ε M/(M−1)) E`` against the noisy labels, so its excess error is ∝ E.
+        """
+        eps, m = self.config.label_noise, self.config.n_outputs
+        if eps == 0:
+            return {}
+        return {"noisy_mean": eps + (1 - eps * m / (m - 1)) * error, "bayes_error": eps}
 
     def to_frame(self) -> "pd.DataFrame":
         """Tidy rows, one per trial: scheme, dim, n_samples (inf = ∞), trial, error, head, tail."""
@@ -168,36 +181,68 @@ class _Problem:
             cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial)
         )
 
-    def frequencies(self, trial: int) -> torch.Tensor:
-        """(len(sample_sizes), N) float64: counts of the first T samples, or p for T = ∞."""
-        cfg = self.cfg
-        rows = torch.empty(len(self.sample_sizes), cfg.n_inputs, dtype=torch.float64)
-        counts = None
-        if self.finite_sizes:
-            gen = rng.generator(cfg.seed, "data", trial)
-            tokens = sample_tokens(self.probs_cpu, max(self.finite_sizes), gen)
-            counts = prefix_counts(tokens, cfg.n_inputs, self.finite_sizes)
-        for row, size in enumerate(self.sample_sizes):
-            rows[row] = self.probs_cpu if size is None else counts[self.finite_sizes.index(size)]  # type: ignore[index]
-        return rows.to(self.device)
+    def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
+        """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform."""
+        eps, m = self.cfg.label_noise, self.cfg.n_outputs
+        onehot_t = torch.nn.functional.one_hot(targets.cpu(), m).T.to(torch.float64)
+        return (1 - eps) * onehot_t + eps / max(m - 1, 1) * (1 - onehot_t)
 
-    def weights(self, trial: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Weights of every column: (K_fixed, N) for d-independent, (n_d, K_var, N) for the rest."""
-        freq = self.frequencies(trial)
-        fixed: list[torch.Tensor] = []
-        varying: list[torch.Tensor] = []
+    def sample_statistics(
+        self, trial: int, targets: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Frequencies (R, N) and stored label laws (R, M, N) for each sample size, float64.
+
+        Row r is for ``sample_sizes[r]``: counts n(x) of the first T samples and the empirical
+        label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞.
+        """
+        cfg = self.cfg
+        n, m, eps = cfg.n_inputs, cfg.n_outputs, cfg.label_noise
+        freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
+        labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
+        if self.finite_sizes:
+            tokens = sample_tokens(
+                self.probs_cpu, max(self.finite_sizes), rng.generator(cfg.seed, "data", trial)
+            )
+            observed = targets[tokens]
+            if eps > 0:
+                observed = noisy_labels(observed, m, eps, rng.generator(cfg.seed, "labels", trial))
+            joint = prefix_label_counts(tokens, observed, n, m, self.finite_sizes)  # (R_f, M, N)
+        for row, size in enumerate(self.sample_sizes):
+            if size is None:
+                freq[row], labels[row] = self.probs_cpu, self.population_labels(targets)
+            else:
+                counts = joint[self.finite_sizes.index(size)]
+                freq[row] = counts.sum(0)
+                labels[row] = counts / freq[row].clamp(min=1)
+        return freq.to(self.device), labels.to(self.device)
+
+    def weights(self, trial: int, targets: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Weights and stored label laws of every column, d-independent columns first.
+
+        Returns fixed_q (K_f, N), varying_q (n_d, K_v, N), fixed_labels (K_f, M, N) and
+        varying_labels (K_v, M, N).
+        """
+        freq, labels = self.sample_statistics(trial, targets)
+        population = self.population_labels(targets).to(self.device)[None]  # sample-free schemes
+        fixed, varying, fixed_labels, varying_labels = [], [], [], []
         n_d = len(self.dims)
         for scheme in self.schemes:
-            source = freq if scheme.uses_data else self.probs[None]
+            source, law = (freq, labels) if scheme.uses_data else (self.probs[None], population)
             q = scheme.weights(source, self.dims)  # (n_d or 1, R, N)
             if q.shape[0] == 1 and not self.all_per_dim:
                 fixed.append(q[0])
+                fixed_labels.append(law)
             else:
                 varying.append(q.expand(n_d, *q.shape[1:]))
-        n = self.cfg.n_inputs
-        fixed_t = torch.cat(fixed) if fixed else freq.new_zeros(0, n)
-        varying_t = torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n)
-        return fixed_t, varying_t
+                varying_labels.append(law)
+        n, m = self.cfg.n_inputs, self.cfg.n_outputs
+        empty = freq.new_zeros(0, m, n)
+        return (
+            torch.cat(fixed) if fixed else freq.new_zeros(0, n),
+            torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n),
+            torch.cat(fixed_labels) if fixed_labels else empty,
+            torch.cat(varying_labels) if varying_labels else empty,
+        )
 
     def column_order(self) -> list[int]:
         """Position of each column in the concatenation [fixed columns, varying columns]."""
@@ -212,9 +257,12 @@ class _Problem:
         return fixed + varying
 
 
-def _stored(q: torch.Tensor, onehot_t: torch.Tensor) -> torch.Tensor:
-    """``(diag(q) F)ᵀ`` for every column: q (..., K, N), Fᵀ (M, N) → (..., K·M, N)."""
-    return (q.unsqueeze(-2) * onehot_t).flatten(-3, -2)
+def _stored(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
+
+    Without label noise L is the one-hot matrix F of f*.
+    """
+    return (q.unsqueeze(-2) * labels).flatten(-3, -2)
 
 
 def _stored_end(q: torch.Tensor) -> list[int]:
@@ -283,17 +331,20 @@ def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
 def _aggregates(problem: _Problem, trial: int) -> tuple[torch.Tensor, torch.Tensor, "_Evaluator"]:
     """One trial's ``(E_d S_d)ᵀ`` (D, K·M, N), its output Grams (D, M, M) and its evaluator."""
     cfg = problem.cfg
-    evaluate = _Evaluator(problem, problem.targets(trial))
-    onehot_t = evaluate.onehot_t.to(problem.dtype)
-    fixed_q, varying_q = (w.to(problem.dtype) for w in problem.weights(trial))
+    targets = problem.targets(trial)
+    evaluate = _Evaluator(problem, targets)
+    fixed_q, varying_q, fixed_labels, varying_labels = (
+        w.to(problem.dtype) for w in problem.weights(trial, targets)
+    )
     grams = torch.stack(_output_grams(problem, trial))
-    if cfg.embedding == "orthogonal":  # canonical basis: E Eᵀ = I, so E S = diag(q) F exactly
-        return _stored(varying_q, onehot_t), grams, evaluate
+    if cfg.embedding == "orthogonal":  # canonical basis: E Eᵀ = I, so E S = diag(q) L exactly
+        return _stored(varying_q, varying_labels), grams, evaluate
     gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
     coords = standard_coordinates(
         cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
     )  # (d_max, N)
-    return _nested_scores(problem, coords, fixed_q, varying_q, onehot_t), grams, evaluate
+    labels = (fixed_labels, varying_labels)
+    return _nested_scores(problem, coords, fixed_q, varying_q, labels), grams, evaluate
 
 
 def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
@@ -332,7 +383,7 @@ def _nested_scores(
     coords: torch.Tensor,
     fixed_q: torch.Tensor,
     varying_q: torch.Tensor,
-    onehot_t: torch.Tensor,
+    labels: tuple[torch.Tensor, torch.Tensor],
 ) -> torch.Tensor:
     """``(E_d S_d)ᵀ`` at every nested d: (D, K·M, N), fixed columns first.
 
@@ -344,9 +395,9 @@ def _nested_scores(
     if spherical:  # the stored side carries the row norms too
         fixed_q = fixed_q * scales[0]  # truncate: fixed along d (renormalize has no fixed columns)
         varying_q = varying_q * scales[:, None, :]
-    fixed_stored = _stored(fixed_q, onehot_t)  # (K_f·M, N)
+    fixed_stored = _stored(fixed_q, labels[0])  # (K_f·M, N)
     end = max(_stored_end(varying_q)) if varying_q.shape[1] else 1
-    varying_stored = _stored(varying_q[..., :end], onehot_t[:, :end])  # (D, K_v·M, end)
+    varying_stored = _stored(varying_q[..., :end], labels[1][..., :end])  # (D, K_v·M, end)
     n_dims, n_var = varying_stored.shape[:2]
     n_fixed = fixed_stored.shape[0]
     # Summaries S_dᵀ = (Eᵀ diag(q) F)ᵀ restricted to the first d coordinates: (·, d_max).

@@ -32,6 +32,7 @@ class ClosedFormConfig:
     probabilities: tuple[float, ...] | None = None  # a user-given p (overrides alpha; sets N)
     words: str | None = None  # a language: p = frequencies of its N most frequent words
     target: str = "mod"  # f*(x) = x mod M, or a seeded random balanced map
+    label_noise: float = 0.0  # ε: a sample's label is f*(x) w.p. 1 − ε, else another output
     embedding: str = "gaussian"  # law of the input embeddings e_x
     output_embedding: str = "spherical"  # law of the output embeddings u_y
     nested: str = "truncate"  # nested-d convention: "truncate" (paper) or "renormalize"
@@ -92,6 +93,11 @@ def validate(cfg: ClosedFormConfig) -> None:
         raise ConfigError("alpha", f"must be a number > 0, got {cfg.alpha!r}")
     if cfg.target not in TARGETS:
         raise ConfigError("target", f"unknown target {cfg.target!r}; allowed: {', '.join(TARGETS)}")
+    noise_max = (cfg.n_outputs - 1) / cfg.n_outputs  # beyond it, f* is no longer the Bayes rule
+    eps = cfg.label_noise
+    if not isinstance(eps, int | float) or not (eps == 0 or 0 < eps < noise_max):
+        allowed = f"[0, (M-1)/M) = [0, {noise_max:.3g})"
+        raise ConfigError("label_noise", f"must be in {allowed}, got {eps!r}")
     check_kind("embedding", cfg.embedding)
     check_kind("output_embedding", cfg.output_embedding)
     if cfg.nested not in NESTED_CONVENTIONS:

@@ -91,3 +91,31 @@ def prefix_counts(tokens: torch.Tensor, n_inputs: int, sizes: Sequence[int]) -> 
         counts[row] = running
         start = size
     return counts
+
+
+def noisy_labels(
+    clean: torch.Tensor, n_outputs: int, noise: float, generator: torch.Generator
+) -> torch.Tensor:
+    """Labels ``y = f*(x)`` with probability ``1 − noise``, else uniform over the other outputs.
+
+    clean: (T,) int64 targets ``f*(x_t)``. Two uniforms per sample, drawn in fixed blocks, so the
+    labels of the first T samples never depend on T_max (nested prefixes). Returns (T,) int64.
+    """
+    n = clean.numel()
+    n_blocks = math.ceil(n / SAMPLE_BLOCK)
+    draws = [
+        torch.rand(2, SAMPLE_BLOCK, generator=generator, dtype=torch.float64)
+        for _ in range(n_blocks)
+    ]
+    uniforms = torch.cat(draws, dim=1)[:, :n] if draws else torch.empty(2, 0, dtype=torch.float64)
+    flip = uniforms[0] < noise
+    shift = 1 + (uniforms[1] * (n_outputs - 1)).long().clamp_(max=max(n_outputs - 2, 0))
+    return torch.where(flip, (clean + shift) % n_outputs, clean)
+
+
+def prefix_label_counts(
+    tokens: torch.Tensor, labels: torch.Tensor, n_inputs: int, n_outputs: int, sizes: Sequence[int]
+) -> torch.Tensor:
+    """Counts ``n_T(x, y)`` in the first T samples for each T in ``sizes``: (len(sizes), M, N)."""
+    flat = prefix_counts(labels * n_inputs + tokens, n_inputs * n_outputs, sizes)
+    return flat.view(len(sizes), n_outputs, n_inputs)

@@ -37,6 +37,7 @@ def register(subparsers: Any) -> None:
     add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
     add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
     add("--target", choices=("mod", "random"), help="f*(x) = x mod M, or a seeded random map")
+    add("--label-noise", type=float, help="ε: a label is f*(x) w.p. 1-ε, else another output")
     add("--embedding", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
     add("--output-embedding", choices=EMBEDDING_KINDS, help="output embeddings (default spherical)")
     add("--nested", choices=NESTED_CONVENTIONS, help="nested-d convention (default truncate)")
