@@ -234,7 +234,7 @@ def _dask(
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
             )
             client = Client(cluster)
     try:
