@@ -13,6 +13,7 @@ COMMANDS = (
     "closed_form",
     "claims",
     "words",
+    "capacity",
     "figure",
     "theory",
     "fit",
