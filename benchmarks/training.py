@@ -89,8 +89,9 @@ def grid_estimate(steps: int) -> float:
         start = time.perf_counter()
         train(short)
         run_time = time.perf_counter() - start
-        setup = time_setup(base.with_(n_samples=b), short)
-        per_step = max(run_time - setup, 0.0) / steps
+        one_step = time_setup(base.with_(n_samples=b), short)
+        per_step = max(run_time - one_step, 0.0) / (steps - 1)
+        setup = max(one_step - per_step, 0.0)
         estimate = 3 * setup + per_step * grid_steps
         total += estimate
         print(
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 1024])
     parser.add_argument("--grid", action="store_true", help="also estimate the full grid")
-    parser.add_argument("--grid-steps", type=int, default=4)
+    parser.add_argument("--grid-steps", type=int, default=8, help="≥ 2 timed steps per group")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
