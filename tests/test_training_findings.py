@@ -15,7 +15,7 @@ SEEDS = range(10)
 
 
 def mean_error(**settings: object) -> float:
-    configs = [TrainConfig(seed=s, **settings) for s in SEEDS]  # type: ignore[arg-type]
+    configs = [TrainConfig(seed=s, **settings) for s in SEEDS]
     return statistics.fmean(r.error for r in train(configs))
 
 
