@@ -178,6 +178,7 @@ def test_larger_steps_memorise_more() -> None:
         ({"full_batch": True, "n_steps": 0}, "n_steps"),
         ({"model": "qupdate", "optimizer": "adam"}, "model"),
         ({"seed": -1}, "seed"),
+        ({"layer_norm": "yes"}, "layer_norm"),
     ],
 )
 def test_invalid_configs_name_their_field(changes: dict[str, object], field: str) -> None:

@@ -104,6 +104,9 @@ def validate(cfg: TrainConfig) -> None:
     _positive_int("n_outputs", cfg.n_outputs, 2)
     _finite("alpha", cfg.alpha, low=0.0, strict=True)
     _positive_int("dim", cfg.dim)
+    for name in ("layer_norm", "full_batch"):
+        if not isinstance(getattr(cfg, name), bool):
+            raise ConfigError(name, f"must be true or false, got {getattr(cfg, name)!r}")
     _choice("model", cfg.model, MODELS)
     _choice("optimizer", cfg.optimizer, OPTIMIZERS)
     _choice("init", cfg.init, INITS)
