@@ -72,3 +72,16 @@ def test_cli_dask_local_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main([*argv, "--quiet", "--format", "json"]) == 0
     assert '"written": 8' in capsys.readouterr().out
     assert len(rows(db)) == 8
+
+
+@pytest.mark.slow
+def test_cli_dask_scheduler_address(
+    tmp_path: Path, cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--scheduler ADDR``: how a SLURM (dask-jobqueue) cluster is used from the command line."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace("trials = 12", "trials = 3").replace("1500", "200"))
+    db = tmp_path / "addr.db"
+    argv = ["sweep", "run", str(spec), "--db", str(db), "--executor", "dask"]
+    assert main([*argv, "--scheduler", cluster.scheduler_address, "--quiet"]) == 0
+    assert "6 written (6 ok)" in capsys.readouterr().out
