@@ -8,6 +8,7 @@ from naive import naive_errors, naive_scores
 
 from assocmem.closed_form import run_closed_form, trial_scores
 from assocmem.config import ClosedFormConfig
+from assocmem.data import zipf_probabilities
 from assocmem.schemes import REGISTRY
 
 ALL_SCHEMES = (
@@ -143,3 +144,35 @@ def test_label_noise_records():
         assert record["bayes_error"] == 0.2
         expected = 0.2 + (1 - 0.2 * 5 / 4) * record["mean"]
         assert record["noisy_mean"] == pytest.approx(expected)
+
+
+def test_calibrated_softmax_readout_matches_scipy():
+    """β* minimises the population cross-entropy: compare with SciPy on the explicit scores."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import log_softmax
+
+    cfg = ClosedFormConfig(
+        n_inputs=60,
+        n_outputs=4,
+        alpha=1.0,
+        label_noise=0.1,
+        schemes=("population", "threshold:P=d/2"),
+        dims=(6, 30),
+        trials=1,
+        dtype="float64",
+        readout=True,
+    )
+    result = run_closed_form(cfg)
+    probs = zipf_probabilities(60, 1.0).numpy()
+    targets = np.arange(60) % 4
+    law = np.where(np.arange(4)[None, :] == targets[:, None], 0.9, 0.1 / 3)  # (N, M)
+    for (column, d), scores in trial_scores(cfg).items():
+        s = scores.numpy() / scores.numpy().std(ddof=1)  # as the kernel: unbiased std
+
+        def ce(beta, s=s):
+            return float(-(probs[:, None] * law * log_softmax(beta * s, axis=1)).sum())
+
+        best = minimize_scalar(ce, bounds=(0, 1e3), method="bounded", options={"xatol": 1e-10})
+        c, i = result.columns.index(column), result.dims.index(d)
+        assert result.readout["cross_entropy"][0, c, i] == pytest.approx(best.fun, abs=1e-7)
+        assert result.readout["beta"][0, c, i] == pytest.approx(best.x, rel=1e-3)

@@ -61,7 +61,8 @@ class ClosedFormResult:
     """Per-trial errors of every (column, d), and their summary records.
 
     errors, head: (n_trials, n_columns, n_dims) float64 — the population error and the part of
-    it on the head tokens (the tail part is ``errors - head``).
+    it on the head tokens (the tail part is ``errors - head``). readout: the same shape, the
+    calibrated softmax metrics when the config asks for them (``readout = true``).
     """
 
     config: ClosedFormConfig
@@ -70,6 +71,7 @@ class ClosedFormResult:
     dims: list[int]
     errors: np.ndarray
     head: np.ndarray
+    readout: dict[str, np.ndarray] = field(default_factory=dict)  # cross_entropy, p_correct, beta
     provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -94,6 +96,7 @@ class ClosedFormResult:
                         "tail_mean": float((values - self.head[:, c, i]).mean()),
                         "errors": values.tolist(),
                         **self._noisy(float(values.mean())),
+                        **{f"{k}_mean": float(v[:, c, i].mean()) for k, v in self.readout.items()},
                     }
                 )
         return out
@@ -286,24 +289,71 @@ class _Evaluator:
         self.onehot_t = torch.nn.functional.one_hot(targets, self.m).T.bool()  # (M, N)
         self.probs = problem.probs
         self.head_probs = problem.head_probs
+        self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
+        self.readout = problem.cfg.readout
 
-    def __call__(
-        self, aggregated: torch.Tensor, grams: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
         """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
 
-        Returns the error and its head part, each (D, K).
+        Returns metrics, each (D, K): the error and its head part, and with ``readout`` the
+        calibrated softmax metrics of :func:`calibrated_softmax`.
         """
         n_dims, _, n = aggregated.shape
         n_cols = aggregated.shape[1] // self.m
         scores = torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
             grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
         ).view(n_dims, n_cols, self.m, n)
+        metrics = (
+            calibrated_softmax(scores, self.label_law, self.probs, self.onehot_t)
+            if self.readout
+            else {}
+        )
         index = self.target_index.expand(n_dims, scores.shape[1], 1, n)
         true = scores.gather(2, index)[:, :, 0]
         other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
         wrong = (true <= other).to(torch.float64)  # (D, K, N); ties count as errors
-        return wrong @ self.probs, wrong @ self.head_probs
+        return {"error": wrong @ self.probs, "head": wrong @ self.head_probs, **metrics}
+
+
+def calibrated_softmax(
+    scores: torch.Tensor,
+    law: torch.Tensor,
+    probs: torch.Tensor,
+    onehot_t: torch.Tensor,
+    iterations: int = 40,
+    beta_max: float = 1e4,
+) -> dict[str, torch.Tensor]:
+    """Softmax readout at the best inverse temperature, for every (d, column).
+
+    The scale of ``q`` (and so of the scores) is arbitrary for a closed-form memory, so the
+    readout is calibrated: ``β* = argmin_β CE(β)`` with the population cross-entropy
+    ``CE(β) = Σ_x p(x) Σ_y L(y|x) (−log softmax(β s_x)_y)`` against the label law L (one-hot
+    without label noise). CE is convex in β; damped Newton steps from β = 0, β ∈ [0, β_max] on
+    scores scaled to unit standard deviation (a memory that answers every token right has
+    CE → 0 as β → ∞, and stops at β_max).
+
+    scores: (D, K, M, N); law: (M, N); probs: (N,). Returns ``cross_entropy``, ``p_correct``
+    (Σ_x p(x) softmax(β* s_x)[f*(x)]) and ``beta`` (β* in units of the scores' std), each (D, K).
+    """
+    s = scores.to(torch.float64)
+    s = s / s.std(dim=(2, 3), keepdim=True).clamp(min=1e-300)
+    law = law.to(torch.float64)
+    target = (s * law).sum(2)  # (D, K, N): E_L[s]
+    beta = s.new_zeros(s.shape[0], s.shape[1], 1, 1)
+    for _ in range(iterations):
+        prob = torch.softmax(beta * s, dim=2)
+        mean = (prob * s).sum(2)
+        var = (prob * s * s).sum(2) - mean.square()
+        grad = (mean - target) @ probs  # dCE/dβ, (D, K)
+        hess = var.clamp(min=0) @ probs
+        step = grad / hess.clamp(min=1e-12)
+        beta = (beta - step.clamp(-10.0, 10.0)[..., None, None]).clamp(0.0, beta_max)
+    log_prob = torch.log_softmax(beta * s, dim=2)
+    return {
+        "cross_entropy": -(law * log_prob).sum(2) @ probs,
+        "p_correct": (log_prob.exp() * onehot_t).sum(2) @ probs,
+        "beta": beta[..., 0, 0],
+    }
 
 
 def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
@@ -347,16 +397,15 @@ def _aggregates(problem: _Problem, trial: int) -> tuple[torch.Tensor, torch.Tens
     return _nested_scores(problem, coords, fixed_q, varying_q, labels), grams, evaluate
 
 
-def _trial(problem: _Problem, trial: int) -> tuple[np.ndarray, np.ndarray]:
-    """Errors (n_columns, n_dims) and their head parts for one trial."""
+def _trial(problem: _Problem, trial: int) -> dict[str, np.ndarray]:
+    """Metrics of one trial (error, head, and the readout metrics if asked): (n_columns, n_dims)."""
     aggregated, grams, evaluate = _aggregates(problem, trial)
-    err, err_head = evaluate(aggregated, grams)
     order = problem.column_order()
-    errors = np.zeros((len(problem.columns), len(problem.dims)))
-    head = np.zeros_like(errors)
-    errors[order] = err.T.cpu().numpy()
-    head[order] = err_head.T.cpu().numpy()
-    return errors, head
+    out = {}
+    for name, values in evaluate(aggregated, grams).items():
+        out[name] = np.zeros((len(problem.columns), len(problem.dims)))
+        out[name][order] = values.T.cpu().numpy()
+    return out
 
 
 def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, int], torch.Tensor]:
@@ -449,11 +498,12 @@ def run_closed_form(
     problem = _Problem(cfg)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
     shape = (len(trial_ids), len(problem.columns), len(problem.dims))
-    errors, head = np.zeros(shape), np.zeros(shape)
+    metrics: dict[str, np.ndarray] = {}
     bar = tqdm(total=len(trial_ids), desc="closed-form", unit="trial", disable=progress is not True)
     with torch.inference_mode(), bar:
         for row, trial in enumerate(trial_ids):
-            errors[row], head[row] = _trial(problem, trial)
+            for name, values in _trial(problem, trial).items():
+                metrics.setdefault(name, np.zeros(shape))[row] = values
             bar.update()
             if callable(progress):
                 progress(row + 1)
@@ -462,8 +512,9 @@ def run_closed_form(
         trials=trial_ids,
         columns=problem.columns,
         dims=problem.dims,
-        errors=errors,
-        head=head,
+        errors=metrics.pop("error"),
+        head=metrics.pop("head"),
+        readout=metrics,
         provenance=provenance(cfg.device, time.perf_counter() - start),
     )
 

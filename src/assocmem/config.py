@@ -45,6 +45,7 @@ class ClosedFormConfig:
     dtype: str = "float32"
     memory_gb: float = 4.0  # refuse a run whose working set exceeds this
     head_fraction: float = 0.1  # head = the ceil(fraction·N) most probable tokens
+    readout: bool = False  # also the calibrated softmax readout: cross-entropy, p(correct), β*
 
     def __post_init__(self) -> None:
         validate(self)

@@ -54,6 +54,7 @@ def register(subparsers: Any) -> None:
     add("--device", help="cpu, cuda or cuda:K (default cpu)")
     add("--dtype", choices=("float32", "float64"), help="working precision (default float32)")
     add("--memory-gb", type=float, help="refuse runs whose working set exceeds this (default 4)")
+    add("--readout", action="store_true", default=None, help="also softmax readout metrics")
     add("--quiet", action="store_true", help="no progress bar")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
