@@ -151,7 +151,7 @@ def results_command(args: argparse.Namespace) -> int:
     elif args.aggregate:
         df = aggregate(df)
     if args.format in ("csv", "jsonl", "parquet") or (args.format == "json" and args.out):
-        export(df, args.out or sys.stdout, args.format)  # type: ignore[arg-type]
+        export(df, args.out or sys.stdout, args.format)
     elif args.format == "json":
         print_json(df.to_dict(orient="records"))
     else:

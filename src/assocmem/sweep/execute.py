@@ -21,10 +21,12 @@ import numpy as np
 import torch
 
 from assocmem import __version__
+from assocmem.config import ClosedFormConfig
 from assocmem.errors import ConfigError
 from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
 from assocmem.sweep.store import RunRecord, Store
+from assocmem.training.config import TrainConfig
 
 EXECUTORS = ("local", "dask")
 
@@ -63,9 +65,10 @@ def _closed_form_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
     from assocmem.closed_form import run_closed_form
 
     cfg = batch.runs[0].config
-    trials = [run.trial for run in batch.runs]
-    assert all(t is not None for t in trials)
-    result = run_closed_form(cfg, trials=[int(t) for t in trials if t is not None])  # type: ignore[arg-type]
+    assert isinstance(cfg, ClosedFormConfig)
+    trials = [run.trial for run in batch.runs if run.trial is not None]
+    assert len(trials) == len(batch.runs)
+    result = run_closed_form(cfg, trials=trials)
     columns = [[c.scheme, c.n_samples] for c in result.columns]
     out = []
     for row in range(len(trials)):
@@ -85,7 +88,9 @@ def _train_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
     """One ``train_group`` call: runs that differ only in seed and lr."""
     from assocmem.training.engine import train_group
 
-    results = train_group([run.config for run in batch.runs])  # type: ignore[misc]
+    configs = [run.config for run in batch.runs if isinstance(run.config, TrainConfig)]
+    assert len(configs) == len(batch.runs)
+    results = train_group(configs)
     out = []
     for result in results:
         metrics: dict[str, Any] = {

@@ -11,7 +11,7 @@ Rows: a training run is one row (config fields, then ``error``, ``head_error``, 
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pandas as pd
 
@@ -179,7 +179,7 @@ def _heldout(df: pd.DataFrame, metric: str, selection_seeds: Sequence[int] | Non
     return test.merge(best[keys], on=keys, how="inner")
 
 
-def export(df: pd.DataFrame, path: str | Path, fmt: str) -> None:
+def export(df: pd.DataFrame, path: str | Path | TextIO, fmt: str) -> None:
     """Write ``df`` as csv, jsonl (JSON lines), json (one array) or parquet (needs pyarrow)."""
     if fmt == "csv":
         df.to_csv(path, index=False)
