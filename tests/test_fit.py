@@ -24,16 +24,17 @@ def test_noise_free_planted_slope_is_exact(loss):
 
 
 def test_noisy_coverage_of_the_95_percent_interval():
-    """200 independent experiments (40 trials each, 20 % lognormal noise per trial and point):
-    the trial-bootstrap 95 % interval holds the planted slope in 88–99 % of them (the binomial
-    spread at n = 200 is ±1.5 %; percentile bootstraps undercover slightly at 40 trials)."""
+    """200 independent experiments (100 trials each, 20 % lognormal noise per trial and point):
+    the trial-bootstrap 95 % interval holds the planted slope in 90–99 % of them. The binomial
+    spread at 200 experiments is ±1.6 %; percentile bootstraps undercover a little at small trial
+    counts (measured over 1000 experiments: 90.1 % at 10 trials, 93.1 % at 40, 94.4 % at 100)."""
     rng = np.random.default_rng(0)
     hits = 0
     for rep in range(200):
-        errors = 2.0 * X**-0.5 * np.exp(0.2 * rng.standard_normal((40, X.size)))
+        errors = 2.0 * X**-0.5 * np.exp(0.2 * rng.standard_normal((100, X.size)))
         fit = fit_scaling(X, errors, window=(10, 1000), n_boot=400, seed=rep)
         hits += fit.ci_low <= -0.5 <= fit.ci_high
-    assert 0.88 <= hits / 200 <= 0.99
+    assert 0.90 <= hits / 200 <= 0.99
 
 
 def test_robust_loss_resists_an_outlier():
