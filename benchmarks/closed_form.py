@@ -56,7 +56,7 @@ def reference(cfg: ClosedFormConfig) -> np.ndarray:
     for trial in range(cfg.trials):
         targets = problem.targets(trial).to(dev)
         onehot = torch.nn.functional.one_hot(targets, cfg.n_outputs).to(dt)  # (N, M)
-        fixed, varying = problem.weights(trial)
+        fixed, varying, _, _ = problem.weights(trial, targets)  # noise-free: labels are F
         weights = torch.cat([fixed[None].expand(len(problem.dims), -1, -1), varying], 1).to(dt)
         gen_e = rng.generator(cfg.seed, "embeddings", trial, device=dev)
         gen_u = rng.generator(cfg.seed, "output_embeddings", trial, device=dev)

@@ -445,28 +445,28 @@ def _nested_scores(
         fixed_q = fixed_q * scales[0]  # truncate: fixed along d (renormalize has no fixed columns)
         varying_q = varying_q * scales[:, None, :]
     fixed_stored = _stored(fixed_q, labels[0])  # (K_f·M, N)
-    end = max(_stored_end(varying_q)) if varying_q.shape[1] else 1
-    varying_stored = _stored(varying_q[..., :end], labels[1][..., :end])  # (D, K_v·M, end)
-    n_dims, n_var = varying_stored.shape[:2]
+    ends = _stored_end(varying_q) if varying_q.shape[1] else [1] * len(problem.dims)
+    varying_stored = _stored(varying_q[..., : max(ends)], labels[1][..., : max(ends)])
+    n_dims, n_var = varying_stored.shape[:2]  # (D, K_v·M, end)
     n_fixed = fixed_stored.shape[0]
-    # Summaries S_dᵀ = (Eᵀ diag(q) F)ᵀ restricted to the first d coordinates: (·, d_max).
+    # Summaries S_dᵀ = (Eᵀ diag(q) L)ᵀ on the first d coordinates, zero beyond: (·, d_max).
     fixed_summary = fixed_stored @ coords.T  # (K_f·M, d_max)
-    var_summary = (varying_stored.reshape(-1, end) @ coords[:, :end].T).view(
-        n_dims, n_var, coords.shape[0]
-    )
-    for i, d in enumerate(problem.dims):
-        var_summary[i, :, d:] = 0.0
+    var_summary = coords.new_zeros(n_dims, n_var, coords.shape[0])
+    if n_var:
+        for i, (d, end) in enumerate(zip(problem.dims, ends, strict=True)):
+            torch.mm(varying_stored[i, :, :end], coords[:d, :end].T, out=var_summary[i, :, :d])
     # E_d S_d = Σ over coordinate blocks below d: read each block of E once, for every d above it.
     out = coords.new_zeros(n_dims, n_fixed + n_var, coords.shape[1])
+    running = coords.new_zeros(n_fixed, coords.shape[1])
     prev = 0
     for j, d in enumerate(problem.dims):
         block = slice(prev, d)
         rows = torch.cat([fixed_summary[:, block], var_summary[j:, :, block].reshape(-1, d - prev)])
         product = rows @ coords[block]  # (K_f·M + (D-j)·K_v·M, N)
-        out[j, :n_fixed] = product[:n_fixed]
+        running += product[:n_fixed]  # fixed columns: E_d S grows block by block
+        out[j, :n_fixed] = running
         out[j:, n_fixed:] += product[n_fixed:].view(n_dims - j, n_var, coords.shape[1])
         prev = d
-    out[:, :n_fixed] = out[:, :n_fixed].cumsum(0)
     # query-side row scale (for Gaussian rows, a constant covering the stored side as well)
     return out.mul_((scales if spherical else scales.square())[:, None, :])
 
