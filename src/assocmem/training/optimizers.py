@@ -74,7 +74,7 @@ class SGD(AbstractOptimizer):
             else:
                 slot["buf"].mul_(self.cfg.momentum).add_(grad)
             grad = slot["buf"]
-        param.sub_(per_run(lr, param) * grad)
+        param.addcmul_(grad, per_run(lr, param), value=-1)
 
 
 class Adam(AbstractOptimizer):
@@ -86,8 +86,8 @@ class Adam(AbstractOptimizer):
         beta1, beta2 = self.cfg.betas
         grad = self.decayed(name, param, grad)
         if beta1 == 0 and beta2 == 0:  # m = g, v = g² (sqrt(g²) = |g| exactly): no state needed
-            direction = grad.div(grad.abs().add_(self.cfg.eps))
-            param.sub_(per_run(lr, param) * direction)
+            direction = grad.div_(grad.abs().add_(self.cfg.eps))  # grad is ours to overwrite
+            param.addcmul_(direction, per_run(lr, param), value=-1)
             return
         slot = self.state.setdefault(name, {})
         if not slot:
@@ -109,7 +109,7 @@ class SignSGD(AbstractOptimizer):
         self, name: str, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
     ) -> None:
         grad = self.decayed(name, param, grad)
-        param.sub_(per_run(lr, param) * grad.sign())
+        param.addcmul_(grad.sign(), per_run(lr, param), value=-1)
 
 
 class NormalizedSGD(AbstractOptimizer):
@@ -122,7 +122,7 @@ class NormalizedSGD(AbstractOptimizer):
     ) -> None:
         grad = self.decayed(name, param, grad)
         norm = grad.flatten(1).norm(dim=1).clamp_min(NORM_FLOOR)
-        param.sub_(per_run(lr / norm, param) * grad)
+        param.addcmul_(grad, per_run(lr / norm, param), value=-1)
 
 
 OPTIMIZER_REGISTRY: dict[str, type[AbstractOptimizer]] = {
