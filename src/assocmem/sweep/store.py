@@ -181,7 +181,8 @@ def open_readonly(path: str | Path) -> sqlite3.Connection:
     if not Path(path).is_file():
         raise ConfigError("db", f"no results database at {str(path)!r}")
     try:
-        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=30.0)
+        uri = Path(path).resolve().as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
         conn.execute("SELECT COUNT(*) FROM runs").fetchone()
     except sqlite3.DatabaseError as err:
         raise ConfigError("db", f"{str(path)!r} is not a results database: {err}") from None
