@@ -11,11 +11,15 @@
 """
 
 import argparse
+import ast
 import json
 import os
+import random
+import re
 import sqlite3
 import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -23,6 +27,7 @@ import torch
 from assocmem.sweep.execute import execute_batch
 from assocmem.sweep.plan import Batch, Run, make_plan
 from assocmem.sweep.spec import load_spec
+from assocmem.sweep.store import Store
 from assocmem.training.config import TrainConfig
 
 
@@ -87,26 +92,67 @@ def validate(db: str, plan_batches: list[Batch], model: dict[Shape, Timing]) -> 
     return {"batches": n_batches, "runs": n_runs, "measured_s": measured, "predicted_s": predicted}
 
 
+def from_log(path: str) -> dict[Shape, Timing]:
+    """A calibration from the lines this script printed (to re-use a long calibration)."""
+    model: dict[Shape, Timing] = {}
+    for line in Path(path).read_text().splitlines():
+        match = re.match(r"\s+(\(.*\)): setup ([\d.]+) s, ([\d.]+) ms/step", line)
+        if match:
+            model[ast.literal_eval(match[1])] = (float(match[2]), float(match[3]) / 1e3, 40)
+    return model
+
+
+def run_fraction(
+    batches: list[Batch], model: dict[Shape, Timing], count: int, limit: float, db: str
+) -> dict[str, Any]:
+    """Run ``count`` random batches predicted under ``limit`` seconds with the local executor's
+    path (compute, then one transaction each); compare their wall time with the prediction."""
+    cheap = [b for b in batches if predict(b, model) <= limit]
+    chosen = sorted(random.Random(0).sample(cheap, min(count, len(cheap))), key=lambda b: b.index)
+    measured = predicted = 0.0
+    with Store(db) as store:
+        for batch in chosen:
+            start = time.perf_counter()
+            store.write(execute_batch(batch, "paper_training_grid"))
+            wall = time.perf_counter() - start
+            guess = predict(batch, model)
+            measured, predicted = measured + wall, predicted + guess
+            cfg = batch.runs[0].config
+            assert isinstance(cfg, TrainConfig)
+            print(f"  batch {batch.index} {shape_key(cfg)} T={cfg.n_samples}: "
+                  f"{wall:.2f} s (predicted {guess:.2f} s)", flush=True)  # fmt: skip
+    runs = sum(len(b.runs) for b in chosen)
+    return {"batches": len(chosen), "runs": runs, "measured_s": round(measured, 1),
+            "predicted_s": round(predicted, 1), "eligible_batches": len(cheap)}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, nargs=2, default=(2, 6), metavar=("S1", "S2"))
+    parser.add_argument("--from-log", help="re-use the calibration printed in this log")
     parser.add_argument("--validate-db", help="a database of a real shard of the grid")
+    parser.add_argument("--run-fraction", type=int, default=0, help="run this many batches")
+    parser.add_argument("--max-batch-seconds", type=float, default=60.0)
+    parser.add_argument("--fraction-db", default="grid-fraction.db")
     parser.add_argument("--json", help="write the estimate to this file")
     args = parser.parse_args()
     plan = make_plan(load_spec("paper_training_grid"))
     print(f"{len(plan.runs)} runs, {len(plan.batches)} batches; torch threads "
           f"{torch.get_num_threads()}, load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     start = time.perf_counter()
-    model = calibrate(plan.batches, *args.steps)
+    model = from_log(args.from_log) if args.from_log else calibrate(plan.batches, *args.steps)
     calibration = time.perf_counter() - start
-    per_batch = [predict(b, model) for b in plan.batches]
+    known = [b for b in plan.batches if shape_key(b.runs[0].config) in model]
+    per_batch = [predict(b, model) for b in known]
     by_model: dict[str, float] = defaultdict(float)
-    for batch, seconds in zip(plan.batches, per_batch, strict=True):
+    for batch, seconds in zip(known, per_batch, strict=True):
         assert isinstance(batch.runs[0].config, TrainConfig)
         by_model[batch.runs[0].config.model] += seconds
     report: dict[str, Any] = {
         "runs": len(plan.runs),
         "batches": len(plan.batches),
+        "shapes_calibrated": len(model),
+        "batches_predicted": len(known),
         "calibration_s": round(calibration, 1),
         "predicted_total_s": round(sum(per_batch), 1),
         "predicted_total_h": round(sum(per_batch) / 3600, 2),
@@ -115,7 +161,11 @@ def main() -> None:
         "torch_threads": torch.get_num_threads(),
     }
     if args.validate_db:
-        report["validation"] = validate(args.validate_db, plan.batches, model)
+        report["validation"] = validate(args.validate_db, known, model)
+    if args.run_fraction:
+        report["fraction"] = run_fraction(
+            known, model, args.run_fraction, args.max_batch_seconds, args.fraction_db
+        )
     print(json.dumps(report, indent=2))
     if args.json:
         with open(args.json, "w") as handle:
