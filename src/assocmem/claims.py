@@ -1,8 +1,9 @@
 """The checkable claims of PAPER.md §6 for closed-form memories, measured and judged.
 
-Each claim runs the experiment it needs (shared runs are computed once) and returns the measured
-values next to the paper's, with pass/fail under the tolerance stated in PAPER.md §6. Slopes are
-least-squares fits of log(mean error) against log(d) or log(T).
+Claims are judged from record frames (tidy rows: scheme, dim, n_samples, trial, error), so the
+same code judges a fresh run (:class:`ClaimRunner`) or the stored runs of a sweep database (the
+report). Slopes are least-squares fits of log(mean error) against log(d) or log(T); tolerances are
+those stated in PAPER.md §6.
 """
 
 import math
@@ -12,13 +13,35 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from assocmem.closed_form import ClosedFormResult, run_closed_form
+from assocmem.closed_form import run_closed_form
 from assocmem.config import ClosedFormConfig
+from assocmem.data import zipf_probabilities
+from assocmem.theory import finite_data_error
 
 FIG4_DIMS = tuple(dict.fromkeys(round(10 ** (1 + 2 * i / 19)) for i in range(20)))
 FIG1_DIMS = (10, 20, 50, 100, 200, 1000)
 FIG1_SAMPLES = (10, 100, 1000, 10_000)
+RHOS = (1.0, 0.75, 0.5)
+
+# The closed-form experiments behind the claims (PAPER.md §6: N = 1000, M = 5, α = 2).
+EXPERIMENTS: dict[str, dict[str, Any]] = {
+    "figure4": {"schemes": ("uniform", "population", "threshold:P=d/8"), "dims": FIG4_DIMS},
+    "figure1": {
+        "schemes": ("empirical_threshold:P=d/12",),
+        "dims": FIG1_DIMS,
+        "n_samples": FIG1_SAMPLES,
+    },
+    "rho": {"schemes": tuple(f"population:rho={r:g}" for r in RHOS), "dims": FIG4_DIMS},
+    "overflow_truncate": {"schemes": ("seen_once",), "dims": (10, 1000), "n_samples": (10, 10_000)},
+    "overflow_renormalize": {
+        "schemes": ("seen_once",),
+        "dims": (10, 1000),
+        "n_samples": (10, 10_000),
+        "nested": "renormalize",
+    },
+}
 
 
 @dataclass
@@ -44,55 +67,63 @@ def slope(x: Any, y: Any) -> float:
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
-def _means(result: ClosedFormResult, scheme: str, n_samples: int | None = None) -> dict[int, float]:
-    return {
-        r["dim"]: r["mean"]
-        for r in result.records
-        if r["scheme"] == scheme and r["n_samples"] == n_samples
-    }
+def means(frame: pd.DataFrame, scheme: str, n_samples: float = math.inf) -> dict[int, float]:
+    """Mean error over trials at each d, for one scheme and sample size (inf = infinite data)."""
+    rows = frame[(frame["scheme"] == scheme) & (frame["n_samples"] == n_samples)]
+    return {int(d): float(e) for d, e in rows.groupby("dim")["error"].mean().items()}
 
 
 class ClaimRunner:
-    """Runs the experiments behind the claims once each, with ``trials`` trials per setting."""
+    """Runs the experiments behind the claims once each (``trials`` trials), as record frames.
+
+    Anything with the same attributes (frames named as :data:`EXPERIMENTS`) can be judged, e.g.
+    frames read from a sweep database.
+    """
 
     def __init__(
         self, trials: int = 100, seed: int = 0, device: str = "cpu", progress: bool = False
     ):
         self.trials, self.seed, self.device, self.progress = trials, seed, device, progress
 
-    def _run(self, **kw: Any) -> ClosedFormResult:
-        cfg = ClosedFormConfig(trials=self.trials, seed=self.seed, device=self.device, **kw)
-        return run_closed_form(cfg, progress=self.progress)
+    def _run(self, name: str) -> pd.DataFrame:
+        cfg = ClosedFormConfig(
+            n_inputs=1000,
+            trials=self.trials,
+            seed=self.seed,
+            device=self.device,
+            **EXPERIMENTS[name],
+        )
+        return run_closed_form(cfg, progress=self.progress).to_frame()
 
     @cached_property
-    def figure4(self) -> ClosedFormResult:
-        return self._run(
-            n_inputs=1000, schemes=("uniform", "population", "threshold:P=d/8"), dims=FIG4_DIMS
-        )
+    def figure4(self) -> pd.DataFrame:
+        return self._run("figure4")
 
     @cached_property
-    def figure1(self) -> ClosedFormResult:
-        return self._run(
-            n_inputs=1000,
-            schemes=("empirical_threshold:P=d/12",),
-            dims=FIG1_DIMS,
-            n_samples=FIG1_SAMPLES,
-        )
+    def figure1(self) -> pd.DataFrame:
+        return self._run("figure1")
 
-    def overflow(self, nested: str) -> ClosedFormResult:
-        return self._run(
-            n_inputs=1000,
-            schemes=("seen_once",),
-            dims=(10, 1000),
-            n_samples=(10, 10_000),
-            nested=nested,
-        )
+    @cached_property
+    def rho(self) -> pd.DataFrame:
+        return self._run("rho")
+
+    @cached_property
+    def overflow_truncate(self) -> pd.DataFrame:
+        return self._run("overflow_truncate")
+
+    @cached_property
+    def overflow_renormalize(self) -> pd.DataFrame:
+        return self._run("overflow_renormalize")
 
 
-def claim1(run: ClaimRunner) -> Claim:
-    means = _means(run.figure4, "threshold:P=d/8")
-    big = {d: e for d, e in means.items() if d >= 50}
-    s, e1000 = slope(list(big), list(big.values())), means[1000]
+def _slope_above(curve: dict[int, float], low: int = 50) -> float:
+    big = {d: e for d, e in curve.items() if d >= low}
+    return slope(list(big), list(big.values()))
+
+
+def claim1(data: Any) -> Claim:
+    curve = means(data.figure4, "threshold:P=d/8")
+    s, e1000 = _slope_above(curve), curve[1000]
     return Claim(
         "1",
         "threshold 1{x ≤ d/8}: slope in d (d ≥ 50) = −1.0 ± 0.1; "
@@ -102,10 +133,9 @@ def claim1(run: ClaimRunner) -> Claim:
     )
 
 
-def claim2(run: ClaimRunner) -> Claim:
-    means = _means(run.figure4, "population")
-    big = {d: e for d, e in means.items() if d >= 50}
-    s, e1000 = slope(list(big), list(big.values())), means[1000]
+def claim2(data: Any) -> Claim:
+    curve = means(data.figure4, "population")
+    s, e1000 = _slope_above(curve), curve[1000]
     return Claim(
         "2",
         "q = p: slope in d (d ≥ 50) = −0.27 ± 0.06 (theory −0.25); "
@@ -115,37 +145,65 @@ def claim2(run: ClaimRunner) -> Claim:
     )
 
 
-def claim3(run: ClaimRunner) -> Claim:
-    means = _means(run.figure4, "uniform")
-    low = min(e for d, e in means.items() if d <= 200)
+def claim3(data: Any) -> Claim:
+    curve = means(data.figure4, "uniform")
+    low = min(e for d, e in curve.items() if d <= 200)
     return Claim(
         "3",
         "q = 1: error ≥ 0.45 for d ≤ 200 and ≈ 0.17 ± 0.05 at d = 1000",
-        {"min_error_d_le_200": low, "error_d1000": means[1000]},
-        low >= 0.45 and abs(means[1000] - 0.17) <= 0.05,
+        {"min_error_d_le_200": low, "error_d1000": curve[1000]},
+        low >= 0.45 and abs(curve[1000] - 0.17) <= 0.05,
     )
 
 
-def claim4(run: ClaimRunner) -> Claim:
-    thr, pop, uni = (_means(run.figure4, s) for s in ("threshold:P=d/8", "population", "uniform"))
+def claim4(data: Any) -> Claim:
+    thr, pop, uni = (means(data.figure4, s) for s in ("threshold:P=d/8", "population", "uniform"))
     dims = [d for d in thr if d >= 50]
     holds = [thr[d] < pop[d] < uni[d] for d in dims]
     return Claim(
         "4",
         "for d ≥ 50: threshold < q = p < q = 1",
         {"dims_checked": len(dims), "dims_holding": int(sum(holds))},
-        all(holds),
+        bool(dims) and all(holds),
     )
 
 
-def claim7(run: ClaimRunner) -> Claim:
+def claim5(data: Any) -> Claim:
+    slopes = [_slope_above(means(data.rho, f"population:rho={r:g}")) for r in RHOS]
+    theory = [-1 / (4 * r) for r in RHOS]
+    steepens = all(a > b for a, b in zip(slopes, slopes[1:], strict=False))
+    close = all(-0.15 <= s - t <= 0.05 for s, t in zip(slopes, theory, strict=True))
+    return Claim(
+        "5",
+        "q = p^ρ (ρ = 1, 0.75, 0.5): the slope in d (d ≥ 50) steepens as ρ decreases, near theory "
+        "−1/(4ρ) (finite-d fits up to 0.15 steeper, at most 0.05 shallower)",
+        {f"slope_rho{r:g}": s for r, s in zip(RHOS, slopes, strict=True)},
+        steepens and close,
+    )
+
+
+def claim6(data: Any = None) -> Claim:
+    """Exact and seed-free: the finite-data sum at N = 10⁶ (needs no runs)."""
+    sizes = np.logspace(2, 5, 13)
+    measured, passed = {}, True
+    for alpha in (1.5, 2.0, 3.0):
+        s = slope(sizes, finite_data_error(zipf_probabilities(10**6, alpha).numpy(), sizes))
+        measured[f"slope_alpha{alpha:g}"] = s
+        passed &= abs(s + (alpha - 1) / alpha) <= 0.02
+    return Claim(
+        "6",
+        "Σ p(1−p)^T has slope −(α−1)/α ± 0.02 (N = 10⁶, T = 10²…10⁵; α = 1.5, 2, 3)",
+        measured,
+        passed,
+    )
+
+
+def claim7(data: Any) -> Claim:
     scheme = "empirical_threshold:P=d/12"
-    at_big_t = _means(run.figure1, scheme, 10_000)
-    big = {d: e for d, e in at_big_t.items() if d >= 50}
-    s_d = slope(list(big), list(big.values()))
-    at_1000 = [_means(run.figure1, scheme, t)[1000] for t in FIG1_SAMPLES]
+    s_d = _slope_above(means(data.figure1, scheme, 10_000))
+    at_1000 = [means(data.figure1, scheme, t)[1000] for t in FIG1_SAMPLES]
     s_t = slope(FIG1_SAMPLES, at_1000)
-    at_10 = [e for d, e in _means(run.figure1, scheme, 10).items() if d >= 50]
+    at_10 = [e for d, e in means(data.figure1, scheme, 10).items() if d >= 50]
     return Claim(
         "7",
         "joint law (P = d/12): slope in d at T = 10⁴ (d ≥ 50) = −1.0 ± 0.1; slope in T at d = 1000 "
@@ -157,13 +215,13 @@ def claim7(run: ClaimRunner) -> Claim:
     )
 
 
-def claim8(run: ClaimRunner) -> Claim:
+def claim8(data: Any) -> Claim:
     measured: dict[str, float] = {}
     passed = True
     for nested in ("truncate", "renormalize"):
-        result = run.overflow(nested)
-        small = [_means(result, "seen_once", t)[10] for t in (10, 10_000)]
-        large = [_means(result, "seen_once", t)[1000] for t in (10, 10_000)]
+        frame = getattr(data, f"overflow_{nested}")
+        small = [means(frame, "seen_once", t)[10] for t in (10, 10_000)]
+        large = [means(frame, "seen_once", t)[1000] for t in (10, 10_000)]
         measured |= {
             f"{nested}_d10_T10": small[0],
             f"{nested}_d10_T1e4": small[1],
@@ -180,11 +238,13 @@ def claim8(run: ClaimRunner) -> Claim:
     )
 
 
-CLAIMS: dict[str, Callable[[ClaimRunner], Claim]] = {
+CLAIMS: dict[str, Callable[[Any], Claim]] = {
     "1": claim1,
     "2": claim2,
     "3": claim3,
     "4": claim4,
+    "5": claim5,
+    "6": claim6,
     "7": claim7,
     "8": claim8,
 }
