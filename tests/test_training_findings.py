@@ -5,6 +5,7 @@ Run with ``pytest -m slow tests/test_training_findings.py`` (a few minutes on 2 
 """
 
 import statistics
+from typing import Any
 
 import pytest
 
@@ -14,12 +15,12 @@ pytestmark = pytest.mark.slow
 SEEDS = range(10)
 
 
-def mean_error(**settings: object) -> float:
+def mean_error(**settings: Any) -> float:
     configs = [TrainConfig(seed=s, **settings) for s in SEEDS]
     return statistics.fmean(r.error for r in train(configs))
 
 
-def best_error(lrs: tuple[float, ...], **settings: object) -> float:
+def best_error(lrs: tuple[float, ...], **settings: Any) -> float:
     """Honest tuning: the best seed-averaged error over the learning rates."""
     return min(mean_error(lr=lr, **settings) for lr in lrs)
 
