@@ -10,6 +10,7 @@ from assocmem.errors import ConfigError
 
 # Subcommand modules, in the order ``assocmem --help`` lists them.
 COMMANDS = (
+    "reproduce",
     "closed_form",
     "claims",
     "words",
