@@ -27,7 +27,7 @@ DRIVER = str(Path(__file__).parent / "sweep_driver.py")
 SPEC = """
 name = "reliability"
 kind = "closed_form"
-trials = 10
+trials = 20
 runs_per_batch = 2
 seeds = 2
 
@@ -110,7 +110,8 @@ def forked_random_kill(spec: Path, db: Path, rng: random.Random) -> int:
     if pid == 0:  # pragma: no cover - the child
         try:
             torch.set_num_threads(1)
-            run_sweep(spec, db)
+            # a short pause per batch, so the sweep outlasts the random delay below on any machine
+            run_sweep(spec, db, hooks=Hooks(after_compute=lambda batch: time.sleep(0.01)))
         finally:
             os._exit(0)
     deadline = time.monotonic() + 60
@@ -148,7 +149,7 @@ def test_sigkill_at_many_points_then_resume(tmp_path: Path) -> None:
     run_sweep(spec, reference)
     expected = rows(reference)
     n_runs = len(make_plan(load_spec(spec)).runs)
-    assert len(expected) == n_runs == 2 * 2 * 10
+    assert len(expected) == n_runs == 2 * 2 * 20
 
     db = tmp_path / "killed.db"
     history = []
@@ -202,7 +203,7 @@ def test_sigkill_cli_processes_then_resume(tmp_path: Path) -> None:
     run_sweep(spec, reference)
     expected = rows(reference)
     n_runs = len(make_plan(load_spec(spec)).runs)
-    assert len(expected) == n_runs == 2 * 2 * 10
+    assert len(expected) == n_runs == 2 * 2 * 20
 
     db = tmp_path / "killed.db"
     history = []
