@@ -82,10 +82,12 @@ def test_render_is_deterministic(report):
     assert render_html(rep) == render_html(rep)
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
-def test_report_displays_in_headless_chromium(report, tmp_path):
-    """Every figure image decodes (naturalWidth > 0) and the claims table is in the DOM."""
-    assert CHROMIUM, "CI must install Debian's chromium"
+def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dict:
+    """Load ``report`` in headless Chromium: each image's naturalWidth and the claims rows.
+
+    A copy of the page gets a script that writes what it reads into the DOM, which Chromium's
+    --dump-dom prints after the load event; a screenshot of the real page is saved beside it.
+    """
     probe = tmp_path / "probe.html"
     script = (
         "<script>window.addEventListener('load', () => { const p = document.createElement('pre');"
@@ -105,14 +107,22 @@ def test_report_displays_in_headless_chromium(report, tmp_path):
     ).stdout
     match = re.search(r'<pre id="probe">(.*?)</pre>', dom)
     assert match, dom[-2000:]
-    probe_data = json.loads(match.group(1).replace("&quot;", '"'))
+    if screenshot:
+        shot = report.parent / "report.png"
+        subprocess.run(
+            [*common, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
+            capture_output=True,
+            timeout=120,
+            check=True,
+        )
+        assert shot.stat().st_size > 10_000
+    return json.loads(match.group(1).replace("&quot;", '"'))
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
+def test_report_displays_in_headless_chromium(report, tmp_path):
+    """Every figure image decodes (naturalWidth > 0) and the claims table is in the DOM."""
+    assert CHROMIUM, "CI must install Debian's chromium"
+    probe_data = chromium_probe(report, tmp_path)
     assert len(probe_data["widths"]) == 2 and all(w > 0 for w in probe_data["widths"])
     assert probe_data["claims"] == 3
-    shot = report.parent / "report.png"
-    subprocess.run(
-        [*common, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    assert shot.stat().st_size > 10_000

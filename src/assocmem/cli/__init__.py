@@ -4,6 +4,7 @@
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from assocmem import __version__
 from assocmem.errors import ConfigError
@@ -24,10 +25,15 @@ COMMANDS = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors (unknown flag, bad choice) as one line and exit code 2, like ConfigError."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"assocmem: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="assocmem", description="Scaling laws for associative memories."
-    )
+    parser = OneLineParser(prog="assocmem", description="Scaling laws for associative memories.")
     parser.add_argument("--version", action="version", version=f"assocmem {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
