@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import torch
 
 from assocmem.cli import main
 
@@ -42,7 +43,14 @@ def test_train_table_from_toml(tmp_path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 @pytest.mark.parametrize(
-    "extra", [["--lrs", "-1"], ["--dims", "0"], ["--batch-sizes", "128"], ["--betas", "2", "0"]]
+    "extra",
+    [
+        ["--lrs", "-1"],
+        ["--dims", "0"],
+        ["--batch-sizes", "128"],
+        ["--betas", "2", "0"],
+        *([["--device", "cuda"]] if not torch.cuda.is_available() else []),
+    ],
 )
 def test_train_bad_input_exits_2(extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*FAST, *extra]) == 2

@@ -11,6 +11,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+import torch
+
 from assocmem.errors import ConfigError
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
@@ -115,6 +117,8 @@ def validate(cfg: TrainConfig) -> None:
     _choice("lr_scaling", cfg.lr_scaling, LR_SCALINGS)
     _choice("schedule", cfg.schedule, SCHEDULES)
     _choice("device", cfg.device, DEVICES)
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device", "cuda requested but no CUDA device is available; use cpu")
     _finite("lr", cfg.lr, low=0.0, strict=True)
     _finite("momentum", cfg.momentum, low=0.0)
     if cfg.momentum >= 1:
