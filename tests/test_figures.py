@@ -83,3 +83,17 @@ def test_figure_command(tmp_path, capsys, joint):
     assert (tmp_path / "figs" / "fig1.png").exists() and (tmp_path / "figs" / "fig1.svg").exists()
     (tmp_path / "bad.json").write_text("{")
     assert main(["figure", "1", "--from", str(tmp_path / "bad.json"), "--out", str(out)]) == 2
+
+
+def test_update_map_small_step_is_linear_large_step_saturates():
+    from assocmem.figures.update_map import figure6, implied_weights, iterate_update
+
+    small = iterate_update(1e-4, 10, 100)
+    assert np.allclose(small, 1e-4 * 0.9 * np.arange(101), rtol=1e-3)  # γ/(1 + 1/9) per step
+    large = iterate_update(10.0, 10, 100)
+    assert large[1] > 0.9 * large[100]  # one occurrence nearly fills the weight
+    p = (np.arange(100) + 3.0) ** -2
+    q = implied_weights(p, 1e-4, 10)
+    counts = np.minimum(np.rint(p / p.min()), 100)
+    assert np.allclose(q / q.max(), counts / counts.max(), rtol=1e-3)
+    assert len(figure6().axes) == 2

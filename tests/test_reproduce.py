@@ -62,5 +62,6 @@ def test_quick_reproduction_in_a_browser(tmp_path):
     assert text.count('class="pass"') == 8 and 'class="fail"' not in text
     if CHROMIUM:
         probe = chromium_probe(path, tmp_path)
-        assert len(probe["widths"]) == 4 and all(w > 0 for w in probe["widths"])
+        assert len(probe["widths"]) == 5  # figures 1, 3, 4, memory, 6
+        assert all(w > 0 for w in probe["widths"])
         assert probe["claims"] == 14
