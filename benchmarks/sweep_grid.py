@@ -92,13 +92,19 @@ def validate(db: str, plan_batches: list[Batch], model: dict[Shape, Timing]) -> 
     return {"batches": n_batches, "runs": n_runs, "measured_s": measured, "predicted_s": predicted}
 
 
-def from_log(path: str) -> dict[Shape, Timing]:
-    """A calibration from the lines this script printed (to re-use a long calibration)."""
+def from_log(path: str, batches: list[Batch]) -> dict[Shape, Timing]:
+    """A calibration from the lines this script printed (to re-use a long calibration); the
+    timed batch of a shape is its first batch in the plan, as in :func:`calibrate`."""
+    runs: dict[Shape, int] = {}
+    for batch in batches:
+        assert isinstance(batch.runs[0].config, TrainConfig)
+        runs.setdefault(shape_key(batch.runs[0].config), len(batch.runs))
     model: dict[Shape, Timing] = {}
     for line in Path(path).read_text().splitlines():
         match = re.match(r"\s+(\(.*\)): setup ([\d.]+) s, ([\d.]+) ms/step", line)
         if match:
-            model[ast.literal_eval(match[1])] = (float(match[2]), float(match[3]) / 1e3, 40)
+            key = ast.literal_eval(match[1])
+            model[key] = (float(match[2]), float(match[3]) / 1e3, runs[key])
     return model
 
 
@@ -140,7 +146,11 @@ def main() -> None:
     print(f"{len(plan.runs)} runs, {len(plan.batches)} batches; torch threads "
           f"{torch.get_num_threads()}, load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     start = time.perf_counter()
-    model = from_log(args.from_log) if args.from_log else calibrate(plan.batches, *args.steps)
+    model = (
+        from_log(args.from_log, plan.batches)
+        if args.from_log
+        else calibrate(plan.batches, *args.steps)
+    )
     calibration = time.perf_counter() - start
     known = [b for b in plan.batches if shape_key(b.runs[0].config) in model]
     per_batch = [predict(b, model) for b in known]
