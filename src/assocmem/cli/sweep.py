@@ -3,6 +3,7 @@ Dask), and read the results back as tables, CSV, JSON lines or Parquet."""
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -159,8 +160,16 @@ def results_command(args: argparse.Namespace) -> int:
         if args.out:
             Path(args.out).write_text(text + "\n")
         else:
-            print(text)
+            _print(text)
     return 0
+
+
+def _print(text: str) -> None:
+    """Print, tolerating a closed pipe (``… | head``)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _table(df: Any) -> str:
