@@ -193,3 +193,11 @@ def test_expand_grid() -> None:
     assert {c.lr for c in configs} == {2.0}
     with pytest.raises(ConfigError, match="unknown setting"):
         expand_grid({"learning_rate": 1})
+
+
+def test_rechunking_does_not_change_results() -> None:
+    configs = [small(optimizer="adam", lr=lr, seed=s) for lr in (1.0, 10.0) for s in range(3)]
+    whole = train(configs)
+    pieces = train(configs, budget=1)  # one run per chunk
+    assert [r.error for r in whole] == [r.error for r in pieces]
+    assert [r.cross_entropy for r in whole] == [r.cross_entropy for r in pieces]
