@@ -27,7 +27,7 @@ line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with cod
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -118,7 +118,6 @@ class SweepSpec:
     runs_per_batch: int | None
     source: str = ""
     description: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def point_values(self) -> list[dict[str, Any]]:
         """The raw field values of every point: axes product × zipped rows × seeds."""
