@@ -56,7 +56,7 @@ def test_bad_only_item_is_rejected(tmp_path):
 
 @pytest.mark.slow
 def test_quick_reproduction_in_a_browser(tmp_path):
-    """The README's main job: every figure displays and every claim checked at quick scale passes."""
+    """The main job: every figure displays, every claim checked at quick scale passes."""
     path = reproduce(tmp_path, scale="quick")
     text = path.read_text()
     assert text.count('class="pass"') == 13 and 'class="fail"' not in text  # §4.1 not checked
