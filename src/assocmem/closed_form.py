@@ -25,6 +25,7 @@ import platform
 import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ import numpy as np
 import torch
 
 from assocmem import __version__, rng
-from assocmem.config import ClosedFormConfig
+from assocmem.config import ClosedFormConfig, working_set_bytes
 from assocmem.data import (
     mod_targets,
     noisy_labels,
@@ -378,28 +379,49 @@ def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
     return grams
 
 
-def _aggregates(problem: _Problem, trial: int) -> tuple[torch.Tensor, torch.Tensor, "_Evaluator"]:
-    """One trial's ``(E_d S_d)ᵀ`` (D, K·M, N), its output Grams (D, M, M) and its evaluator."""
+@dataclass
+class _Draws:
+    """Everything random about one trial: targets, weights and label laws, output Grams and the
+    raw input coordinates. Drawn ahead of time (in a helper thread) while the previous trial
+    computes: the generator is serial, the matrix products are not."""
+
+    targets: torch.Tensor
+    weights: tuple[torch.Tensor, ...]  # fixed_q, varying_q, fixed_labels, varying_labels
+    grams: torch.Tensor  # (D, M, M)
+    coords: torch.Tensor | None  # (d_max, N) raw N(0, 1); None for orthogonal embeddings
+
+
+def _draw(problem: _Problem, trial: int) -> _Draws:
     cfg = problem.cfg
-    targets = problem.targets(trial)
-    evaluate = _Evaluator(problem, targets)
-    fixed_q, varying_q, fixed_labels, varying_labels = (
-        w.to(problem.dtype) for w in problem.weights(trial, targets)
-    )
-    grams = torch.stack(_output_grams(problem, trial))
-    if cfg.embedding == "orthogonal":  # canonical basis: E Eᵀ = I, so E S = diag(q) L exactly
-        return _stored(varying_q, varying_labels), grams, evaluate
-    gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
-    coords = standard_coordinates(
-        cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
-    )  # (d_max, N)
+    with torch.inference_mode():
+        targets = problem.targets(trial)
+        weights = tuple(w.to(problem.dtype) for w in problem.weights(trial, targets))
+        grams = torch.stack(_output_grams(problem, trial))
+        coords = None
+        if cfg.embedding != "orthogonal":
+            gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
+            coords = standard_coordinates(
+                cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
+            )
+    return _Draws(targets, weights, grams, coords)
+
+
+def _aggregates(
+    problem: _Problem, draws: _Draws
+) -> tuple[torch.Tensor, torch.Tensor, "_Evaluator"]:
+    """One trial's ``(E_d S_d)ᵀ`` (D, K·M, N), its output Grams (D, M, M) and its evaluator."""
+    evaluate = _Evaluator(problem, draws.targets)
+    fixed_q, varying_q, fixed_labels, varying_labels = draws.weights
+    if draws.coords is None:  # orthogonal = canonical basis: E Eᵀ = I, so E S = diag(q) L exactly
+        return _stored(varying_q, varying_labels), draws.grams, evaluate
     labels = (fixed_labels, varying_labels)
-    return _nested_scores(problem, coords, fixed_q, varying_q, labels), grams, evaluate
+    aggregated = _nested_scores(problem, draws.coords, fixed_q, varying_q, labels)
+    return aggregated, draws.grams, evaluate
 
 
-def _trial(problem: _Problem, trial: int) -> dict[str, np.ndarray]:
+def _trial(problem: _Problem, draws: _Draws) -> dict[str, np.ndarray]:
     """Metrics of one trial (error, head, and the readout metrics if asked): (n_columns, n_dims)."""
-    aggregated, grams, evaluate = _aggregates(problem, trial)
+    aggregated, grams, evaluate = _aggregates(problem, draws)
     order = problem.column_order()
     out = {}
     for name, values in evaluate(aggregated, grams).items():
@@ -415,7 +437,7 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
     """
     problem = _Problem(cfg)
     with torch.inference_mode():
-        aggregated, grams, _ = _aggregates(problem, trial)
+        aggregated, grams, _ = _aggregates(problem, _draw(problem, trial))
         n_dims, _, n = aggregated.shape
         blocks = aggregated.view(n_dims, -1, cfg.n_outputs, n)  # (D, K, M, N)
         scores = (grams[:, None].transpose(-1, -2) @ blocks).transpose(-1, -2)  # (D, K, N, M)
@@ -425,6 +447,17 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
         for k, col in enumerate(order)
         for i, d in enumerate(problem.dims)
     }
+
+
+def _dim_groups(dims: Sequence[int], ratio: float = 3.0) -> list[slice]:
+    """Consecutive runs of the sorted dims whose largest is at most ``ratio`` × their smallest."""
+    groups, first = [], 0
+    for i, d in enumerate(dims):
+        if d > ratio * dims[first]:
+            groups.append(slice(first, i))
+            first = i
+    groups.append(slice(first, len(dims)))
+    return groups
 
 
 def _nested_scores(
@@ -455,18 +488,20 @@ def _nested_scores(
     if n_var:
         for i, (d, end) in enumerate(zip(problem.dims, ends, strict=True)):
             torch.mm(varying_stored[i, :, :end], coords[:d, :end].T, out=var_summary[i, :, :d])
-    # E_d S_d = Σ over coordinate blocks below d: read each block of E once, for every d above it.
-    out = coords.new_zeros(n_dims, n_fixed + n_var, coords.shape[1])
-    running = coords.new_zeros(n_fixed, coords.shape[1])
+    n = coords.shape[1]
+    out = coords.new_empty(n_dims, n_fixed + n_var, n)
+    # Fixed columns: E_d S grows block by block (one pass over the coordinates), in place.
     prev = 0
     for j, d in enumerate(problem.dims):
-        block = slice(prev, d)
-        rows = torch.cat([fixed_summary[:, block], var_summary[j:, :, block].reshape(-1, d - prev)])
-        product = rows @ coords[block]  # (K_f·M + (D-j)·K_v·M, N)
-        running += product[:n_fixed]  # fixed columns: E_d S grows block by block
-        out[j, :n_fixed] = running
-        out[j:, n_fixed:] += product[n_fixed:].view(n_dims - j, n_var, coords.shape[1])
+        start = coords.new_zeros(n_fixed, n) if j == 0 else out[j - 1, :n_fixed]
+        torch.addmm(start, fixed_summary[:, prev:d], coords[prev:d], out=out[j, :n_fixed])
         prev = d
+    # Columns that change with d: one GEMM per group of similar d (summaries are zero beyond
+    # their d, so each group reads only the coordinates below its largest d).
+    for group in _dim_groups(problem.dims):
+        top = problem.dims[group.stop - 1]
+        rows = var_summary[group, :, :top].reshape(-1, top)
+        out[group, n_fixed:] = (rows @ coords[:top]).view(group.stop - group.start, n_var, n)
     # query-side row scale (for Gaussian rows, a constant covering the stored side as well)
     return out.mul_((scales if spherical else scales.square())[:, None, :])
 
@@ -497,16 +532,17 @@ def run_closed_form(
     start = time.perf_counter()
     problem = _Problem(cfg)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
-    shape = (len(trial_ids), len(problem.columns), len(problem.dims))
-    metrics: dict[str, np.ndarray] = {}
     bar = tqdm(total=len(trial_ids), desc="closed-form", unit="trial", disable=progress is not True)
-    with torch.inference_mode(), bar:
-        for row, trial in enumerate(trial_ids):
-            for name, values in _trial(problem, trial).items():
-                metrics.setdefault(name, np.zeros(shape))[row] = values
-            bar.update()
-            if callable(progress):
-                progress(row + 1)
+    # Draw trial t+1 while trial t computes, when two trials' embeddings fit the memory budget.
+    # The generator is serial: leave it one core, and the matrix products the others.
+    overlap = 2 * working_set_bytes(cfg) <= cfg.memory_gb * 2**30
+    threads = torch.get_num_threads()
+    if overlap and problem.device.type == "cpu":
+        torch.set_num_threads(max(1, threads - 1))
+    try:
+        metrics = _run_trials(problem, trial_ids, overlap, bar, progress)
+    finally:
+        torch.set_num_threads(threads)
     return ClosedFormResult(
         config=cfg,
         trials=trial_ids,
@@ -517,6 +553,31 @@ def run_closed_form(
         readout=metrics,
         provenance=provenance(cfg.device, time.perf_counter() - start),
     )
+
+
+def _run_trials(
+    problem: _Problem,
+    trial_ids: list[int],
+    overlap: bool,
+    bar: Any,
+    progress: bool | Callable[[int], None],
+) -> dict[str, np.ndarray]:
+    """Every trial's metrics, (n_trials, n_columns, n_dims) each; see :func:`run_closed_form`."""
+    shape = (len(trial_ids), len(problem.columns), len(problem.dims))
+    metrics: dict[str, np.ndarray] = {}
+    with torch.inference_mode(), bar, ThreadPoolExecutor(max_workers=1) as pool:
+        upcoming: Future[_Draws] | None = None
+        for row, trial in enumerate(trial_ids):
+            draws = upcoming.result() if upcoming else _draw(problem, trial)
+            upcoming = None
+            if overlap and row + 1 < len(trial_ids):
+                upcoming = pool.submit(_draw, problem, trial_ids[row + 1])
+            for name, values in _trial(problem, draws).items():
+                metrics.setdefault(name, np.zeros(shape))[row] = values
+            bar.update()
+            if callable(progress):
+                progress(row + 1)
+    return metrics
 
 
 def summary_rows(records: Sequence[dict[str, Any]]) -> list[list[Any]]:
