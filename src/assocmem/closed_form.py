@@ -483,19 +483,20 @@ def _nested_scores(
     n_dims, n_var = varying_stored.shape[:2]  # (D, K_v·M, end)
     n_fixed = fixed_stored.shape[0]
     # Summaries S_dᵀ = (Eᵀ diag(q) L)ᵀ on the first d coordinates, zero beyond: (·, d_max).
-    fixed_summary = fixed_stored @ coords.T  # (K_f·M, d_max)
+    fixed_summary = (coords @ fixed_stored.T).T  # (K_f·M, d_max); this orientation is faster
     var_summary = coords.new_zeros(n_dims, n_var, coords.shape[0])
     if n_var:
         for i, (d, end) in enumerate(zip(problem.dims, ends, strict=True)):
             torch.mm(varying_stored[i, :, :end], coords[:d, :end].T, out=var_summary[i, :, :d])
     n = coords.shape[1]
     out = coords.new_empty(n_dims, n_fixed + n_var, n)
-    # Fixed columns: E_d S grows block by block (one pass over the coordinates), in place.
+    # Fixed columns: E_d S grows block by block (one pass over the coordinates): the products of
+    # the blocks, then a running sum over d.
     prev = 0
     for j, d in enumerate(problem.dims):
-        start = coords.new_zeros(n_fixed, n) if j == 0 else out[j - 1, :n_fixed]
-        torch.addmm(start, fixed_summary[:, prev:d], coords[prev:d], out=out[j, :n_fixed])
+        torch.mm(fixed_summary[:, prev:d], coords[prev:d], out=out[j, :n_fixed])
         prev = d
+    out[:, :n_fixed] = out[:, :n_fixed].cumsum(dim=0)
     # Columns that change with d: one GEMM per group of similar d (summaries are zero beyond
     # their d, so each group reads only the coordinates below its largest d).
     for group in _dim_groups(problem.dims):
