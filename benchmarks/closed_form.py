@@ -64,7 +64,7 @@ def reference(cfg: ClosedFormConfig) -> np.ndarray:
         u_all = standard_coordinates(cfg.n_outputs, problem.dims[-1], gen_u, device=dev, dtype=dt)
         e_scale = nested_row_scales(e_all, problem.dims, cfg.embedding, cfg.nested)
         u_scale = nested_row_scales(u_all, problem.dims, cfg.output_embedding, cfg.nested)
-        order = problem.column_order()
+        order = problem.order
         for i, d in enumerate(problem.dims):
             e = (e_all[:d] * e_scale[i]).T  # (N, d)
             u = (u_all[:d] * u_scale[i]).T  # (M, d)

@@ -44,6 +44,7 @@ from assocmem.data import (
     zipf_probabilities,
 )
 from assocmem.embeddings import nested_row_scales, standard_coordinates
+from assocmem.schemes import Scheme
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -176,6 +177,19 @@ class _Problem:
         self.all_per_dim = cfg.embedding == "orthogonal" or (
             cfg.embedding == "spherical" and cfg.nested == "renormalize"
         )
+        # Columns are computed as [fixed columns, varying columns]; order[i] is the position of
+        # the i-th computed column in self.columns.
+        fixed: list[int] = []
+        varying: list[int] = []
+        for scheme in self.schemes:
+            start = len(fixed) + len(varying)
+            width = len(self.sample_sizes) if scheme.uses_data else 1
+            (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
+        self.order = fixed + varying
+
+    def is_fixed(self, scheme: Scheme) -> bool:
+        """A scheme's weights are the same at every d (one pass of running sums serves all d)."""
+        return not scheme.uses_dim and not self.all_per_dim
 
     def targets(self, trial: int) -> torch.Tensor:
         cfg = self.cfg
@@ -233,7 +247,7 @@ class _Problem:
         for scheme in self.schemes:
             source, law = (freq, labels) if scheme.uses_data else (self.probs[None], population)
             q = scheme.weights(source, self.dims)  # (n_d or 1, R, N)
-            if q.shape[0] == 1 and not self.all_per_dim:
+            if self.is_fixed(scheme):
                 fixed.append(q[0])
                 fixed_labels.append(law)
             else:
@@ -247,18 +261,6 @@ class _Problem:
             torch.cat(fixed_labels) if fixed_labels else empty,
             torch.cat(varying_labels) if varying_labels else empty,
         )
-
-    def column_order(self) -> list[int]:
-        """Position of each column in the concatenation [fixed columns, varying columns]."""
-        fixed: list[int] = []
-        varying: list[int] = []
-        c = 0
-        for scheme in self.schemes:
-            width = len(self.sample_sizes) if scheme.uses_data else 1
-            is_fixed = not scheme.uses_dim and not self.all_per_dim
-            (fixed if is_fixed else varying).extend(range(c, c + width))
-            c += width
-        return fixed + varying
 
 
 def _stored(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -422,7 +424,7 @@ def _aggregates(
 def _trial(problem: _Problem, draws: _Draws) -> dict[str, np.ndarray]:
     """Metrics of one trial (error, head, and the readout metrics if asked): (n_columns, n_dims)."""
     aggregated, grams, evaluate = _aggregates(problem, draws)
-    order = problem.column_order()
+    order = problem.order
     out = {}
     for name, values in evaluate(aggregated, grams).items():
         out[name] = np.zeros((len(problem.columns), len(problem.dims)))
@@ -441,7 +443,7 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
         n_dims, _, n = aggregated.shape
         blocks = aggregated.view(n_dims, -1, cfg.n_outputs, n)  # (D, K, M, N)
         scores = (grams[:, None].transpose(-1, -2) @ blocks).transpose(-1, -2)  # (D, K, N, M)
-    order = problem.column_order()
+    order = problem.order
     return {
         (problem.columns[col], d): scores[i, k].cpu()
         for k, col in enumerate(order)

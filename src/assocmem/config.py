@@ -172,15 +172,15 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
 
 def parse_sample_size(value: Any) -> int | None:
     """``inf``/``infinite``/None → None (infinite data); otherwise a non-negative integer."""
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("inf", "infinite")):
-        return None
-    if isinstance(value, float) and math.isinf(value) and value > 0:
+    if isinstance(value, str):
+        text = value.strip().lower()
+        value = None if text in ("inf", "infinite") else value
+        with contextlib.suppress(ValueError):
+            value = float(text)
+    if value is None or value == math.inf:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            value = int(float(value)) if float(value).is_integer() else value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError("n_samples", f"must be integers ≥ 0 or 'inf', got {value!r}")
     return value

@@ -12,15 +12,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from assocmem.figures.style import colors, curve, new_figure
+from assocmem.figures.style import colors, curve, new_figure, summarise
 
 
 def seed_means(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     """Mean and standard error of the error over seeds, per ``keys`` (+ dim)."""
-    grouped = frame.groupby([*keys, "dim"], sort=True)["error"]
-    out = grouped.agg(["mean", "sem", "count"]).reset_index()
-    out["sem"] = out["sem"].fillna(0.0)
-    return out
+    return summarise(frame, [*keys, "dim"])
 
 
 def tuned(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
