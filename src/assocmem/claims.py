@@ -121,27 +121,36 @@ def _slope_above(curve: dict[int, float], low: int = 50) -> float:
     return slope(list(big), list(big.values()))
 
 
-def claim1(data: Any) -> Claim:
-    curve = means(data.figure4, "threshold:P=d/8")
+def _slope_and_value(
+    claim_id: str,
+    statement: str,
+    frame: pd.DataFrame,
+    scheme: str,
+    slope_tol: tuple,
+    value_tol: tuple,
+) -> Claim:
+    """Slope in d over d ≥ 50 and the error at d = 1000, each as (target, tolerance)."""
+    curve = means(frame, scheme)
     s, e1000 = _slope_above(curve), curve[1000]
-    return Claim(
-        "1",
-        "threshold 1{x ≤ d/8}: slope in d (d ≥ 50) = −1.0 ± 0.1; "
-        "error at d = 1000 ≈ 0.0034 ± 0.001",
-        {"slope": s, "error_d1000": e1000},
-        abs(s + 1.0) <= 0.1 and abs(e1000 - 0.0034) <= 0.001,
+    passed = abs(s - slope_tol[0]) <= slope_tol[1] and abs(e1000 - value_tol[0]) <= value_tol[1]
+    return Claim(claim_id, statement, {"slope": s, "error_d1000": e1000}, passed)
+
+
+def claim1(data: Any) -> Claim:
+    statement = (
+        "threshold 1{x ≤ d/8}: slope in d (d ≥ 50) = −1.0 ± 0.1; error at d = 1000 ≈ 0.0034 ± 0.001"
+    )
+    return _slope_and_value(
+        "1", statement, data.figure4, "threshold:P=d/8", (-1.0, 0.1), (0.0034, 0.001)
     )
 
 
 def claim2(data: Any) -> Claim:
-    curve = means(data.figure4, "population")
-    s, e1000 = _slope_above(curve), curve[1000]
-    return Claim(
-        "2",
-        "q = p: slope in d (d ≥ 50) = −0.27 ± 0.06 (theory −0.25); "
-        "error at d = 1000 ≈ 0.061 ± 0.01",
-        {"slope": s, "error_d1000": e1000},
-        abs(s + 0.27) <= 0.06 and abs(e1000 - 0.061) <= 0.01,
+    statement = (
+        "q = p: slope in d (d ≥ 50) = −0.27 ± 0.06 (theory −0.25); error at d = 1000 ≈ 0.061 ± 0.01"
+    )
+    return _slope_and_value(
+        "2", statement, data.figure4, "population", (-0.27, 0.06), (0.061, 0.01)
     )
 
 
