@@ -24,18 +24,30 @@ from assocmem import __version__
 from assocmem.claims import CLAIMS, EXPERIMENTS, Claim, format_measured
 from assocmem.closed_form import trial_scores
 from assocmem.config import ClosedFormConfig
-from assocmem.data import mod_targets
+from assocmem.data import mod_targets, zipf_probabilities
 from assocmem.errors import ConfigError
 from assocmem.figures import figure1, figure3, figure4, memory_matrices, save
-from assocmem.figures.training import figure7, figure8, seed_means, tuned
+from assocmem.figures.style import summarise
+from assocmem.figures.training import (
+    fastest_to_zero,
+    figure5,
+    figure7,
+    figure8,
+    schedule_label,
+    seed_means,
+    steps_to_zero,
+    tuned,
+)
 from assocmem.figures.update_map import figure6
 from assocmem.fit import fit_scaling
 from assocmem.report import ClaimRow, FigureEntry, Report, Table, write_report
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.plan import expand_runs
-from assocmem.sweep.results import load_results
-from assocmem.sweep.spec import SweepSpec, parse_spec
+from assocmem.sweep.results import load_curves, load_results
+from assocmem.sweep.spec import SweepSpec, build_train, parse_spec
 from assocmem.theory import table1
+from assocmem.training.engine import AutogradKernel, stack_runs
+from assocmem.training.optimizers import schedule_factor
 
 SCALES = ("quick", "full")
 FIGURE3 = {
@@ -91,6 +103,15 @@ FIGURES = {
     ),
 }
 LRS = [0.1, 1.0, 10.0, 100.0]
+SMALL_DIM = {
+    "model": "learned",
+    "full_batch": True,
+    "n_steps": 3000,
+    "optimizer": "adam",
+    "betas": [0.9, 0.999],
+    "lr_scaling": "none",
+    "lr": 0.1,
+}
 # Slices of the authors' training grid behind Figures 7 and 8 (N = 100, M = 5, α = 2).
 TRAINING: dict[str, dict[str, Any]] = {
     "step_size": {
@@ -113,10 +134,67 @@ TRAINING: dict[str, dict[str, Any]] = {
         "base": {"optimizer": "sgd", "batch_size": 16, "n_samples": 10240, "lr": 1.0},
         "axes": {"model": ["matrix", "learned"]},
     },
+    # Figure 5: SGD vs the Eq. 16 approximation, B = 1000, 100 steps of fresh data, W₀ = 0.
+    "update": {
+        "base": {
+            "optimizer": "sgd",
+            "batch_size": 1000,
+            "n_samples": 100_000,
+            "lr": 1.0,
+            "init": "zero",
+            "eval_every": 1,
+        },
+        "axes": {"dim": [10, 1000], "model": ["matrix", "qupdate"]},
+        "seeds": {"quick": 20, "full": 100},
+    },
+    # Figure 7, schedules: batch 1, N = 10, d = 5, α = 1.5, 1000 steps.
+    "schedules": {
+        "base": {
+            "n_inputs": 10,
+            "alpha": 1.5,
+            "optimizer": "sgd",
+            "batch_size": 1,
+            "n_samples": 1000,
+            "eval_every": 10,
+            "decay_steps": [100],
+            "decay_factor": 0.03,
+        },
+        "axes": {"dim": [5]},
+        "zip": {"schedule": ["constant", "constant", "step"], "lr": [10.0, 0.1, 10.0]},
+        "seeds": {"quick": 20, "full": 100},
+    },
+    # Figure 8: full-batch GD, sign-GD and normalised GD on N = d = 10 from W₀ = 0.
+    "full_batch": {
+        "base": {
+            "n_inputs": 10,
+            "full_batch": True,
+            "n_steps": 1000,
+            "init": "zero",
+            "eval_every": 1,
+        },
+        "axes": {
+            "dim": [10],
+            "optimizer": ["sgd", "sign_sgd", "normalized_sgd"],
+            "lr": [0.01, 0.1, 1.0, 10.0],
+        },
+        "seeds": {"quick": 10, "full": 10},
+    },
+    # Figure 8: d = 2, E, W and U learned by full-batch Adam(0.9, 0.999), error vs M.
+    "small_dim": {
+        "base": SMALL_DIM,
+        "axes": {"dim": [2], "n_outputs": [5, 10, 20, 30, 40]},
+        "seeds": {"quick": 3, "full": 10},
+    },
 }
 TRAIN_DIMS = {"quick": [10, 100, 1000], "full": [10, 20, 50, 100, 200, 500, 1000]}
 TRAIN_SEEDS = {"quick": 3, "full": 10}
-ONLY_CHOICES = (*FIGURES, "memory", "6", "7", "8", "table1", "claims")
+ONLY_CHOICES = (*FIGURES, "memory", "5", "6", "7", "8", "table1", "claims")
+# The training slices each figure draws (the claims read all of them).
+FIGURE_TRAINING = {
+    "5": ("update",),
+    "7": ("step_size", "batch_size", "schedules"),
+    "8": ("optimizers", "layer_norm", "learned", "full_batch", "small_dim"),
+}
 
 
 def experiment_spec(name: str, scale: str, device: str) -> SweepSpec:
@@ -137,17 +215,22 @@ def experiment_spec(name: str, scale: str, device: str) -> SweepSpec:
 
 
 def training_spec(name: str, scale: str, device: str) -> SweepSpec:
-    """One slice of the training grid at one scale (quick: d ∈ {10, 100, 1000}, 3 seeds)."""
+    """One training experiment at one scale (grid slices at quick: d ∈ {10, 100, 1000}, 3
+    seeds; the other experiments fix their own d and seeds)."""
     part = TRAINING[name]
     base = {"n_inputs": 100, "n_outputs": 5, "alpha": 2.0, "device": device, **part["base"]}
     axes = {"dim": TRAIN_DIMS[scale], **part["axes"]}
+    varied = {*axes, *part.get("zip", {})}
+    base = {k: v for k, v in base.items() if k not in varied}
     raw = {
         "name": f"{name}-{scale}",
         "kind": "train",
-        "seeds": TRAIN_SEEDS[scale],
+        "seeds": part.get("seeds", TRAIN_SEEDS)[scale],
         "base": base,
         "axes": axes,
     }
+    if "zip" in part:
+        raw["zip"] = part["zip"]
     return parse_spec(raw, source=f"reproduce:{name}")
 
 
@@ -156,12 +239,21 @@ class StoredFrames:
     as the experiments, as the claims expect)."""
 
     def __init__(self, db: Path, specs: dict[str, SweepSpec]) -> None:
+        self.db = db
         self.all = load_results(db)
-        self.frames = {}
-        for name, spec in specs.items():
-            keys = {run.key for run in expand_runs(spec)}
-            rows = self.all[self.all["hash"].isin(keys)].dropna(axis=1, how="all")
-            self.frames[name] = rows.reset_index(drop=True)
+        self.keys = {name: {run.key for run in expand_runs(spec)} for name, spec in specs.items()}
+        self.frames = {name: self._select(self.all, keys) for name, keys in self.keys.items()}
+        self._curves: pd.DataFrame | None = None
+
+    @staticmethod
+    def _select(frame: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
+        return frame[frame["hash"].isin(keys)].dropna(axis=1, how="all").reset_index(drop=True)
+
+    def curves(self, name: str) -> pd.DataFrame:
+        """The error-along-training rows of one training experiment's runs."""
+        if self._curves is None:
+            self._curves = load_curves(self.db)
+        return self._select(self._curves, self.keys[name])
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         try:
@@ -256,22 +348,69 @@ def memory_entry(scale: str) -> FigureEntry:
     return FigureEntry.from_figure("memory", "Memory-matrix pictures", caption, cfg.to_dict(), fig)
 
 
+def small_dim_geometry(cache: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One d = 2 memory of the Figure 8 panel (M = 5, seed 0), trained directly: the hidden
+    ``W e_x`` of every input, the output embeddings and the targets (a picture of one memory;
+    the error-vs-M panel next to it is read from stored runs). Kept in ``cache`` (an .npz)
+    so that a re-run only redraws."""
+    cfg = build_train({**SMALL_DIM, "dim": 2, "n_outputs": 5})
+    if cache.exists():
+        with np.load(cache) as stored:
+            if str(stored["config"]) == repr(cfg.to_dict()):
+                return stored["hidden"], stored["outputs"], stored["targets"]
+    inputs = stack_runs([cfg])
+    targets = mod_targets(cfg.n_inputs, cfg.n_outputs)
+    kernel = AutogradKernel(cfg, inputs, targets)
+    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(torch.float32)[None]
+    for t in range(cfg.steps):
+        kernel.step(t + 1, None, probs, inputs.lr * schedule_factor(cfg, t))
+    state = kernel.state
+    hidden = torch.einsum("rij,rnj->rni", state["W"], state["E"])[0].numpy()
+    outputs, labels = state["U"][0].numpy(), targets.numpy()
+    partial = cache.with_suffix(".partial.npz")
+    np.savez(partial, config=repr(cfg.to_dict()), hidden=hidden, outputs=outputs, targets=labels)
+    partial.replace(cache)
+    return hidden, outputs, labels
+
+
 TRAINING_FIGURES = [
     (
+        "5",
+        "Figure 5: SGD against the Eq. 16 approximation",
+        "Error along training of the matrix memory trained by SGD and of the q-update of Eq. 16 "
+        "on the same embeddings and data (N = 100, M = 5, α = 2, B = 1000, a fresh batch each "
+        "step, lr = 1, W₀ = 0). Left: d = 10 < N, where the approximation degrades; right: "
+        "d = 1000 ≥ N, where it tracks SGD. Bands: 95 % intervals over seeds.",
+        lambda frames: figure5(frames.curves("update")),
+    ),
+    (
         "7",
-        "Figure 7: step size and batch size",
+        "Figure 7: step size, batch size and schedules",
         "Trained matrix memories (N = 100, M = 5, α = 2), error vs d. Left: SGD, B = 64, "
-        "T = 10240, one curve per step size. Right: sign-like Adam, T = 1024, B = 16 vs 1024 at "
-        "the tuned lr (best seed-averaged error). Bands: 95 % intervals over seeds.",
-        lambda frames: figure7(frames.step_size, frames.batch_size),
+        "T = 10240, one curve per step size. Middle: sign-like Adam, T = 1024, B = 16 vs 1024 at "
+        "the tuned lr (best seed-averaged error). Right: SGD with batch 1 on N = 10, M = 5, "
+        "d = 5, α = 1.5, error along training for lr = 10, lr = 0.1, and lr = 10 decayed ×0.03 "
+        "at step 100. Bands: 95 % intervals over seeds.",
+        lambda frames: figure7(frames.step_size, frames.batch_size, frames.curves("schedules")),
     ),
     (
         "8",
-        "Figure 8: Adam vs SGD, layer norm, learned embeddings",
-        "Left: SGD vs sign-like Adam, B = 256, T = 10240, tuned lr. Middle: sign-like Adam with "
-        "and without layer norm at lr = 1, B = 1024, T = 10240. Right: SGD at lr = 1, B = 16, "
-        "T = 10240, learning W only vs learning W, E and U.",
-        lambda frames: figure8(frames.optimizers, frames.layer_norm, frames.learned),
+        "Figure 8: Adam vs SGD, layer norm, learned embeddings, full batch, d = 2",
+        "Top: SGD vs sign-like Adam, B = 256, T = 10240, tuned lr; sign-like Adam with and "
+        "without layer norm at lr = 1, B = 1024, T = 10240; SGD at lr = 1, B = 16, T = 10240, "
+        "learning W only vs learning W, E and U. Bottom: full-batch GD, sign-GD and normalised "
+        "GD on N = d = 10 from W₀ = 0, each at its tuned lr of {0.01, 0.1, 1, 10}; d = 2 with E, "
+        "W and U learned by full-batch Adam(0.9, 0.999), lr = 0.1, 3000 steps: error vs the "
+        "number of classes M (N = 100); and the geometry of one such memory (M = 5, trained "
+        "directly for the picture): inputs cluster by class along the output directions.",
+        lambda frames: figure8(
+            frames.optimizers,
+            frames.layer_norm,
+            frames.learned,
+            frames.curves("full_batch"),
+            frames.small_dim,
+            small_dim_geometry(frames.db.parent / "figure-8-geometry.npz"),
+        ),
     ),
 ]
 
@@ -288,6 +427,26 @@ def _close(value: float, target: float, scale: str, rel: float = 0.4) -> bool:
 
 
 VALUES_NOTE = " [values judged at --full only; orderings at both scales]"
+
+
+def finding1(frames: StoredFrames, scale: str) -> Claim:
+    curves = frames.curves("update")
+    stats = summarise(curves, ["dim", "model", "step"]).pivot_table(
+        index=["dim", "step"], columns="model", values="mean"
+    )
+    gaps = (stats["matrix"] - stats["qupdate"]).abs().groupby(level="dim").max()
+    n = int(curves["n_inputs"].iloc[0])
+    tracks = [float(g) for d, g in gaps.items() if d >= n]
+    degrades = [float(g) for d, g in gaps.items() if d < n]
+    return Claim(
+        "§4.1",
+        "Eq. 16 tracks SGD when d ≥ N (largest gap between the seed-averaged error curves "
+        "≤ 0.01) and degrades when d < N (gap > 0.03); B = 1000, lr = 1, W₀ = 0",
+        {f"max_gap_d{d}": float(g) for d, g in gaps.items()},
+        bool(tracks and degrades)
+        and all(g <= 0.01 for g in tracks)
+        and all(g > 0.03 for g in degrades),
+    )
 
 
 def finding2(frames: StoredFrames, scale: str) -> Claim:
@@ -340,6 +499,25 @@ def finding4(frames: StoredFrames, scale: str) -> Claim:
     )
 
 
+def finding4b(frames: StoredFrames, scale: str) -> Claim:
+    curves = frames.curves("full_batch")
+    best = fastest_to_zero(curves, ["optimizer"]).set_index("optimizer")
+    steps = best["steps_to_zero"]
+    gd_small = steps_to_zero(curves[curves["lr"] <= 1], ["optimizer"])
+    gd_small = gd_small[gd_small["optimizer"] == "sgd"]
+    return Claim(
+        "§4.4b",
+        "full batch (N = d = 10, W₀ = 0, 1000 steps, lr ∈ {0.01, 0.1, 1, 10}): sign-GD and "
+        "normalised GD reach zero error where GD stalls: GD needs ≥ 5× more steps at its best lr "
+        "and has not reached zero in 1000 steps at lr ≤ 1",
+        {f"steps_to_zero_{name}": float(v) for name, v in steps.items()}
+        | {"gd_final_error_lr_le_1": float(gd_small["final"].min())},
+        bool(np.isfinite(steps["sign_sgd"]) and np.isfinite(steps["normalized_sgd"]))
+        and steps["sgd"] >= 5 * max(steps["sign_sgd"], steps["normalized_sgd"])
+        and bool((gd_small["final"] > 0).all()),
+    )
+
+
 def finding5(frames: StoredFrames, scale: str) -> Claim:
     stats = seed_means(frames.layer_norm, ["layer_norm"])
     d = int(stats["dim"].max())
@@ -368,7 +546,47 @@ def finding6(frames: StoredFrames, scale: str) -> Claim:
     )
 
 
-FINDINGS = {"2": finding2, "3": finding3, "4": finding4, "5": finding5, "6": finding6}
+def finding6b(frames: StoredFrames, scale: str) -> Claim:
+    stats = seed_means(frames.small_dim, ["n_outputs"])
+    error = {int(m): float(e) for m, e in zip(stats["n_outputs"], stats["mean"], strict=True)}
+    return Claim(
+        "§4.6b",
+        "d = 2 with E, W, U learned (full-batch Adam): N = 100 inputs are stored perfectly for "
+        "M up to about 20 (error ≤ 0.005 for every M ≤ 20)",
+        {f"M{m}": e for m, e in error.items()},
+        all(e <= 0.005 for m, e in error.items() if m <= 20),
+    )
+
+
+def schedules_row(frames: StoredFrames) -> ClaimRow:
+    """Finding 7 is unstable in the paper itself: measured and shown, not judged."""
+    curves = frames.curves("schedules")
+    keys = ["schedule", "lr", "decay_steps", "decay_factor"]
+    stats = summarise(curves[curves["step"].isin([100, curves["step"].max()])], [*keys, "step"])
+    measured = {
+        f"{schedule_label(tuple(row[k] for k in keys))} @ step {row['step']}": row["mean"]
+        for _, row in stats.iterrows()
+    }
+    return ClaimRow(
+        "§4.7",
+        "schedules (batch 1, N = 10, d = 5, α = 1.5): a large step learns fast but overwrites "
+        "memories when d < N; decaying it after a large-step phase damps this",
+        format_measured(measured),
+        None,
+        "PAPER.md calls this claim unstable: the curves are drawn in Figure 7, not judged",
+    )
+
+
+FINDINGS = {
+    "1": finding1,
+    "2": finding2,
+    "3": finding3,
+    "4": finding4,
+    "4b": finding4b,
+    "5": finding5,
+    "6": finding6,
+    "6b": finding6b,
+}
 
 
 def _git_revision() -> str | None:
@@ -411,11 +629,9 @@ def reproduce(
     if "table1" in wanted:
         names |= {"figure1", "figure4"}
     specs = {name: experiment_spec(name, scale, device) for name in sorted(names)}
-    training = set()
-    if "7" in wanted or "claims" in wanted:
-        training |= {"step_size", "batch_size"}
-    if "8" in wanted or "claims" in wanted:
-        training |= {"optimizers", "layer_norm", "learned"}
+    training = set(TRAINING) if "claims" in wanted else set()
+    for key in wanted:
+        training |= set(FIGURE_TRAINING.get(key, ()))
     specs |= {name: training_spec(name, scale, device) for name in sorted(training)}
     out.mkdir(parents=True, exist_ok=True)
     db = out / "runs.db"
@@ -438,6 +654,20 @@ def reproduce(
         )
     if "memory" in wanted:
         report.figures.append(memory_entry(scale))
+
+    def add_training_figures(keys: Sequence[str]) -> None:
+        for key, title, caption, draw in TRAINING_FIGURES:
+            if key in keys and key in wanted:
+                fig = draw(frames)
+                save(fig, out / "figures" / f"figure-{key}", formats=("png", "svg"))
+                settings = {
+                    n: specs[n].base | specs[n].axes | specs[n].zipped for n in FIGURE_TRAINING[key]
+                }
+                report.figures.append(
+                    FigureEntry.from_figure(f"figure-{key}", title, caption, settings, fig)
+                )
+
+    add_training_figures(("5",))
     if "6" in wanted:
         fig = figure6()
         save(fig, out / "figures" / "figure-6", formats=("png", "svg"))
@@ -452,14 +682,7 @@ def reproduce(
         report.figures.append(
             FigureEntry.from_figure("figure-6", "Figure 6: the update map", caption, settings, fig)
         )
-    for key, title, caption, draw in TRAINING_FIGURES:
-        if key in wanted:
-            fig = draw(frames)
-            save(fig, out / "figures" / f"figure-{key}", formats=("png", "svg"))
-            settings = {n: specs[n].base | specs[n].axes for n in TRAINING if n in specs}
-            report.figures.append(
-                FigureEntry.from_figure(f"figure-{key}", title, caption, settings, fig)
-            )
+    add_training_figures(("7", "8"))
     if "table1" in wanted:
         report.tables.append(table_one(frames))
     if "claims" in wanted:
@@ -468,25 +691,14 @@ def reproduce(
             report.claims.append(
                 ClaimRow(claim.id, claim.statement, format_measured(claim.measured), claim.passed)
             )
-        report.claims.append(
-            ClaimRow(
-                "§4.1",
-                "Eq. 16 tracks SGD when d ≥ N (PAPER.md §4)",
-                "",
-                None,
-                "not yet part of reproduce: see benchmarks/training_findings.py",
-            )
-        )
         for finding in FINDINGS.values():
             claim = finding(frames, scale)
             report.claims.append(
                 ClaimRow(claim.id, claim.statement, format_measured(claim.measured), claim.passed)
             )
+        report.claims.append(schedules_row(frames))
     report.notes += [
         "Figure 2 of the paper is a diagram (three memories, one wrong answer) and is omitted.",
-        "Not yet produced by reproduce: Figure 5 (SGD vs the Eq. 16 approximation along "
-        "training), the schedule curves of Figure 7 and the full-batch and d = 2 panels of "
-        "Figure 8 (benchmarks/training_findings.py measures them).",
     ]
     statuses: dict[str, int] = {}
     for rep in reports:

@@ -15,11 +15,18 @@ from matplotlib.figure import Figure  # noqa: E402
 BAND_Z = 1.96  # band = mean ± 1.96 standard errors over trials (95 % interval of the mean)
 
 
-def new_figure(n_panels: int, width: float = 4.2, height: float = 3.4) -> tuple[Figure, list[Axes]]:
+def new_figure(
+    n_panels: int, width: float = 4.2, height: float = 3.4, rows: int = 1
+) -> tuple[Figure, list[Axes]]:
+    """``rows`` × ``n_panels`` panels of ``width`` × ``height`` inches, listed row by row."""
     fig, axes = plt.subplots(
-        1, n_panels, figsize=(width * n_panels, height), squeeze=False, layout="constrained"
+        rows,
+        n_panels,
+        figsize=(width * n_panels, height * rows),
+        squeeze=False,
+        layout="constrained",
     )
-    return fig, list(axes[0])
+    return fig, list(axes.flat)
 
 
 def summarise(frame: pd.DataFrame, by: Sequence[str], value: str = "error") -> pd.DataFrame:

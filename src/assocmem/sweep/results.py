@@ -98,6 +98,18 @@ def load_results(
     return pd.DataFrame(rows)
 
 
+def load_curves(db: str | Path, *, sweep: str | None = None) -> pd.DataFrame:
+    """The error along training of every stored training run that recorded one (``eval_every``):
+    one row per (run, evaluated step), the run's config columns then ``step`` and ``error``."""
+    rows: list[dict[str, Any]] = []
+    for row in read_rows(db, sweep=sweep):
+        curve = (row["metrics"] or {}).get("curve") if row["kind"] == "train" else None
+        if curve:
+            run = {**_base_row(row), **{k: _hashable(v) for k, v in row["config"].items()}}
+            rows += [{**run, "step": int(step), "error": float(error)} for step, error in curve]
+    return pd.DataFrame(rows)
+
+
 def group_columns(df: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
     """The columns that identify a point: all but replicates, metrics and bookkeeping."""
     skip = {*REPLICATES, *METRICS, *BOOKKEEPING, *COUNTS, *exclude}
