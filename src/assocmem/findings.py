@@ -1,0 +1,203 @@
+"""The optimisation findings of PAPER.md §4, judged from the stored training runs of
+``assocmem reproduce`` (the closed-form claims of §6 live in :mod:`assocmem.claims`).
+
+Each finding reads record frames (one row per run) or error curves (one row per run and
+evaluated step) through ``frames`` (a :class:`assocmem.reproduce.StoredFrames`) and returns a
+:class:`~assocmem.claims.Claim`. Single-cell values are judged within ±40 % of the paper's at
+the full scale only (10 seeds); the quick scale's 3 seeds judge orderings.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from assocmem.claims import Claim, format_measured
+from assocmem.figures.style import summarise
+from assocmem.figures.training import (
+    fastest_to_zero,
+    schedule_label,
+    seed_means,
+    steps_to_zero,
+    tuned,
+)
+from assocmem.report import ClaimRow
+
+if TYPE_CHECKING:
+    from assocmem.reproduce import StoredFrames
+
+LRS = [0.1, 1.0, 10.0, 100.0]  # the step sizes of the authors' grid
+
+
+def _at(stats: pd.DataFrame, key: str, value: Any, dim: int) -> float:
+    row = stats[(stats[key] == value) & (stats["dim"] == dim)]
+    return float(row["mean"].iloc[0])
+
+
+def _close(value: float, target: float, scale: str, rel: float = 0.4) -> bool:
+    """Within ±40 % of the paper's single-cell value; only judged at full scale (10 seeds): with
+    the quick scale's 3 seeds a single cell is too noisy, so there only orderings are judged."""
+    return scale != "full" or abs(value - target) <= rel * target
+
+
+VALUES_NOTE = " [values judged at --full only; orderings at both scales]"
+
+
+def finding1(frames: "StoredFrames", scale: str) -> Claim:
+    curves = frames.curves("update")
+    stats = summarise(curves, ["dim", "model", "step"]).pivot_table(
+        index=["dim", "step"], columns="model", values="mean"
+    )
+    gaps = (stats["matrix"] - stats["qupdate"]).abs().groupby(level="dim").max()
+    n = int(curves["n_inputs"].iloc[0])
+    tracks = [float(g) for d, g in gaps.items() if d >= n]
+    degrades = [float(g) for d, g in gaps.items() if d < n]
+    return Claim(
+        "§4.1",
+        "Eq. 16 tracks SGD when d ≥ N (largest gap between the seed-averaged error curves "
+        "≤ 0.01) and degrades when d < N (gap > 0.03); B = 1000, lr = 1, W₀ = 0",
+        {f"max_gap_d{d}": float(g) for d, g in gaps.items()},
+        bool(tracks and degrades)
+        and all(g <= 0.01 for g in tracks)
+        and all(g > 0.03 for g in degrades),
+    )
+
+
+def finding2(frames: "StoredFrames", scale: str) -> Claim:
+    stats = seed_means(frames.step_size, ["lr"])
+    d = int(stats["dim"].max())
+    errors = [_at(stats, "lr", lr, d) for lr in LRS]
+    paper = [0.046, 0.018, 0.0051, 0.0017]
+    return Claim(
+        "§4.2",
+        f"step size (SGD, B = 64, T = 10240, d = {d}): larger is better; errors ≈ 0.046, 0.018, "
+        "0.0051, 0.0017 for lr = 0.1, 1, 10, 100 (±40 %)" + VALUES_NOTE,
+        {f"lr{lr:g}": e for lr, e in zip(LRS, errors, strict=True)},
+        all(a > b for a, b in zip(errors, errors[1:], strict=False))
+        and all(_close(e, t, scale) for e, t in zip(errors, paper, strict=True)),
+    )
+
+
+def finding3(frames: "StoredFrames", scale: str) -> Claim:
+    stats = tuned(frames.batch_size, ["batch_size"])
+    dims = sorted(stats["dim"].unique())
+    small = [_at(stats, "batch_size", 16, d) for d in dims]
+    large = [_at(stats, "batch_size", 1024, d) for d in dims]
+    return Claim(
+        "§4.3",
+        "batch size (sign-Adam, T = 1024, tuned lr): B = 16 beats B = 1024 at every d",
+        {f"B16_d{d}": s for d, s in zip(dims, small, strict=True)}
+        | {f"B1024_d{d}": v for d, v in zip(dims, large, strict=True)},
+        all(s < v for s, v in zip(small, large, strict=True)),
+    )
+
+
+def _oracle(frame: pd.DataFrame, key: str, value: Any, dim: int) -> float:
+    """The paper's "tuned lr": each seed's own best lr, then the mean over seeds (optimistic)."""
+    rows = frame[(frame[key] == value) & (frame["dim"] == dim)]
+    return float(rows.groupby("seed")["error"].min().mean())
+
+
+def finding4(frames: "StoredFrames", scale: str) -> Claim:
+    stats = tuned(frames.optimizers, ["optimizer"])
+    d = int(stats["dim"].max())
+    adam, sgd = _at(stats, "optimizer", "adam", d), _at(stats, "optimizer", "sgd", d)
+    adam_o = _oracle(frames.optimizers, "optimizer", "adam", d)
+    sgd_o = _oracle(frames.optimizers, "optimizer", "sgd", d)
+    return Claim(
+        "§4.4",
+        f"Adam (sign-like) beats SGD at large d (B = 256, T = 10240, d = {d}) with the honest "
+        "tuned lr; with the paper's per-seed oracle lr, ≈ 0.0013 vs 0.0048 (±40 %)" + VALUES_NOTE,
+        {"adam": adam, "sgd": sgd, "adam_oracle": adam_o, "sgd_oracle": sgd_o},
+        adam < sgd and _close(adam_o, 0.0013, scale) and _close(sgd_o, 0.0048, scale),
+    )
+
+
+def finding4b(frames: "StoredFrames", scale: str) -> Claim:
+    curves = frames.curves("full_batch")
+    best = fastest_to_zero(curves, ["optimizer"]).set_index("optimizer")
+    steps = best["steps_to_zero"]
+    gd_small = steps_to_zero(curves[curves["lr"] <= 1], ["optimizer"])
+    gd_small = gd_small[gd_small["optimizer"] == "sgd"]
+    return Claim(
+        "§4.4b",
+        "full batch (N = d = 10, W₀ = 0, 1000 steps, lr ∈ {0.01, 0.1, 1, 10}): sign-GD and "
+        "normalised GD reach zero error where GD stalls: GD needs ≥ 5× more steps at its best lr "
+        "and has not reached zero in 1000 steps at lr ≤ 1",
+        {f"steps_to_zero_{name}": float(v) for name, v in steps.items()}
+        | {"gd_final_error_lr_le_1": float(gd_small["final"].min())},
+        bool(np.isfinite(steps["sign_sgd"]) and np.isfinite(steps["normalized_sgd"]))
+        and steps["sgd"] >= 5 * max(steps["sign_sgd"], steps["normalized_sgd"])
+        and bool((gd_small["final"] > 0).all()),
+    )
+
+
+def finding5(frames: "StoredFrames", scale: str) -> Claim:
+    stats = seed_means(frames.layer_norm, ["layer_norm"])
+    d = int(stats["dim"].max())
+    with_ln, without = _at(stats, "layer_norm", True, d), _at(stats, "layer_norm", False, d)
+    return Claim(
+        "§4.5",
+        f"layer norm helps sign-Adam at lr = 1 (B = 1024, T = 10240, d = {d}): "
+        "≈ 0.014 vs 0.028 (±40 %)" + VALUES_NOTE,
+        {"layer_norm": with_ln, "no_layer_norm": without},
+        with_ln < without and _close(with_ln, 0.014, scale) and _close(without, 0.028, scale),
+    )
+
+
+def finding6(frames: "StoredFrames", scale: str) -> Claim:
+    stats = seed_means(frames.learned, ["model"])
+    dims = sorted(stats["dim"].unique())
+    learned = [_at(stats, "model", "learned", d) for d in dims]
+    matrix = [_at(stats, "model", "matrix", d) for d in dims]
+    return Claim(
+        "§4.6",
+        "learned embeddings reach the finite-data floor at every d (SGD, lr = 1, B = 16, "
+        "T = 10240): ≈ 0.001–0.0025 (±40 %), below learning W alone" + VALUES_NOTE,
+        {f"learned_d{d}": v for d, v in zip(dims, learned, strict=True)},
+        all(scale != "full" or 0.0006 <= v <= 0.0035 for v in learned)
+        and all(a < b for a, b in zip(learned, matrix, strict=True)),
+    )
+
+
+def finding6b(frames: "StoredFrames", scale: str) -> Claim:
+    stats = seed_means(frames.small_dim, ["n_outputs"])
+    error = {int(m): float(e) for m, e in zip(stats["n_outputs"], stats["mean"], strict=True)}
+    return Claim(
+        "§4.6b",
+        "d = 2 with E, W, U learned (full-batch Adam): N = 100 inputs are stored perfectly for "
+        "M up to about 20 (error ≤ 0.005 for every M ≤ 20)",
+        {f"M{m}": e for m, e in error.items()},
+        all(e <= 0.005 for m, e in error.items() if m <= 20),
+    )
+
+
+def schedules_row(frames: "StoredFrames") -> ClaimRow:
+    """Finding 7 is unstable in the paper itself: measured and shown, not judged."""
+    curves = frames.curves("schedules")
+    keys = ["schedule", "lr", "decay_steps", "decay_factor"]
+    stats = summarise(curves[curves["step"].isin([100, curves["step"].max()])], [*keys, "step"])
+    measured = {
+        f"{schedule_label(tuple(row[k] for k in keys))} @ step {row['step']}": row["mean"]
+        for _, row in stats.iterrows()
+    }
+    return ClaimRow(
+        "§4.7",
+        "schedules (batch 1, N = 10, d = 5, α = 1.5): a large step learns fast but overwrites "
+        "memories when d < N; decaying it after a large-step phase damps this",
+        format_measured(measured),
+        None,
+        "PAPER.md calls this claim unstable: the curves are drawn in Figure 7, not judged",
+    )
+
+
+FINDINGS = {
+    "1": finding1,
+    "2": finding2,
+    "3": finding3,
+    "4": finding4,
+    "4b": finding4b,
+    "5": finding5,
+    "6": finding6,
+    "6b": finding6b,
+}
