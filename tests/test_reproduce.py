@@ -11,7 +11,7 @@ import pytest
 from test_report import CHROMIUM, chromium_probe
 
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
-from assocmem.reproduce import reproduce
+from assocmem.reproduce import reproduce, small_dim_geometry
 from assocmem.sweep.results import load_curves
 
 
@@ -50,6 +50,19 @@ def test_figure5_curves_come_from_the_store(tmp_path):
         index=["dim", "seed"], columns="model", values="error"
     )
     assert (start["matrix"] == start["qupdate"]).all()
+
+
+def test_small_dim_geometry_stores_every_input_and_is_cached(tmp_path):
+    """The d = 2 memory of Figure 8 (E, W, U learned, M = 5) answers all N = 100 inputs right:
+    the class whose u_y has the largest inner product with W e_x is f*(x); a second call reads
+    the cache instead of training again."""
+    cache = tmp_path / "geometry.npz"
+    hidden, outputs, targets = small_dim_geometry(cache)
+    assert hidden.shape == (100, 2) and outputs.shape == (5, 2)
+    assert ((hidden @ outputs.T).argmax(1) == targets).all()
+    stamp = cache.stat().st_mtime_ns
+    again = small_dim_geometry(cache)
+    assert cache.stat().st_mtime_ns == stamp and (again[0] == hidden).all()
 
 
 def test_steps_to_zero_reads_the_seed_averaged_curve():

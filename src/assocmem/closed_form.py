@@ -45,6 +45,7 @@ from assocmem.data import (
 )
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.schemes import Scheme
+from assocmem.threads import intra_op_threads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -541,11 +542,9 @@ def run_closed_form(
     overlap = 2 * working_set_bytes(cfg) <= cfg.memory_gb * 2**30
     threads = torch.get_num_threads()
     if overlap and problem.device.type == "cpu":
-        torch.set_num_threads(max(1, threads - 1))
-    try:
+        threads -= 1
+    with intra_op_threads(threads):
         metrics = _run_trials(problem, trial_ids, overlap, bar, progress)
-    finally:
-        torch.set_num_threads(threads)
     return ClosedFormResult(
         config=cfg,
         trials=trial_ids,

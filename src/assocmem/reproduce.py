@@ -37,6 +37,7 @@ from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.results import load_curves, load_results
 from assocmem.sweep.spec import SweepSpec, build_train, parse_spec
 from assocmem.theory import table1
+from assocmem.threads import intra_op_threads
 from assocmem.training.engine import AutogradKernel, stack_runs
 from assocmem.training.optimizers import schedule_factor
 
@@ -352,8 +353,9 @@ def small_dim_geometry(cache: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs)
     kernel = AutogradKernel(cfg, inputs, targets)
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(torch.float32)[None]
-    for t in range(cfg.steps):
-        kernel.step(t + 1, None, probs, inputs.lr * schedule_factor(cfg, t))
+    with intra_op_threads(1):  # 100×2 tensors: one thread is fastest
+        for t in range(cfg.steps):
+            kernel.step(t + 1, None, probs, inputs.lr * schedule_factor(cfg, t))
     state = kernel.state
     hidden = torch.einsum("rij,rnj->rni", state["W"], state["E"])[0].numpy()
     outputs, labels = state["U"][0].numpy(), targets.numpy()
