@@ -35,6 +35,7 @@ from tqdm import tqdm
 from assocmem.data import mod_targets, sample_tokens, zipf_probabilities
 from assocmem.embeddings import draw_embeddings
 from assocmem.rng import generator
+from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
 from assocmem.training.models import MODEL_REGISTRY
@@ -194,37 +195,48 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.gram_outputs = torch.bmm(self.U, self.U_t)  # (R, M, M)
         self.V = torch.bmm(inputs.W.transpose(1, 2), self.U_t)  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        dim = cfg.dim
-        # Reused buffers for a few runs' d×d gradients at a time: bounded memory, no page faults.
-        self.chunk = max(1, min(inputs.E.shape[0], GRADIENT_ELEMENTS // dim**2))
-        self.grad = torch.empty(self.chunk, dim, dim, dtype=DTYPE, device=inputs.E.device)
-        self.scratch = torch.empty_like(self.grad)
-        shape = (self.chunk, dim, cfg.n_outputs)
-        self.change = torch.empty(shape, dtype=DTYPE, device=inputs.E.device)
+        self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.U)
+        self.buffers: tuple[torch.Tensor, ...] = ()  # for the torch ops, allocated on first use
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         scaled = softmax_error(self.logits(), self.targets).mul_(weights[:, :, None])
+        rate = (lr * self.lr_factor)[:, None, None]
+        sign = self.cfg.optimizer == "sign_sgd"
+        if self.use_native:
+            P_t = torch.bmm(scaled.transpose(1, 2), self.E)  # (R, M, d): Pᵀ = Dᵀ E
+            self.V.sub_(rate * native.sign_project(P_t, self.U, self.cfg.eps, sign=sign))
+            return
         P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
-        rate = lr * self.lr_factor
         if self.cfg.optimizer == "normalized_sgd":
             norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
             norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
-            self.V.sub_((rate / norm)[:, None, None] * torch.bmm(P, self.gram_outputs))
+            self.V.sub_(rate / norm[:, None, None] * torch.bmm(P, self.gram_outputs))
             return
-        for start in range(0, P.shape[0], self.chunk):
-            runs = slice(start, start + self.chunk)
-            n = P[runs].shape[0]
-            grad, scratch, change = self.grad[:n], self.scratch[:n], self.change[:n]
-            torch.bmm(P[runs], self.U[runs], out=grad)  # Gᵀ, (n, d, d)
-            if self.cfg.optimizer == "sign_sgd":
+        self.V.sub_(rate * self.torch_sign_project(P, sign=sign))
+
+    def torch_sign_project(self, P: torch.Tensor, *, sign: bool) -> torch.Tensor:
+        """:func:`native.sign_project` with torch ops, a few runs' d×d gradients at a time."""
+        runs, dim, m = P.shape
+        if not self.buffers:  # reused: bounded memory, no page faults
+            chunk = max(1, min(runs, GRADIENT_ELEMENTS // dim**2))
+            grad = torch.empty(chunk, dim, dim, dtype=DTYPE, device=P.device)
+            self.buffers = (grad, torch.empty_like(grad))
+        grad_buffer, scratch_buffer = self.buffers
+        change = torch.empty_like(P)
+        for start in range(0, runs, grad_buffer.shape[0]):
+            block = slice(start, start + grad_buffer.shape[0])
+            n = P[block].shape[0]
+            grad, scratch = grad_buffer[:n], scratch_buffer[:n]
+            torch.bmm(P[block], self.U[block], out=grad)  # Gᵀ, (n, d, d)
+            if sign:
                 grad.sign_()
             else:  # Adam with betas (0, 0): m = g, v = g², no bias correction left
                 grad.div_(torch.abs(grad, out=scratch).add_(self.cfg.eps))
-            torch.bmm(grad, self.U_t[runs], out=change)
-            self.V[runs].sub_(rate[runs, None, None] * change)
+            torch.bmm(grad, self.U_t[block], out=change[block])
+        return change
 
 
 class AutogradKernel(AbstractKernel):

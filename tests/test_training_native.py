@@ -1,0 +1,84 @@
+"""The compiled sign-projection kernel against the torch ops it replaces (issue 4, speed)."""
+
+import pytest
+import torch
+
+from assocmem.training import TrainConfig, native, select_kernel
+from assocmem.training.engine import ProjectedMatrixKernel, run_group
+from assocmem.training.reference import reference_train
+
+needs_native = pytest.mark.skipif(native.load() is None, reason="no C compiler")
+
+
+def torch_sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, sign: bool) -> torch.Tensor:
+    """The naive computation: form the d×d matrix, shape it, project it back, in float64."""
+    G = torch.bmm(P_t.transpose(1, 2).double(), U.double())  # (R, d, d)
+    shaped = G.sign() if sign else G / (G.abs() + eps)
+    return torch.bmm(shaped, U.transpose(1, 2).double())
+
+
+def random_inputs(runs: int, dim: int, m: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    gen = torch.Generator().manual_seed(seed)
+    P_t = torch.randn(runs, m, dim, generator=gen) * 1e-3
+    U = torch.randn(runs, m, dim, generator=gen) / dim**0.5
+    return P_t, U
+
+
+@needs_native
+@pytest.mark.parametrize("sign", [False, True])
+@pytest.mark.parametrize(("dim", "m"), [(1, 2), (37, 5), (200, 3), (64, 8)])
+def test_sign_project_matches_naive(dim: int, m: int, sign: bool) -> None:
+    P_t, U = random_inputs(3, dim, m)
+    P_t[1, :, : dim // 2] = 0.0  # exact zeros in P U: shape(0) = 0 in both modes
+    ours = native.sign_project(P_t, U, 1e-8, sign=sign)
+    expected = torch_sign_project(P_t, U, 1e-8, sign)
+    assert ours.shape == (3, dim, m)
+    # float32 accumulation of d terms of size |U| against float64; signs of tiny g may differ
+    assert torch.allclose(ours.double(), expected, atol=1e-4 * dim**0.5, rtol=1e-4)
+
+
+@needs_native
+def test_sign_project_eps_semantics() -> None:
+    # With |g| comparable to eps, g / (|g| + eps) is far from ±1: the kernel must divide.
+    U = torch.ones(1, 1, 20)
+    P_t = torch.full((1, 1, 20), 1e-8)
+    out = native.sign_project(P_t, U, 1e-8, sign=False)
+    assert torch.allclose(out, torch.full((1, 20, 1), 10.0))  # 20 × 0.5
+    assert torch.allclose(
+        native.sign_project(P_t, U, 1e-8, sign=True), torch.full((1, 20, 1), 20.0)
+    )
+
+
+@needs_native
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sign_project_is_batch_invariant(threads: int) -> None:
+    P_t, U = random_inputs(5, 300, 5, seed=1)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        together = native.sign_project(P_t, U, 1e-8, sign=False)
+        for r in range(5):
+            alone = native.sign_project(P_t[r : r + 1], U[r : r + 1], 1e-8, sign=False)
+            assert torch.equal(together[r], alone[0])
+    finally:
+        torch.set_num_threads(previous)
+
+
+@needs_native
+@pytest.mark.parametrize("optimizer", ["adam", "sign_sgd"])
+def test_native_and_torch_kernels_agree(optimizer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = TrainConfig(dim=50, n_samples=64, batch_size=16, optimizer=optimizer, lr=0.5)
+    assert select_kernel(cfg) is ProjectedMatrixKernel
+    configs = [cfg, cfg.with_(seed=1)]
+    _, fast = run_group(configs)
+    monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
+    assert not native.supports(torch.zeros(1, 5, 3))
+    _, slow = run_group(configs)
+    assert torch.allclose(fast, slow, atol=1e-5)
+
+
+@needs_native
+def test_native_sign_adam_matches_torch_adam() -> None:
+    cfg = TrainConfig(dim=100, n_samples=48, batch_size=16, optimizer="adam", lr=10.0)
+    _, logits = run_group([cfg])
+    assert torch.allclose(logits[0], reference_train(cfg), atol=1e-5, rtol=1e-6)
