@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from assocmem.training import TrainConfig, train
+from assocmem.training import TrainConfig, native, train
 from assocmem.training.engine import train_group
 from assocmem.training.reference import reference_train
 
@@ -120,7 +120,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    compiled = native.load() is not None  # compiles the kernels once, outside the timings
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, compiled: {compiled}")
     configs = slice_configs(tuple(args.dims), tuple(args.batches))
     train(configs[:2])  # warm-up: first-call costs belong to neither side
     reference_train(configs[0].with_(n_samples=16 * configs[0].batch_size))

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from assocmem.training import TrainConfig, native, select_kernel
-from assocmem.training.engine import ProjectedMatrixKernel, run_group
+from assocmem.training.engine import ProjectedMatrixKernel, run_group, softmax_error
 from assocmem.training.reference import reference_train
 
 needs_native = pytest.mark.skipif(native.load() is None, reason="no C compiler")
@@ -82,3 +82,20 @@ def test_native_sign_adam_matches_torch_adam() -> None:
     cfg = TrainConfig(dim=100, n_samples=48, batch_size=16, optimizer="adam", lr=10.0)
     _, logits = run_group([cfg])
     assert torch.allclose(logits[0], reference_train(cfg), atol=1e-5, rtol=1e-6)
+
+
+@needs_native
+def test_softmax_error_matches_torch_and_is_row_by_row() -> None:
+    gen = torch.Generator().manual_seed(2)
+    logits = (
+        torch.randn(7, 13, 5, generator=gen)
+        * torch.tensor([1.0, 30.0, 300.0]).repeat(3)[:7, None, None]
+    )
+    targets = torch.arange(13) % 5
+    weights = torch.rand(7, 13, generator=gen)
+    ours = native.softmax_error(logits, targets, weights)
+    expected = softmax_error(logits.double(), targets) * weights.double()[:, :, None]
+    assert torch.allclose(ours.double(), expected, atol=3e-7, rtol=0)
+    for r in range(7):
+        alone = native.softmax_error(logits[r : r + 1], targets, weights[r : r + 1])
+        assert torch.equal(ours[r], alone[0])

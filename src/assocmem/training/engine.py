@@ -26,7 +26,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -83,7 +83,8 @@ class RunInputs:
 
     E: torch.Tensor  # (R, N, d) input embeddings
     U: torch.Tensor  # (R, M, d) output embeddings
-    W: torch.Tensor | None  # (R, d, d) initial memory, None for models without W
+    W: torch.Tensor | None  # (R, d, d) initial memory, None for models without W or when
+    WU: torch.Tensor | None  # (R, d, M) ``Wᵀ Uᵀ`` is all the kernel needs (then W is None)
     tokens: torch.Tensor | None  # (R, T) samples, None for full batch
     lr: torch.Tensor  # (R,) user learning rates
 
@@ -116,18 +117,26 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
     return {"E": E, "U": U, "W": W, "tokens": tokens}
 
 
-def stack_runs(configs: Sequence[TrainConfig]) -> RunInputs:
-    draws = [draw_run(cfg) for cfg in configs]
+def stack_runs(configs: Sequence[TrainConfig], *, project: bool = False) -> RunInputs:
+    """Every run's draws stacked; ``project``: keep ``Wᵀ Uᵀ`` (R, d, M) instead of W (R, d, d)."""
+    draws = []
+    for cfg in configs:
+        draw = draw_run(cfg)
+        if project and draw["W"] is not None:
+            assert draw["U"] is not None
+            draw["WU"], draw["W"] = draw["W"].T @ draw["U"].T, None  # one run at a time
+        draws.append(draw)
 
     def stacked(key: str) -> torch.Tensor | None:
-        values = [draw[key] for draw in draws]
+        values = [draw.get(key) for draw in draws]
         tensors = [value for value in values if value is not None]
         return torch.stack(tensors) if len(tensors) == len(values) else None
 
     E, U = stacked("E"), stacked("U")
     assert E is not None and U is not None
     lr = torch.tensor([cfg.lr for cfg in configs], dtype=DTYPE, device=configs[0].device)
-    return RunInputs(E=E, U=U, W=stacked("W"), tokens=stacked("tokens"), lr=lr)
+    W, WU, tokens = stacked("W"), stacked("WU") if project else None, stacked("tokens")
+    return RunInputs(E=E, U=U, W=W, WU=WU, tokens=tokens, lr=lr)
 
 
 def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -137,8 +146,20 @@ def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
 
 
+def weighted_softmax_error(
+    logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    """``w(x) δ(x)`` for weights (R, N): the compiled loop where it exists (torch's softmax
+    along a short last axis, M = 5, costs ~70 ns a row), else torch ops."""
+    if native.supports(logits):
+        return native.softmax_error(logits, targets, weights)
+    return softmax_error(logits, targets).mul_(weights[:, :, None])
+
+
 class AbstractKernel(ABC):
     """The state of a group of runs and its optimiser step."""
+
+    projected: ClassVar[bool] = False  # needs only ``Wᵀ Uᵀ`` (RunInputs.WU), not W itself
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         self.cfg = cfg
@@ -158,20 +179,22 @@ class AbstractKernel(ABC):
 class TableSGDKernel(AbstractKernel):
     """Matrix model under SGD (momentum, weight decay): all linear in W, so track ``E Wᵀ Uᵀ``."""
 
+    projected = True
+
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
         E, U = inputs.E, inputs.U
-        assert inputs.W is not None
+        assert inputs.WU is not None
         self.gram_inputs = torch.bmm(E, E.transpose(1, 2))  # (R, N, N)  E Eᵀ
         self.gram_outputs = torch.bmm(U, U.transpose(1, 2))  # (R, M, M)  U Uᵀ
-        self.table = torch.bmm(torch.bmm(E, inputs.W.transpose(1, 2)), U.transpose(1, 2))
+        self.table = torch.bmm(E, inputs.WU)  # (R, N, M)  E Wᵀ Uᵀ
         self.buffer: torch.Tensor | None = None
 
     def logits(self) -> torch.Tensor:
         return self.table
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
-        scaled = softmax_error(self.table, self.targets).mul_(weights[:, :, None])
+        scaled = weighted_softmax_error(self.table, self.targets, weights)
         grad = torch.bmm(self.gram_inputs, torch.bmm(scaled, self.gram_outputs))
         if self.cfg.weight_decay:
             grad.add_(self.table, alpha=self.cfg.weight_decay)
@@ -187,22 +210,24 @@ class TableSGDKernel(AbstractKernel):
 class ProjectedMatrixKernel(AbstractKernel):
     """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
 
+    projected = True
+
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
-        assert inputs.W is not None
+        assert inputs.WU is not None
         self.E, self.U = inputs.E, inputs.U
         self.U_t = inputs.U.transpose(1, 2).contiguous()  # (R, d, M)
         self.gram_outputs = torch.bmm(self.U, self.U_t)  # (R, M, M)
-        self.V = torch.bmm(inputs.W.transpose(1, 2), self.U_t)  # (R, d, M)
+        self.V = inputs.WU  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.U)
+        self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.V)
         self.buffers: tuple[torch.Tensor, ...] = ()  # for the torch ops, allocated on first use
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
-        scaled = softmax_error(self.logits(), self.targets).mul_(weights[:, :, None])
+        scaled = weighted_softmax_error(self.logits(), self.targets, weights)
         rate = (lr * self.lr_factor)[:, None, None]
         sign = self.cfg.optimizer == "sign_sgd"
         if self.use_native:
@@ -340,8 +365,9 @@ def run_group(
     runs = len(configs)
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-    inputs = stack_runs(configs)
-    kernel = select_kernel(cfg, fast=fast)(cfg, inputs, targets)
+    kernel_class = select_kernel(cfg, fast=fast)
+    inputs = stack_runs(configs, project=kernel_class.projected)
+    kernel = kernel_class(cfg, inputs, targets)
     curves: list[list[tuple[int, float]]] = [[] for _ in configs]
     snapshots: list[dict[int, list[list[float]]]] = [{} for _ in configs]
 
@@ -390,10 +416,8 @@ def state_bytes(cfg: TrainConfig) -> int:
     per_run = n * n + n * d + m * d + 4 * n * m
     if select_kernel(cfg) is AutogradKernel:
         per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
-    elif select_kernel(cfg) is ProjectedMatrixKernel:
-        per_run += 2 * d * d  # the initial W while stacking
-    elif cfg.model != "qupdate":
-        per_run += d * d
+    elif select_kernel(cfg).projected:
+        per_run += 4 * d * m
     if not cfg.full_batch:
         per_run += 2 * cfg.n_samples
     return 4 * per_run

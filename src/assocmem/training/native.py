@@ -95,6 +95,41 @@ int sign_project(long runs, long d, long m, const float *P, const float *U, floa
     }
     return 0;
 }
+
+/* exp(x) for x <= 0 from IEEE add/mul/fma only (within 2 ulp; 0 below -87), so the vector
+   loop and its scalar tail give the same bits wherever a row falls. */
+static inline float exp_nonpositive(float x) {
+    x = x < -87.0f ? -87.0f : x;
+    float k = (x * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
+    float r = x - k * 0.693145752f - k * 1.42860677e-6f;
+    float p = 1.98756912e-4f;
+    p = p * r + 1.39819994e-3f;
+    p = p * r + 8.33345205e-3f;
+    p = p * r + 4.16657962e-2f;
+    p = p * r + 1.66666657e-1f;
+    p = p * r + 0.5f;
+    p = p * r * r + r + 1.0f;
+    union { float f; int i; } scale = { .i = ((int)k + 127) << 23 };
+    return x <= -87.0f ? 0.0f : p * scale.f;
+}
+/* Rows of logits (rows, m): out = weight[row] (softmax(row) - onehot(targets[row % n])). */
+void softmax_error(long rows, long m, long n, const float *logits, const long *targets,
+                   const float *weights, float *out) {
+    for (long row = 0; row < rows; row++) {
+        const float *x = logits + row * m;
+        float top = x[0];
+        for (long k = 1; k < m; k++) top = x[k] > top ? x[k] : top;
+        for (long k = 0; k < m; k++) out[row * m + k] = x[k] - top;
+    }
+    for (long i = 0; i < rows * m; i++) out[i] = exp_nonpositive(out[i]);
+    for (long row = 0; row < rows; row++) {
+        float *e = out + row * m, total = 0.0f;
+        for (long k = 0; k < m; k++) total += e[k];
+        float scale = weights[row] / total;
+        for (long k = 0; k < m; k++) e[k] *= scale;
+        e[targets[row % n]] -= weights[row];
+    }
+}
 """
 
 FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC")
@@ -128,6 +163,8 @@ def _compile() -> ctypes.CDLL | None:
         ctypes.c_int,
         ctypes.c_void_p,
     ]
+    lib.softmax_error.restype = None
+    lib.softmax_error.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 4
     return lib
 
 
@@ -140,10 +177,10 @@ def load() -> ctypes.CDLL | None:
     return _loaded["lib"]
 
 
-def supports(P_t: torch.Tensor) -> bool:
-    """Whether the compiled kernel takes these inputs (CPU float32, M ≤ 8, compiler found)."""
-    cpu_float = P_t.device.type == "cpu" and P_t.dtype == torch.float32
-    return cpu_float and P_t.shape[1] <= MAX_OUTPUTS and load() is not None
+def supports(tensor: torch.Tensor) -> bool:
+    """Whether the compiled kernels take this (R, ·, M) tensor: CPU float32, M ≤ 8, compiled."""
+    cpu_float = tensor.device.type == "cpu" and tensor.dtype == torch.float32
+    return cpu_float and tensor.shape[-1] <= MAX_OUTPUTS and load() is not None
 
 
 def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) -> torch.Tensor:
@@ -154,7 +191,7 @@ def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) 
     contiguous blocks over ``torch.get_num_threads()`` threads.
     """
     lib = load()
-    assert lib is not None and supports(P_t)
+    assert lib is not None and supports(P_t.transpose(1, 2))
     P_t, U = P_t.contiguous(), U.contiguous()
     runs, m, d = P_t.shape
     out = torch.empty(runs, d, m, dtype=P_t.dtype)
@@ -173,4 +210,25 @@ def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) 
         bounds = [runs * w // workers for w in range(workers + 1)]
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(block, [range(a, b) for a, b in itertools.pairwise(bounds)]))
+    return out
+
+
+def softmax_error(
+    logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    """``w(x) (softmax(logits) − onehot(f*))`` of every run and token, (R, N, M).
+
+    logits: (R, N, M) float32 on the CPU; targets: (N,) int64; weights: (R, N) float32. One
+    row at a time, so each run's numbers are independent of its batch companions (torch's fast
+    softmax along N vectorises across rows and is not).
+    """
+    lib = load()
+    assert lib is not None
+    logits, weights = logits.contiguous(), weights.contiguous()
+    targets = targets.to(torch.int64).contiguous()
+    runs, n, m = logits.shape
+    out = torch.empty_like(logits)
+    lib.softmax_error(
+        runs * n, m, n, logits.data_ptr(), targets.data_ptr(), weights.data_ptr(), out.data_ptr()
+    )
     return out
