@@ -1,5 +1,8 @@
 """The compiled sign-projection kernel against the torch ops it replaces (issue 4, speed)."""
 
+import os
+import shutil
+
 import pytest
 import torch
 
@@ -99,3 +102,24 @@ def test_softmax_error_matches_torch_and_is_row_by_row() -> None:
     for r in range(7):
         alone = native.softmax_error(logits[r : r + 1], targets, weights[r : r + 1])
         assert torch.equal(ours[r], alone[0])
+
+
+def test_kernels_compile_where_a_compiler_exists() -> None:
+    # A broken C source would otherwise fall back to torch silently and skip the tests above.
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler")
+    assert native.load() is not None
+
+
+@needs_native
+@pytest.mark.parametrize("sign", [False, True])
+@pytest.mark.parametrize(("k", "p", "q"), [(1, 5, 7), (6, 40, 37), (3, 17, 64)])
+def test_sign_update_matches_naive(k: int, p: int, q: int, sign: bool) -> None:
+    gen = torch.Generator().manual_seed(k)
+    A, B = torch.randn(k, p, generator=gen) * 1e-3, torch.randn(k, q, generator=gen)
+    A[:, 0] = 0.0  # a zero row of the gradient: no step
+    W = torch.randn(p, q, generator=gen)
+    G = A.double().T @ B.double()
+    expected = W.double() - 0.1 * (G.sign() if sign else G / (G.abs() + 1e-8))
+    native.sign_update(W, A, B, 0.1, 1e-8, sign=sign)
+    assert torch.allclose(W.double(), expected, atol=1e-6, rtol=0)

@@ -38,7 +38,7 @@ from assocmem.rng import generator
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
-from assocmem.training.models import MODEL_REGISTRY
+from assocmem.training.models import LAYER_NORM_EPS, MODEL_REGISTRY
 from assocmem.training.optimizers import (
     NORM_FLOOR,
     OPTIMIZER_REGISTRY,
@@ -48,6 +48,7 @@ from assocmem.training.optimizers import (
 
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
+DENSE_MIN_DIM = 200  # from here on (models with W), per-run analytic steps beat autograd
 GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the projected kernel
 
 
@@ -264,6 +265,88 @@ class ProjectedMatrixKernel(AbstractKernel):
         return change
 
 
+class DenseKernel(AbstractKernel):
+    """Models with learned embeddings or layer norm, under SGD or sign-like steps: analytic
+    gradients over the distinct tokens of each batch, one run at a time.
+
+    A step of run r takes the k distinct tokens x of its batch with weights ``c(x)/B``, forms
+    ``h = W e_x`` (or ``ReLU(e_x)``), the optional layer norm ``z = h / sqrt(‖h‖² + 1e-6)``, the
+    logits ``z Uᵀ`` and ``Δ = w (softmax − onehot)`` (k×M), and back-propagates by hand:
+    ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h = (∂z − z ⟨z, ∂z⟩) / s`` under layer norm, ``∇W = ∂hᵀ e``
+    (rank ≤ k), ``∇e_x = ∂h W`` (or ``∂h ⊙ 1{e > 0}``). SGD updates W by one rank-k GEMM; the
+    sign-like steps of W go through :func:`native.sign_update`, which never stores ``∇W``. Cost
+    per step ~3 k d² for the k ≤ min(B, N) distinct tokens (few under Zipf), against 3 B d² plus
+    several d² optimiser passes for autograd. Runs never mix, so batching cannot change them.
+    """
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        self.model = MODEL_REGISTRY[cfg.model]
+        self.state = {"E": inputs.E.clone(), "U": inputs.U.clone()}
+        if inputs.W is not None and "W" in self.model.learned:
+            self.state["W"] = inputs.W.clone()
+        self.lr_factors = {name: lr_factor(cfg, name) for name in self.model.learned}
+        runs, n = inputs.E.shape[0], cfg.n_inputs
+        self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+
+    def logits(self) -> torch.Tensor:
+        return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        for r, rate in enumerate(lr.tolist()):
+            self.step_run(r, weights[r], rate)
+
+    def step_run(self, r: int, weights: torch.Tensor, rate: float) -> None:
+        """One optimiser step of run r; weights (N,) = c(x)/B or p(x)."""
+        E, U = self.state["E"][r], self.state["U"][r]  # (N, d), (M, d)
+        W = self.state["W"][r] if "W" in self.state else None  # (d, d)
+        rows = weights.nonzero()[:, 0]  # (k,) distinct tokens of the batch
+        e = E.index_select(0, rows)  # (k, d)
+        h = torch.relu(e) if W is None else e @ W.T  # (k, d)
+        if self.cfg.layer_norm:
+            scale = (h.square().sum(1, keepdim=True) + LAYER_NORM_EPS).sqrt()
+            z = h / scale
+        else:
+            z = h
+        delta = torch.softmax(z @ U.T, dim=1)  # (k, M)
+        delta[torch.arange(len(rows)), self.targets[rows]] -= 1.0
+        delta.mul_(weights[rows, None])  # Δ: the weighted softmax error
+        grad_z = delta @ U  # (k, d)
+        if self.cfg.layer_norm:
+            grad_h = (grad_z - z * (z * grad_z).sum(1, keepdim=True)) / scale
+        else:
+            grad_h = grad_z
+        grads: dict[str, torch.Tensor] = {}
+        if "U" in self.model.learned:
+            grads["U"] = delta.T @ z  # (M, d)
+        if "E" in self.model.learned:
+            grads["E"] = grad_h * (e > 0) if W is None else grad_h @ W  # rows of ∇E, (k, d)
+        if W is not None:
+            self.update_matrix(W, grad_h, e, rate * self.lr_factors["W"])
+        if "E" in grads:
+            E.index_add_(0, rows, self.direction(grads["E"]), alpha=-rate * self.lr_factors["E"])
+        if "U" in grads:
+            U.sub_(self.direction(grads["U"]), alpha=rate * self.lr_factors["U"])
+
+    def direction(self, grad: torch.Tensor) -> torch.Tensor:
+        """The optimiser's step direction for a gradient (rows of E not in the batch have a zero
+        gradient and, under every optimiser here, a zero step)."""
+        if self.cfg.optimizer == "sgd":
+            return grad
+        if self.cfg.optimizer == "sign_sgd":
+            return grad.sign()
+        return grad / (grad.abs() + self.cfg.eps)  # Adam with betas (0, 0)
+
+    def update_matrix(self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float):
+        """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
+        if self.cfg.optimizer == "sgd":
+            W.addmm_(grad_h.T, e, alpha=-rate)
+        elif native.available(W):
+            native.sign_update(W, grad_h, e, rate, self.cfg.eps, sign=self.cfg.optimizer != "adam")
+        else:
+            W.sub_(self.direction(grad_h.T @ e), alpha=rate)
+
+
 class AutogradKernel(AbstractKernel):
     """Any model and optimiser: autograd through the batched model, batched optimiser step."""
 
@@ -335,6 +418,12 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
     )
     if fast and plain_matrix and sign_like and not cfg.weight_decay:
         return ProjectedMatrixKernel
+    plain_step = cfg.optimizer in ("sgd", "sign_sgd") or (
+        cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
+    )
+    simple = plain_step and not (cfg.momentum or cfg.weight_decay)
+    if fast and simple and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM:
+        return DenseKernel
     return AutogradKernel
 
 
@@ -357,15 +446,21 @@ def train_group(
 
 
 def run_group(
-    configs: Sequence[TrainConfig], *, fast: bool = True, progress: tqdm | None = None
+    configs: Sequence[TrainConfig],
+    *,
+    fast: bool = True,
+    progress: tqdm | None = None,
+    kernel_class: type[AbstractKernel] | None = None,
 ) -> tuple[list[RunResult], torch.Tensor]:
-    """:func:`train_group`, also returning the final logits of every run, (R, N, M)."""
+    """:func:`train_group`, also returning the final logits of every run, (R, N, M).
+
+    ``kernel_class`` overrides :func:`select_kernel` (tests compare kernels on one config)."""
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
     runs = len(configs)
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-    kernel_class = select_kernel(cfg, fast=fast)
+    kernel_class = kernel_class or select_kernel(cfg, fast=fast)
     inputs = stack_runs(configs, project=kernel_class.projected)
     kernel = kernel_class(cfg, inputs, targets)
     curves: list[list[tuple[int, float]]] = [[] for _ in configs]
@@ -416,6 +511,8 @@ def state_bytes(cfg: TrainConfig) -> int:
     per_run = n * n + n * d + m * d + 4 * n * m
     if select_kernel(cfg) is AutogradKernel:
         per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
+    elif select_kernel(cfg) is DenseKernel:
+        per_run += 2 * d * d
     elif select_kernel(cfg).projected:
         per_run += 4 * d * m
     if not cfg.full_batch:

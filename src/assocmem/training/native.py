@@ -96,6 +96,29 @@ int sign_project(long runs, long d, long m, const float *P, const float *U, floa
     return 0;
 }
 
+/* W (rows, cols) -= lr shape(Aᵀ B) with A (k, rows), B (k, cols): the sign-like step of a
+   dense matrix from its rank-k gradient, one row of Aᵀ B at a time (never stored). */
+int sign_update(long rows, long cols, long k, const float *A, const float *B, float eps,
+                int mode, float lr, float *W) {
+    vf veps = (vf){0} + eps, vlr = (vf){0} + lr;
+    for (long i = 0; i < rows; i++) {
+        float *w = W + i * cols;
+        long j = 0;
+        for (; j + VW <= cols; j += VW) {
+            vf g = ((vf){0} + A[i]) * *(const vfu *)(B + j);
+            for (long x = 1; x < k; x++)
+                g += ((vf){0} + A[x * rows + i]) * *(const vfu *)(B + x * cols + j);
+            *(vfu *)(w + j) = *(vfu *)(w + j) - vlr * shape(g, veps, mode);
+        }
+        for (; j < cols; j++) {
+            float g = A[i] * B[j];
+            for (long x = 1; x < k; x++) g += A[x * rows + i] * B[x * cols + j];
+            w[j] = w[j] - lr * shape1(g, eps, mode);
+        }
+    }
+    return 0;
+}
+
 /* exp(x) for x <= 0 from IEEE add/mul/fma only (within 2 ulp; 0 below -87), so the vector
    loop and its scalar tail give the same bits wherever a row falls. */
 static inline float exp_nonpositive(float x) {
@@ -163,6 +186,17 @@ def _compile() -> ctypes.CDLL | None:
         ctypes.c_int,
         ctypes.c_void_p,
     ]
+    lib.sign_update.restype = ctypes.c_int
+    lib.sign_update.argtypes = (
+        [ctypes.c_long] * 3
+        + [ctypes.c_void_p] * 2
+        + [
+            ctypes.c_float,
+            ctypes.c_int,
+            ctypes.c_float,
+            ctypes.c_void_p,
+        ]
+    )
     lib.softmax_error.restype = None
     lib.softmax_error.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 4
     return lib
@@ -177,10 +211,15 @@ def load() -> ctypes.CDLL | None:
     return _loaded["lib"]
 
 
-def supports(tensor: torch.Tensor) -> bool:
-    """Whether the compiled kernels take this (R, ·, M) tensor: CPU float32, M ≤ 8, compiled."""
+def available(tensor: torch.Tensor) -> bool:
+    """Whether the compiled kernels take this tensor: CPU float32, and a compiler was found."""
     cpu_float = tensor.device.type == "cpu" and tensor.dtype == torch.float32
-    return cpu_float and tensor.shape[-1] <= MAX_OUTPUTS and load() is not None
+    return cpu_float and load() is not None
+
+
+def supports(tensor: torch.Tensor) -> bool:
+    """:func:`available` for an (R, ·, M) tensor with M ≤ 8 (M is held in registers)."""
+    return tensor.shape[-1] <= MAX_OUTPUTS and available(tensor)
 
 
 def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) -> torch.Tensor:
@@ -232,3 +271,23 @@ def softmax_error(
         runs * n, m, n, logits.data_ptr(), targets.data_ptr(), weights.data_ptr(), out.data_ptr()
     )
     return out
+
+
+def sign_update(
+    W: torch.Tensor, A: torch.Tensor, B: torch.Tensor, lr: float, eps: float, *, sign: bool
+) -> None:
+    """``W −= lr · shape(Aᵀ B)`` in place, one run: W (p, q), A (k, p), B (k, q) float32 CPU.
+
+    The sign-like step of a dense matrix whose gradient ``Aᵀ B`` has rank ≤ k (a learned W:
+    ``A`` the hidden-state gradients, ``B`` the embeddings of the k distinct tokens of a batch);
+    shape as in :func:`sign_project`. The gradient is never stored.
+    """
+    lib = load()
+    assert lib is not None and available(W) and W.is_contiguous()
+    A, B = A.contiguous(), B.contiguous()
+    (k, p), q = A.shape, B.shape[1]
+    assert W.shape == (p, q) and B.shape[0] == k
+    status = lib.sign_update(
+        p, q, k, A.data_ptr(), B.data_ptr(), eps, 1 if sign else 0, lr, W.data_ptr()
+    )
+    assert status == 0
