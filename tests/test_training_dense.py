@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from assocmem.training import TrainConfig, select_kernel
-from assocmem.training.engine import AutogradKernel, DenseKernel, run_group
+from assocmem.training.engine import AutogradKernel, DenseKernel, LayerNormSGDKernel, run_group
 from assocmem.training.reference import reference_train
 
 SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}
@@ -14,7 +14,7 @@ SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}
 CASES: dict[str, dict[str, Any]] = {
     "learned_sgd": {"model": "learned", "optimizer": "sgd"},
     "learned_ln_sgd": {"model": "learned", "layer_norm": True, "optimizer": "sgd", "lr": 2.0},
-    "matrix_ln_sgd": {"optimizer": "sgd", "layer_norm": True, "lr": 10.0},
+    "matrix_ln_sgd": {"optimizer": "sgd", "layer_norm": True, "lr": 10.0},  # (d ≥ 200 only)
     "relu_sgd": {"model": "relu", "optimizer": "sgd", "lr": 5.0},
     "relu_ln_sgd_full_batch": {
         "model": "relu",
@@ -80,3 +80,27 @@ def test_dense_kernel_without_compiled_kernels(name: str, monkeypatch: pytest.Mo
     monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
     _, dense = run_group([cfg], kernel_class=DenseKernel)
     assert (dense - autograd).abs().max().item() <= 2e-5 * (1 + autograd.abs().max().item())
+
+
+LAYER_NORM_SGD: dict[str, dict[str, Any]] = {
+    "few_samples": {"lr": 10.0},
+    "large_batch": {"batch_size": 32, "lr": 10.0},  # B ≥ N: every token weighted by its count
+    "momentum_wd": {"momentum": 0.9, "weight_decay": 0.01},
+    "zero_init": {"init": "zero", "lr": 5.0},
+    "full_batch": {"full_batch": True, "n_steps": 10, "lr": 5.0},
+}
+
+
+@pytest.mark.parametrize("name", list(LAYER_NORM_SGD))
+def test_layer_norm_sgd_kernel(name: str) -> None:
+    cfg = small(optimizer="sgd", layer_norm=True, **LAYER_NORM_SGD[name])
+    assert select_kernel(cfg) is LayerNormSGDKernel
+    companions = [cfg.with_(seed=3), cfg, cfg.with_(lr=cfg.lr / 2, seed=1)]
+    _, together = run_group(companions)
+    _, alone = run_group([cfg])
+    assert torch.equal(together[1], alone[0])
+    _, autograd = run_group(companions, kernel_class=AutogradKernel)
+    scale = 1 + autograd.abs().max().item()
+    assert (together - autograd).abs().max().item() <= 2e-5 * scale, name
+    expected = reference_train(cfg)
+    assert (alone[0] - expected).abs().max().item() <= 2e-5 * scale, name

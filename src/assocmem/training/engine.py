@@ -38,7 +38,7 @@ from assocmem.rng import generator
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
-from assocmem.training.models import LAYER_NORM_EPS, MODEL_REGISTRY
+from assocmem.training.models import LAYER_NORM_EPS, MODEL_REGISTRY, layer_norm
 from assocmem.training.optimizers import (
     NORM_FLOOR,
     OPTIMIZER_REGISTRY,
@@ -84,8 +84,8 @@ class RunInputs:
 
     E: torch.Tensor  # (R, N, d) input embeddings
     U: torch.Tensor  # (R, M, d) output embeddings
-    W: torch.Tensor | None  # (R, d, d) initial memory, None for models without W or when
-    WU: torch.Tensor | None  # (R, d, M) ``Wᵀ Uᵀ`` is all the kernel needs (then W is None)
+    W: torch.Tensor | None  # (R, d, d) initial memory; None without W or when a product is kept
+    W_product: torch.Tensor | None  # ``Wᵀ Uᵀ`` (R, d, M) or ``E Wᵀ`` (R, N, d), see stack_runs
     tokens: torch.Tensor | None  # (R, T) samples, None for full batch
     lr: torch.Tensor  # (R,) user learning rates
 
@@ -118,14 +118,17 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
     return {"E": E, "U": U, "W": W, "tokens": tokens}
 
 
-def stack_runs(configs: Sequence[TrainConfig], *, project: bool = False) -> RunInputs:
-    """Every run's draws stacked; ``project``: keep ``Wᵀ Uᵀ`` (R, d, M) instead of W (R, d, d)."""
+def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInputs:
+    """Every run's draws stacked. ``w_product`` "WU" or "EW": keep ``Wᵀ Uᵀ`` (R, d, M) or
+    ``E Wᵀ`` (R, N, d) instead of W (R, d, d), formed one run at a time."""
     draws = []
     for cfg in configs:
         draw = draw_run(cfg)
-        if project and draw["W"] is not None:
-            assert draw["U"] is not None
-            draw["WU"], draw["W"] = draw["W"].T @ draw["U"].T, None  # one run at a time
+        W, E, U = draw["W"], draw["E"], draw["U"]
+        if w_product and W is not None:
+            assert E is not None and U is not None
+            draw["W_product"] = W.T @ U.T if w_product == "WU" else E @ W.T
+            draw["W"] = None
         draws.append(draw)
 
     def stacked(key: str) -> torch.Tensor | None:
@@ -136,8 +139,8 @@ def stack_runs(configs: Sequence[TrainConfig], *, project: bool = False) -> RunI
     E, U = stacked("E"), stacked("U")
     assert E is not None and U is not None
     lr = torch.tensor([cfg.lr for cfg in configs], dtype=DTYPE, device=configs[0].device)
-    W, WU, tokens = stacked("W"), stacked("WU") if project else None, stacked("tokens")
-    return RunInputs(E=E, U=U, W=W, WU=WU, tokens=tokens, lr=lr)
+    W, product = stacked("W"), stacked("W_product") if w_product else None
+    return RunInputs(E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr)
 
 
 def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -150,17 +153,29 @@ def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 def weighted_softmax_error(
     logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
-    """``w(x) δ(x)`` for weights (R, N): the compiled loop where it exists (torch's softmax
-    along a short last axis, M = 5, costs ~70 ns a row), else torch ops."""
+    """``w δ`` of rows (R, b, M) with weights (R, b) and targets (b,) or (R, b): the compiled
+    loop where it exists (torch's softmax along a short last axis, M = 5, costs ~70 ns a row),
+    else torch ops."""
     if native.supports(logits):
         return native.softmax_error(logits, targets, weights)
-    return softmax_error(logits, targets).mul_(weights[:, :, None])
+    delta = torch.softmax(logits, dim=2)
+    index = targets.expand(logits.shape[0], -1)[:, :, None]
+    delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
+    return delta.mul_(weights[:, :, None])
+
+
+def take_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """``table[r, rows[r]]`` for every run, (R, b, k): :func:`gather_rows` by one index_select."""
+    runs, n, width = table.shape
+    offsets = torch.arange(runs, device=rows.device)[:, None] * n
+    flat = table.reshape(runs * n, width)
+    return flat.index_select(0, (rows + offsets).flatten()).view(runs, -1, width)
 
 
 class AbstractKernel(ABC):
     """The state of a group of runs and its optimiser step."""
 
-    projected: ClassVar[bool] = False  # needs only ``Wᵀ Uᵀ`` (RunInputs.WU), not W itself
+    w_product: ClassVar[str] = ""  # "WU" / "EW": needs only that product of W (see stack_runs)
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         self.cfg = cfg
@@ -180,15 +195,15 @@ class AbstractKernel(ABC):
 class TableSGDKernel(AbstractKernel):
     """Matrix model under SGD (momentum, weight decay): all linear in W, so track ``E Wᵀ Uᵀ``."""
 
-    projected = True
+    w_product = "WU"
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
         E, U = inputs.E, inputs.U
-        assert inputs.WU is not None
+        assert inputs.W_product is not None
         self.gram_inputs = torch.bmm(E, E.transpose(1, 2))  # (R, N, N)  E Eᵀ
         self.gram_outputs = torch.bmm(U, U.transpose(1, 2))  # (R, M, M)  U Uᵀ
-        self.table = torch.bmm(E, inputs.WU)  # (R, N, M)  E Wᵀ Uᵀ
+        self.table = torch.bmm(E, inputs.W_product)  # (R, N, M)  E Wᵀ Uᵀ
         self.buffer: torch.Tensor | None = None
 
     def logits(self) -> torch.Tensor:
@@ -208,18 +223,67 @@ class TableSGDKernel(AbstractKernel):
         self.table.sub_(lr[:, None, None] * grad)
 
 
-class ProjectedMatrixKernel(AbstractKernel):
-    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
+class LayerNormSGDKernel(AbstractKernel):
+    """Matrix model with layer norm under SGD (momentum, weight decay): E and U are fixed and
+    every change of W reaches the logits through ``H = E Wᵀ`` (N×d), so track H.
 
-    projected = True
+    A step back-propagates to the hidden states ``h_x`` of the batch rows (all N tokens weighted
+    by ``c(x)/B`` once B ≥ N) and moves H by ``−lr · E ∇Wᵀ = −lr · (E E_bᵀ) ∂h_b``: O(N B d) per
+    step (O(N² d) for large batches) instead of O(B d²) and the d×d matrix never exists.
+    """
+
+    w_product = "EW"
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
-        assert inputs.WU is not None
+        assert inputs.W_product is not None
+        self.H, self.U = inputs.W_product, inputs.U  # (R, N, d), (R, M, d)
+        self.gram_inputs = torch.bmm(inputs.E, inputs.E.transpose(1, 2))  # (R, N, N)
+        runs, n = inputs.E.shape[0], cfg.n_inputs
+        self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+        self.buffer: torch.Tensor | None = None
+
+    def logits(self) -> torch.Tensor:
+        return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        # Few samples: the batch rows, 1/B each; otherwise every token, weighted by its count.
+        if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
+            rows = tokens  # (R, b)
+            h, gram = take_rows(self.H, rows), take_rows(self.gram_inputs, rows)  # (R, b, ·)
+            row_weights = torch.full_like(rows, 1.0 / rows.shape[1], dtype=DTYPE)
+        else:
+            rows, h, gram, row_weights = self.all_rows, self.H, self.gram_inputs, weights
+        scale = (h.square().sum(2, keepdim=True) + LAYER_NORM_EPS).sqrt_()
+        z = h / scale
+        logits = torch.bmm(z, self.U.transpose(1, 2))  # (R, b, M)
+        delta = weighted_softmax_error(logits, self.targets[rows], row_weights)
+        grad_z = torch.bmm(delta, self.U)  # (R, b, d)
+        grad_h = grad_z.sub_(z.mul_((z * grad_z).sum(2, keepdim=True))).div_(scale)
+        grad = torch.bmm(gram.transpose(1, 2), grad_h)  # (R, N, d): E ∇Wᵀ
+        if self.cfg.weight_decay:
+            grad.add_(self.H, alpha=self.cfg.weight_decay)
+        if self.cfg.momentum:
+            if self.buffer is None:
+                self.buffer = grad
+            else:
+                self.buffer.mul_(self.cfg.momentum).add_(grad)
+            grad = self.buffer
+        self.H.addcmul_(grad, lr[:, None, None], value=-1)
+
+
+class ProjectedMatrixKernel(AbstractKernel):
+    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
+
+    w_product = "WU"
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        assert inputs.W_product is not None
         self.E, self.U = inputs.E, inputs.U
         self.U_t = inputs.U.transpose(1, 2).contiguous()  # (R, d, M)
         self.gram_outputs = torch.bmm(self.U, self.U_t)  # (R, M, M)
-        self.V = inputs.WU  # (R, d, M)
+        self.V = inputs.W_product  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
         self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.V)
         self.buffers: tuple[torch.Tensor, ...] = ()  # for the torch ops, allocated on first use
@@ -413,6 +477,8 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
     plain_matrix = cfg.model == "matrix" and not cfg.layer_norm
     if fast and plain_matrix and cfg.optimizer == "sgd":
         return TableSGDKernel
+    if fast and cfg.model == "matrix" and cfg.layer_norm and cfg.optimizer == "sgd":
+        return LayerNormSGDKernel
     sign_like = cfg.optimizer in ("sign_sgd", "normalized_sgd") or (
         cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
     )
@@ -461,7 +527,7 @@ def run_group(
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
-    inputs = stack_runs(configs, project=kernel_class.projected)
+    inputs = stack_runs(configs, w_product=kernel_class.w_product)
     kernel = kernel_class(cfg, inputs, targets)
     curves: list[list[tuple[int, float]]] = [[] for _ in configs]
     snapshots: list[dict[int, list[list[float]]]] = [{} for _ in configs]
@@ -513,8 +579,8 @@ def state_bytes(cfg: TrainConfig) -> int:
         per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
     elif select_kernel(cfg) is DenseKernel:
         per_run += 2 * d * d
-    elif select_kernel(cfg).projected:
-        per_run += 4 * d * m
+    elif select_kernel(cfg).w_product:
+        per_run += 4 * d * m + 2 * n * d
     if not cfg.full_batch:
         per_run += 2 * cfg.n_samples
     return 4 * per_run

@@ -257,19 +257,19 @@ def softmax_error(
 ) -> torch.Tensor:
     """``w(x) (softmax(logits) − onehot(f*))`` of every run and token, (R, N, M).
 
-    logits: (R, N, M) float32 on the CPU; targets: (N,) int64; weights: (R, N) float32. One
-    row at a time, so each run's numbers are independent of its batch companions (torch's fast
-    softmax along N vectorises across rows and is not).
+    logits: (R, N, M) float32 on the CPU; targets: (N,) or (R, N) int64; weights: (R, N)
+    float32. One row at a time, so each run's numbers are independent of its batch companions
+    (torch's fast softmax along N vectorises across rows and is not).
     """
     lib = load()
     assert lib is not None
     logits, weights = logits.contiguous(), weights.contiguous()
     targets = targets.to(torch.int64).contiguous()
     runs, n, m = logits.shape
+    assert targets.shape[-1] == n and weights.shape == (runs, n)
     out = torch.empty_like(logits)
-    lib.softmax_error(
-        runs * n, m, n, logits.data_ptr(), targets.data_ptr(), weights.data_ptr(), out.data_ptr()
-    )
+    rows = logits.data_ptr(), targets.data_ptr(), weights.data_ptr(), out.data_ptr()
+    lib.softmax_error(runs * n, m, targets.numel(), *rows)
     return out
 
 
