@@ -6,7 +6,13 @@ import pytest
 import torch
 
 from assocmem.training import TrainConfig, select_kernel
-from assocmem.training.engine import AutogradKernel, DenseKernel, LayerNormSGDKernel, run_group
+from assocmem.training.engine import (
+    AnalyticKernel,
+    AutogradKernel,
+    DenseKernel,
+    LayerNormSGDKernel,
+    run_group,
+)
 from assocmem.training.reference import reference_train
 
 SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}
@@ -68,9 +74,9 @@ def test_dense_kernel_selection() -> None:
     big = {"dim": 256}
     assert select_kernel(small(model="learned", **big)) is DenseKernel
     assert select_kernel(small(optimizer="adam", layer_norm=True, **big)) is DenseKernel
-    assert select_kernel(small(model="learned")) is AutogradKernel  # small d: batched autograd
-    assert select_kernel(small(model="learned", momentum=0.9, **big)) is AutogradKernel
-    assert select_kernel(small(model="relu", **big)) is AutogradKernel  # no d×d matrix
+    assert select_kernel(small(model="learned")) is AnalyticKernel  # small d: batched
+    assert select_kernel(small(model="learned", momentum=0.9, **big)) is AnalyticKernel
+    assert select_kernel(small(model="relu", **big)) is AnalyticKernel  # no d×d matrix
 
 
 @pytest.mark.parametrize("name", ["learned_adam", "matrix_ln_adam", "learned_sign_sgd"])
@@ -104,3 +110,30 @@ def test_layer_norm_sgd_kernel(name: str) -> None:
     assert (together - autograd).abs().max().item() <= 2e-5 * scale, name
     expected = reference_train(cfg)
     assert (alone[0] - expected).abs().max().item() <= 2e-5 * scale, name
+
+
+ANALYTIC: dict[str, dict[str, Any]] = {
+    **CASES,
+    "learned_momentum_wd": {"model": "learned", "momentum": 0.9, "weight_decay": 0.01},
+    "relu_adam_betas": {"model": "relu", "optimizer": "adam", "betas": (0.9, 0.999), "lr": 0.1},
+    "learned_normalized_sgd": {"model": "learned", "optimizer": "normalized_sgd", "lr": 0.5},
+    "relu_sign_sgd_large_batch": {"model": "relu", "optimizer": "sign_sgd", "batch_size": 32},
+    "matrix_ln_adam_full_batch": {
+        "layer_norm": True,
+        "optimizer": "adam",
+        "full_batch": True,
+        "n_steps": 6,
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(ANALYTIC))
+def test_analytic_kernel_matches_autograd_and_is_batch_invariant(name: str) -> None:
+    cfg = small(**ANALYTIC[name])
+    companions = [cfg.with_(seed=3), cfg, cfg.with_(lr=cfg.lr / 2, seed=1)]
+    _, analytic = run_group(companions, kernel_class=AnalyticKernel)
+    _, autograd = run_group(companions, kernel_class=AutogradKernel)
+    scale = 1 + autograd.abs().max().item()
+    assert (analytic - autograd).abs().max().item() <= 2e-5 * scale, name
+    _, alone = run_group([cfg], kernel_class=AnalyticKernel)
+    assert torch.equal(analytic[1], alone[0])
