@@ -49,15 +49,15 @@ def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float,
         cells.setdefault(cfg.batch_key(), []).append(cfg)
     engine_total, reference_total, timed = 0.0, 0.0, 0
     for runs in cells.values():
-        start = time.perf_counter()
+        start = time.process_time()
         train(runs)
-        engine = time.perf_counter() - start
+        engine = time.process_time() - start
         # Spread the timed reference runs over the cell's learning rates and seeds.
         chosen = runs[:: max(1, len(runs) // per_cell)][:per_cell]
-        start = time.perf_counter()
+        start = time.process_time()
         for cfg in chosen:
             reference_train(cfg)
-        reference = (time.perf_counter() - start) * len(runs) / len(chosen)
+        reference = (time.process_time() - start) * len(runs) / len(chosen)
         engine_total += engine
         reference_total += reference
         timed += len(chosen)
@@ -86,9 +86,9 @@ def grid_estimate(steps: int) -> float:
             model=model, layer_norm=norm, optimizer=opt, dim=d, batch_size=b, n_samples=b * steps
         )
         short = [base.with_(lr=lr, seed=s) for lr in LRS for s in SEEDS]
-        start = time.perf_counter()
+        start = time.process_time()
         train(short)
-        run_time = time.perf_counter() - start
+        run_time = time.process_time() - start
         one_step = time_setup(base.with_(n_samples=b), short)
         per_step = max(run_time - one_step, 0.0) / (steps - 1)
         setup = max(one_step - per_step, 0.0)
@@ -104,9 +104,9 @@ def grid_estimate(steps: int) -> float:
 def time_setup(one_step: TrainConfig, short: list[TrainConfig]) -> float:
     """Seconds for one step of the group (draws, setup, evaluation): the fixed cost."""
     configs = [one_step.with_(lr=c.lr, seed=c.seed) for c in short]
-    start = time.perf_counter()
+    start = time.process_time()
     train_group(configs)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def main() -> None:

@@ -71,7 +71,7 @@ def test_dense_kernel_is_batch_invariant(name: str) -> None:
 
 
 def test_dense_kernel_selection() -> None:
-    big = {"dim": 256}
+    big = {"dim": 512}
     assert select_kernel(small(model="learned", **big)) is DenseKernel
     assert select_kernel(small(optimizer="adam", layer_norm=True, **big)) is DenseKernel
     assert select_kernel(small(model="learned")) is AnalyticKernel  # small d: batched
