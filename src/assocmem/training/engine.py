@@ -308,13 +308,22 @@ class ProjectedMatrixKernel(AbstractKernel):
         return torch.bmm(self.E, self.V)
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
-        scaled = weighted_softmax_error(self.logits(), self.targets, weights)
         rate = (lr * self.lr_factor)[:, None, None]
         sign = self.cfg.optimizer == "sign_sgd"
         if self.use_native:
-            P_t = torch.bmm(scaled.transpose(1, 2), self.E)  # (R, M, d): Pᵀ = Dᵀ E
+            if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
+                # Few samples: only the batch rows (1/B each) have a softmax error.
+                e = take_rows(self.E, tokens)  # (R, B, d)
+                row_weights = torch.full_like(tokens, 1.0 / tokens.shape[1], dtype=DTYPE)
+                delta = weighted_softmax_error(
+                    torch.bmm(e, self.V), self.targets[tokens], row_weights
+                )
+            else:
+                e, delta = self.E, weighted_softmax_error(self.logits(), self.targets, weights)
+            P_t = torch.bmm(delta.transpose(1, 2), e)  # (R, M, d): Pᵀ = Dᵀ E
             self.V.sub_(rate * native.sign_project(P_t, self.U, self.cfg.eps, sign=sign))
             return
+        scaled = weighted_softmax_error(self.logits(), self.targets, weights)
         P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
         if self.cfg.optimizer == "normalized_sgd":
             norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
