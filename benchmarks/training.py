@@ -10,6 +10,9 @@ extrapolated to the 40 runs unless ``--reference-per-cell 40``.
 d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scales the per-step
 time by the number of steps of T ∈ {1024, 10240, 102400} (T / B each), plus the measured setup.
 
+Times are CPU seconds of this process (``time.process_time``), so other jobs on a shared
+machine slow both sides less than wall-clock time would; run with ``--threads 1``.
+
     .venv/bin/python benchmarks/training.py [--threads 1] [--grid]
 """
 

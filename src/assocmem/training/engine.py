@@ -14,10 +14,17 @@ place of ``c(x)/B``. Kernels (chosen by :func:`select_kernel`):
   (N×M). O(N²M) per step whatever d and B.
 - ``ProjectedMatrixKernel`` (matrix model, sign-like Adam β = (0, 0), sign-SGD, normalised SGD):
   the state is ``V = Wᵀ Uᵀ`` (d×M). The gradient ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
-  (d×M, rank ≤ M); its elementwise sign is formed a few runs at a time in reused buffers and
-  immediately projected back by ``Uᵀ``. O(d²M) per step, independent of B.
-- ``AutogradKernel``: every other model / optimiser / layer-norm combination, by autograd on
-  the batched parameters and the batched optimisers of :mod:`assocmem.training.optimizers`.
+  (d×M, rank ≤ M); its elementwise sign is projected back by ``Uᵀ`` row by row in the compiled
+  kernel of :mod:`assocmem.training.native`, never storing the d×d matrix (torch ops, a few
+  runs at a time, where no compiler is found). O(d²M) per step, independent of B.
+- ``LayerNormSGDKernel`` (matrix model with layer norm, SGD): E, U fixed, so the state is
+  ``H = E Wᵀ`` (N×d), moved by ``−lr (E E_bᵀ) ∂h_b``. O(N B d) per step, no d×d matrix.
+- ``DenseKernel`` (learned embeddings or layer norm with W, d ≥ 400, SGD or sign-like steps):
+  analytic gradients over the distinct tokens of each batch, one run at a time; W moves by one
+  rank-k GEMM (SGD) or the compiled sign step that never stores its gradient.
+- ``AnalyticKernel``: every other model / optimiser / layer-norm combination, by hand-written
+  gradients batched over runs and the batched optimisers of :mod:`assocmem.training.optimizers`.
+- ``AutogradKernel``: the same by autograd (``fast=False``), the tests' second opinion.
 - ``QUpdateKernel``: the Eq. 16 approximation ``q(x) ← q(x) + c(x) γ / (1 + e^{q(x)}/(M−1))``,
   ``γ = lr / B``, read out as the memory ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``.
 """
