@@ -608,7 +608,9 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
         cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
     )
     simple = plain_step and not (cfg.momentum or cfg.weight_decay)
-    if fast and simple and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM:
+    # One run at a time pays on a CPU (caches, distinct tokens); a GPU wants the batched kernel.
+    per_run = cfg.device == "cpu" and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM
+    if fast and simple and per_run:
         return DenseKernel
     return AnalyticKernel if fast else AutogradKernel
 
