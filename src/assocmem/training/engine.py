@@ -384,19 +384,23 @@ class DenseKernel(AbstractKernel):
         self.lr_factors = {name: lr_factor(cfg, name) for name in self.model.learned}
         runs, n = inputs.E.shape[0], cfg.n_inputs
         self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+        self.use_native = native.available(inputs.E)
 
     def logits(self) -> torch.Tensor:
         return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        present = weights > 0
+        counts = present.sum(1).tolist()  # k of every run: its distinct tokens
+        rows = present.nonzero()[:, 1].split(counts)
+        row_weights = weights[present].split(counts)
         for r, rate in enumerate(lr.tolist()):
-            self.step_run(r, weights[r], rate)
+            self.step_run(r, rows[r], row_weights[r], rate)
 
-    def step_run(self, r: int, weights: torch.Tensor, rate: float) -> None:
-        """One optimiser step of run r; weights (N,) = c(x)/B or p(x)."""
+    def step_run(self, r: int, rows: torch.Tensor, weights: torch.Tensor, rate: float) -> None:
+        """One optimiser step of run r: distinct tokens rows (k,), weights (k,) = c(x)/B or p(x)."""
         E, U = self.state["E"][r], self.state["U"][r]  # (N, d), (M, d)
         W = self.state["W"][r] if "W" in self.state else None  # (d, d)
-        rows = weights.nonzero()[:, 0]  # (k,) distinct tokens of the batch
         e = E.index_select(0, rows)  # (k, d)
         h = torch.relu(e) if W is None else e @ W.T  # (k, d)
         if self.cfg.layer_norm:
@@ -404,9 +408,8 @@ class DenseKernel(AbstractKernel):
             z = h / scale
         else:
             z = h
-        delta = torch.softmax(z @ U.T, dim=1)  # (k, M)
-        delta[torch.arange(len(rows)), self.targets[rows]] -= 1.0
-        delta.mul_(weights[rows, None])  # Δ: the weighted softmax error
+        delta = torch.softmax(z @ U.T, dim=1).sub_(self.onehot.index_select(0, rows))  # (k, M)
+        delta.mul_(weights[:, None])  # Δ: the weighted softmax error
         grad_z = delta @ U  # (k, d)
         if self.cfg.layer_norm:
             grad_h = (grad_z - z * (z * grad_z).sum(1, keepdim=True)) / scale
@@ -437,7 +440,7 @@ class DenseKernel(AbstractKernel):
         """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
         if self.cfg.optimizer == "sgd":
             W.addmm_(grad_h.T, e, alpha=-rate)
-        elif native.available(W):
+        elif self.use_native:
             native.sign_update(W, grad_h, e, rate, self.cfg.eps, sign=self.cfg.optimizer != "adam")
         else:
             W.sub_(self.direction(grad_h.T @ e), alpha=rate)
