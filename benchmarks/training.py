@@ -10,6 +10,9 @@ extrapolated to the 40 runs unless ``--reference-per-cell 40``.
 d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scales the per-step
 time by the number of steps of T ∈ {1024, 10240, 102400} (T / B each), plus the measured setup.
 
+Times are CPU seconds of this process (``time.process_time``), so other jobs on a shared
+machine slow both sides less than wall-clock time would; run with ``--threads 1``.
+
     .venv/bin/python benchmarks/training.py [--threads 1] [--grid]
 """
 
@@ -19,7 +22,7 @@ import time
 
 import torch
 
-from assocmem.training import TrainConfig, train
+from assocmem.training import TrainConfig, native, train
 from assocmem.training.engine import train_group
 from assocmem.training.reference import reference_train
 
@@ -49,15 +52,15 @@ def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float,
         cells.setdefault(cfg.batch_key(), []).append(cfg)
     engine_total, reference_total, timed = 0.0, 0.0, 0
     for runs in cells.values():
-        start = time.perf_counter()
+        start = time.process_time()
         train(runs)
-        engine = time.perf_counter() - start
+        engine = time.process_time() - start
         # Spread the timed reference runs over the cell's learning rates and seeds.
         chosen = runs[:: max(1, len(runs) // per_cell)][:per_cell]
-        start = time.perf_counter()
+        start = time.process_time()
         for cfg in chosen:
             reference_train(cfg)
-        reference = (time.perf_counter() - start) * len(runs) / len(chosen)
+        reference = (time.process_time() - start) * len(runs) / len(chosen)
         engine_total += engine
         reference_total += reference
         timed += len(chosen)
@@ -86,9 +89,9 @@ def grid_estimate(steps: int) -> float:
             model=model, layer_norm=norm, optimizer=opt, dim=d, batch_size=b, n_samples=b * steps
         )
         short = [base.with_(lr=lr, seed=s) for lr in LRS for s in SEEDS]
-        start = time.perf_counter()
+        start = time.process_time()
         train(short)
-        run_time = time.perf_counter() - start
+        run_time = time.process_time() - start
         one_step = time_setup(base.with_(n_samples=b), short)
         per_step = max(run_time - one_step, 0.0) / (steps - 1)
         setup = max(one_step - per_step, 0.0)
@@ -104,9 +107,9 @@ def grid_estimate(steps: int) -> float:
 def time_setup(one_step: TrainConfig, short: list[TrainConfig]) -> float:
     """Seconds for one step of the group (draws, setup, evaluation): the fixed cost."""
     configs = [one_step.with_(lr=c.lr, seed=c.seed) for c in short]
-    start = time.perf_counter()
+    start = time.process_time()
     train_group(configs)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def main() -> None:
@@ -120,7 +123,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    compiled = native.load() is not None  # compiles the kernels once, outside the timings
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, compiled: {compiled}")
     configs = slice_configs(tuple(args.dims), tuple(args.batches))
     train(configs[:2])  # warm-up: first-call costs belong to neither side
     reference_train(configs[0].with_(n_samples=16 * configs[0].batch_size))

@@ -9,6 +9,7 @@ import torch
 from assocmem.errors import ConfigError
 from assocmem.training import TrainConfig, select_kernel, train
 from assocmem.training.engine import (
+    AnalyticKernel,
     AutogradKernel,
     ProjectedMatrixKernel,
     QUpdateKernel,
@@ -88,9 +89,10 @@ def test_sign_like_kernels_match_autograd() -> None:
 def test_kernel_selection() -> None:
     assert select_kernel(small(optimizer="sgd")) is TableSGDKernel
     assert select_kernel(small(optimizer="adam")) is ProjectedMatrixKernel
-    assert select_kernel(small(optimizer="adam", betas=(0.9, 0.99))) is AutogradKernel
-    assert select_kernel(small(optimizer="adam", layer_norm=True)) is AutogradKernel
-    assert select_kernel(small(model="learned")) is AutogradKernel
+    assert select_kernel(small(optimizer="adam", betas=(0.9, 0.99))) is AnalyticKernel
+    assert select_kernel(small(optimizer="adam", layer_norm=True)) is AnalyticKernel
+    assert select_kernel(small(model="learned")) is AnalyticKernel
+    assert select_kernel(small(model="learned"), fast=False) is AutogradKernel
     assert select_kernel(small(model="qupdate")) is QUpdateKernel
 
 

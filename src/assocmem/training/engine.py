@@ -14,10 +14,17 @@ place of ``c(x)/B``. Kernels (chosen by :func:`select_kernel`):
   (N×M). O(N²M) per step whatever d and B.
 - ``ProjectedMatrixKernel`` (matrix model, sign-like Adam β = (0, 0), sign-SGD, normalised SGD):
   the state is ``V = Wᵀ Uᵀ`` (d×M). The gradient ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
-  (d×M, rank ≤ M); its elementwise sign is formed a few runs at a time in reused buffers and
-  immediately projected back by ``Uᵀ``. O(d²M) per step, independent of B.
-- ``AutogradKernel``: every other model / optimiser / layer-norm combination, by autograd on
-  the batched parameters and the batched optimisers of :mod:`assocmem.training.optimizers`.
+  (d×M, rank ≤ M); its elementwise sign is projected back by ``Uᵀ`` row by row in the compiled
+  kernel of :mod:`assocmem.training.native`, never storing the d×d matrix (torch ops, a few
+  runs at a time, where no compiler is found). O(d²M) per step, independent of B.
+- ``LayerNormSGDKernel`` (matrix model with layer norm, SGD): E, U fixed, so the state is
+  ``H = E Wᵀ`` (N×d), moved by ``−lr (E E_bᵀ) ∂h_b``. O(N B d) per step, no d×d matrix.
+- ``DenseKernel`` (learned embeddings or layer norm with W, d ≥ 400, SGD or sign-like steps):
+  analytic gradients over the distinct tokens of each batch, one run at a time; W moves by one
+  rank-k GEMM (SGD) or the compiled sign step that never stores its gradient.
+- ``AnalyticKernel``: every other model / optimiser / layer-norm combination, by hand-written
+  gradients batched over runs and the batched optimisers of :mod:`assocmem.training.optimizers`.
+- ``AutogradKernel``: the same by autograd (``fast=False``), the tests' second opinion.
 - ``QUpdateKernel``: the Eq. 16 approximation ``q(x) ← q(x) + c(x) γ / (1 + e^{q(x)}/(M−1))``,
   ``γ = lr / B``, read out as the memory ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``.
 """
@@ -26,7 +33,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -35,9 +42,10 @@ from tqdm import tqdm
 from assocmem.data import mod_targets, sample_tokens, zipf_probabilities
 from assocmem.embeddings import draw_embeddings
 from assocmem.rng import generator
+from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
-from assocmem.training.models import MODEL_REGISTRY
+from assocmem.training.models import LAYER_NORM_EPS, MODEL_REGISTRY, layer_norm
 from assocmem.training.optimizers import (
     NORM_FLOOR,
     OPTIMIZER_REGISTRY,
@@ -47,6 +55,7 @@ from assocmem.training.optimizers import (
 
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
+DENSE_MIN_DIM = 400  # measured: AnalyticKernel as fast at d = 200, DenseKernel 2× faster at 500
 GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the projected kernel
 
 
@@ -82,7 +91,8 @@ class RunInputs:
 
     E: torch.Tensor  # (R, N, d) input embeddings
     U: torch.Tensor  # (R, M, d) output embeddings
-    W: torch.Tensor | None  # (R, d, d) initial memory, None for models without W
+    W: torch.Tensor | None  # (R, d, d) initial memory; None without W or when a product is kept
+    W_product: torch.Tensor | None  # ``Wᵀ Uᵀ`` (R, d, M) or ``E Wᵀ`` (R, N, d), see stack_runs
     tokens: torch.Tensor | None  # (R, T) samples, None for full batch
     lr: torch.Tensor  # (R,) user learning rates
 
@@ -115,18 +125,29 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
     return {"E": E, "U": U, "W": W, "tokens": tokens}
 
 
-def stack_runs(configs: Sequence[TrainConfig]) -> RunInputs:
-    draws = [draw_run(cfg) for cfg in configs]
+def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInputs:
+    """Every run's draws stacked. ``w_product`` "WU" or "EW": keep ``Wᵀ Uᵀ`` (R, d, M) or
+    ``E Wᵀ`` (R, N, d) instead of W (R, d, d), formed one run at a time."""
+    draws = []
+    for cfg in configs:
+        draw = draw_run(cfg)
+        W, E, U = draw["W"], draw["E"], draw["U"]
+        if w_product and W is not None:
+            assert E is not None and U is not None
+            draw["W_product"] = W.T @ U.T if w_product == "WU" else E @ W.T
+            draw["W"] = None
+        draws.append(draw)
 
     def stacked(key: str) -> torch.Tensor | None:
-        values = [draw[key] for draw in draws]
+        values = [draw.get(key) for draw in draws]
         tensors = [value for value in values if value is not None]
         return torch.stack(tensors) if len(tensors) == len(values) else None
 
     E, U = stacked("E"), stacked("U")
     assert E is not None and U is not None
     lr = torch.tensor([cfg.lr for cfg in configs], dtype=DTYPE, device=configs[0].device)
-    return RunInputs(E=E, U=U, W=stacked("W"), tokens=stacked("tokens"), lr=lr)
+    W, product = stacked("W"), stacked("W_product") if w_product else None
+    return RunInputs(E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr)
 
 
 def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -136,8 +157,48 @@ def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
 
 
+def weighted_softmax_error(
+    logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    """``w δ`` of rows (R, b, M) with weights (R, b) and targets (b,) or (R, b): the compiled
+    loop where it exists (torch's softmax along a short last axis, M = 5, costs ~70 ns a row),
+    else torch ops."""
+    if native.supports(logits):
+        return native.softmax_error(logits, targets, weights)
+    delta = torch.softmax(logits, dim=2)
+    index = targets.expand(logits.shape[0], -1)[:, :, None]
+    delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
+    return delta.mul_(weights[:, :, None])
+
+
+def take_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """``table[r, rows[r]]`` for every run, (R, b, k): :func:`gather_rows` by one index_select."""
+    runs, n, width = table.shape
+    offsets = torch.arange(runs, device=rows.device)[:, None] * n
+    flat = table.reshape(runs * n, width)
+    return flat.index_select(0, (rows + offsets).flatten()).view(runs, -1, width)
+
+
+def sign_direction(grad: torch.Tensor, cfg: TrainConfig) -> torch.Tensor:
+    """The direction of a stateless sign-like step: ``sign(g)`` or ``g / (|g| + eps)``."""
+    if cfg.optimizer == "sign_sgd":
+        return grad.sign()
+    return grad / (grad.abs() + cfg.eps)
+
+
+def scatter_rows(values: torch.Tensor, rows: torch.Tensor, n: int) -> torch.Tensor:
+    """(R, n, k) zeros with ``values[r, i]`` added at row ``rows[r, i]`` (repeats add up)."""
+    runs, _, width = values.shape
+    offsets = torch.arange(runs, device=rows.device)[:, None] * n
+    out = torch.zeros(runs * n, width, dtype=values.dtype, device=values.device)
+    out.index_add_(0, (rows + offsets).flatten(), values.reshape(-1, width))
+    return out.view(runs, n, width)
+
+
 class AbstractKernel(ABC):
     """The state of a group of runs and its optimiser step."""
+
+    w_product: ClassVar[str] = ""  # "WU" / "EW": needs only that product of W (see stack_runs)
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         self.cfg = cfg
@@ -157,20 +218,22 @@ class AbstractKernel(ABC):
 class TableSGDKernel(AbstractKernel):
     """Matrix model under SGD (momentum, weight decay): all linear in W, so track ``E Wᵀ Uᵀ``."""
 
+    w_product = "WU"
+
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
         E, U = inputs.E, inputs.U
-        assert inputs.W is not None
+        assert inputs.W_product is not None
         self.gram_inputs = torch.bmm(E, E.transpose(1, 2))  # (R, N, N)  E Eᵀ
         self.gram_outputs = torch.bmm(U, U.transpose(1, 2))  # (R, M, M)  U Uᵀ
-        self.table = torch.bmm(torch.bmm(E, inputs.W.transpose(1, 2)), U.transpose(1, 2))
+        self.table = torch.bmm(E, inputs.W_product)  # (R, N, M)  E Wᵀ Uᵀ
         self.buffer: torch.Tensor | None = None
 
     def logits(self) -> torch.Tensor:
         return self.table
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
-        scaled = softmax_error(self.table, self.targets).mul_(weights[:, :, None])
+        scaled = weighted_softmax_error(self.table, self.targets, weights)
         grad = torch.bmm(self.gram_inputs, torch.bmm(scaled, self.gram_outputs))
         if self.cfg.weight_decay:
             grad.add_(self.table, alpha=self.cfg.weight_decay)
@@ -183,48 +246,292 @@ class TableSGDKernel(AbstractKernel):
         self.table.sub_(lr[:, None, None] * grad)
 
 
-class ProjectedMatrixKernel(AbstractKernel):
-    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
+class LayerNormSGDKernel(AbstractKernel):
+    """Matrix model with layer norm under SGD (momentum, weight decay): E and U are fixed and
+    every change of W reaches the logits through ``H = E Wᵀ`` (N×d), so track H.
+
+    A step back-propagates to the hidden states ``h_x`` of the batch rows (all N tokens weighted
+    by ``c(x)/B`` once B ≥ N) and moves H by ``−lr · E ∇Wᵀ = −lr · (E E_bᵀ) ∂h_b``: O(N B d) per
+    step (O(N² d) for large batches) instead of O(B d²) and the d×d matrix never exists.
+    """
+
+    w_product = "EW"
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
-        assert inputs.W is not None
+        assert inputs.W_product is not None
+        self.H, self.U = inputs.W_product, inputs.U  # (R, N, d), (R, M, d)
+        self.gram_inputs = torch.bmm(inputs.E, inputs.E.transpose(1, 2))  # (R, N, N)
+        runs, n = inputs.E.shape[0], cfg.n_inputs
+        self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+        self.buffer: torch.Tensor | None = None
+
+    def logits(self) -> torch.Tensor:
+        return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        # Few samples: the batch rows, 1/B each; otherwise every token, weighted by its count.
+        if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
+            rows = tokens  # (R, b)
+            h, gram = take_rows(self.H, rows), take_rows(self.gram_inputs, rows)  # (R, b, ·)
+            row_weights = torch.full_like(rows, 1.0 / rows.shape[1], dtype=DTYPE)
+        else:
+            rows, h, gram, row_weights = self.all_rows, self.H, self.gram_inputs, weights
+        scale = (h.square().sum(2, keepdim=True) + LAYER_NORM_EPS).sqrt_()
+        z = h / scale
+        logits = torch.bmm(z, self.U.transpose(1, 2))  # (R, b, M)
+        delta = weighted_softmax_error(logits, self.targets[rows], row_weights)
+        grad_z = torch.bmm(delta, self.U)  # (R, b, d)
+        grad_h = grad_z.sub_(z.mul_((z * grad_z).sum(2, keepdim=True))).div_(scale)
+        grad = torch.bmm(gram.transpose(1, 2), grad_h)  # (R, N, d): E ∇Wᵀ
+        if self.cfg.weight_decay:
+            grad.add_(self.H, alpha=self.cfg.weight_decay)
+        if self.cfg.momentum:
+            if self.buffer is None:
+                self.buffer = grad
+            else:
+                self.buffer.mul_(self.cfg.momentum).add_(grad)
+            grad = self.buffer
+        self.H.addcmul_(grad, lr[:, None, None], value=-1)
+
+
+class ProjectedMatrixKernel(AbstractKernel):
+    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
+
+    w_product = "WU"
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        assert inputs.W_product is not None
         self.E, self.U = inputs.E, inputs.U
         self.U_t = inputs.U.transpose(1, 2).contiguous()  # (R, d, M)
         self.gram_outputs = torch.bmm(self.U, self.U_t)  # (R, M, M)
-        self.V = torch.bmm(inputs.W.transpose(1, 2), self.U_t)  # (R, d, M)
+        self.V = inputs.W_product  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        dim = cfg.dim
-        # Reused buffers for a few runs' d×d gradients at a time: bounded memory, no page faults.
-        self.chunk = max(1, min(inputs.E.shape[0], GRADIENT_ELEMENTS // dim**2))
-        self.grad = torch.empty(self.chunk, dim, dim, dtype=DTYPE, device=inputs.E.device)
-        self.scratch = torch.empty_like(self.grad)
-        shape = (self.chunk, dim, cfg.n_outputs)
-        self.change = torch.empty(shape, dtype=DTYPE, device=inputs.E.device)
+        self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.V)
+        self.buffers: tuple[torch.Tensor, ...] = ()  # for the torch ops, allocated on first use
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
-        scaled = softmax_error(self.logits(), self.targets).mul_(weights[:, :, None])
+        rate = (lr * self.lr_factor)[:, None, None]
+        sign = self.cfg.optimizer == "sign_sgd"
+        if self.use_native:
+            if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
+                # Few samples: only the batch rows (1/B each) have a softmax error.
+                e = take_rows(self.E, tokens)  # (R, B, d)
+                row_weights = torch.full_like(tokens, 1.0 / tokens.shape[1], dtype=DTYPE)
+                delta = weighted_softmax_error(
+                    torch.bmm(e, self.V), self.targets[tokens], row_weights
+                )
+            else:
+                e, delta = self.E, weighted_softmax_error(self.logits(), self.targets, weights)
+            P_t = torch.bmm(delta.transpose(1, 2), e)  # (R, M, d): Pᵀ = Dᵀ E
+            self.V.sub_(rate * native.sign_project(P_t, self.U, self.cfg.eps, sign=sign))
+            return
+        scaled = weighted_softmax_error(self.logits(), self.targets, weights)
         P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
-        rate = lr * self.lr_factor
         if self.cfg.optimizer == "normalized_sgd":
             norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
             norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
-            self.V.sub_((rate / norm)[:, None, None] * torch.bmm(P, self.gram_outputs))
+            self.V.sub_(rate / norm[:, None, None] * torch.bmm(P, self.gram_outputs))
             return
-        for start in range(0, P.shape[0], self.chunk):
-            runs = slice(start, start + self.chunk)
-            n = P[runs].shape[0]
-            grad, scratch, change = self.grad[:n], self.scratch[:n], self.change[:n]
-            torch.bmm(P[runs], self.U[runs], out=grad)  # Gᵀ, (n, d, d)
-            if self.cfg.optimizer == "sign_sgd":
+        self.V.sub_(rate * self.torch_sign_project(P, sign=sign))
+
+    def torch_sign_project(self, P: torch.Tensor, *, sign: bool) -> torch.Tensor:
+        """:func:`native.sign_project` with torch ops, a few runs' d×d gradients at a time."""
+        runs, dim, m = P.shape
+        if not self.buffers:  # reused: bounded memory, no page faults
+            chunk = max(1, min(runs, GRADIENT_ELEMENTS // dim**2))
+            grad = torch.empty(chunk, dim, dim, dtype=DTYPE, device=P.device)
+            self.buffers = (grad, torch.empty_like(grad))
+        grad_buffer, scratch_buffer = self.buffers
+        change = torch.empty_like(P)
+        for start in range(0, runs, grad_buffer.shape[0]):
+            block = slice(start, start + grad_buffer.shape[0])
+            n = P[block].shape[0]
+            grad, scratch = grad_buffer[:n], scratch_buffer[:n]
+            torch.bmm(P[block], self.U[block], out=grad)  # Gᵀ, (n, d, d)
+            if sign:
                 grad.sign_()
             else:  # Adam with betas (0, 0): m = g, v = g², no bias correction left
                 grad.div_(torch.abs(grad, out=scratch).add_(self.cfg.eps))
-            torch.bmm(grad, self.U_t[runs], out=change)
-            self.V[runs].sub_(rate[runs, None, None] * change)
+            torch.bmm(grad, self.U_t[block], out=change[block])
+        return change
+
+
+class DenseKernel(AbstractKernel):
+    """Models with learned embeddings or layer norm, under SGD or sign-like steps: analytic
+    gradients over the distinct tokens of each batch, one run at a time.
+
+    A step of run r takes the k distinct tokens x of its batch with weights ``c(x)/B``, forms
+    ``h = W e_x`` (or ``ReLU(e_x)``), the optional layer norm ``z = h / sqrt(‖h‖² + 1e-6)``, the
+    logits ``z Uᵀ`` and ``Δ = w (softmax − onehot)`` (k×M), and back-propagates by hand:
+    ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h = (∂z − z ⟨z, ∂z⟩) / s`` under layer norm, ``∇W = ∂hᵀ e``
+    (rank ≤ k), ``∇e_x = ∂h W`` (or ``∂h ⊙ 1{e > 0}``). SGD updates W by one rank-k GEMM; the
+    sign-like steps of W go through :func:`native.sign_update`, which never stores ``∇W``. Cost
+    per step ~3 k d² for the k ≤ min(B, N) distinct tokens (few under Zipf), against 3 B d² plus
+    several d² optimiser passes for autograd. Runs never mix, so batching cannot change them.
+    """
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        self.model = MODEL_REGISTRY[cfg.model]
+        self.state = {"E": inputs.E.clone(), "U": inputs.U.clone()}
+        if inputs.W is not None and "W" in self.model.learned:
+            self.state["W"] = inputs.W.clone()
+        self.lr_factors = {name: lr_factor(cfg, name) for name in self.model.learned}
+        runs, n = inputs.E.shape[0], cfg.n_inputs
+        self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+        self.use_native = native.available(inputs.E)
+
+    def logits(self) -> torch.Tensor:
+        return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        present = weights > 0
+        counts = present.sum(1).tolist()  # k of every run: its distinct tokens
+        rows = present.nonzero()[:, 1].split(counts)
+        row_weights = weights[present].split(counts)
+        for r, rate in enumerate(lr.tolist()):
+            self.step_run(r, rows[r], row_weights[r], rate)
+
+    def step_run(self, r: int, rows: torch.Tensor, weights: torch.Tensor, rate: float) -> None:
+        """One optimiser step of run r: distinct tokens rows (k,), weights (k,) = c(x)/B or p(x)."""
+        E, U = self.state["E"][r], self.state["U"][r]  # (N, d), (M, d)
+        W = self.state["W"][r] if "W" in self.state else None  # (d, d)
+        e = E.index_select(0, rows)  # (k, d)
+        h = torch.relu(e) if W is None else e @ W.T  # (k, d)
+        if self.cfg.layer_norm:
+            scale = (h.square().sum(1, keepdim=True) + LAYER_NORM_EPS).sqrt()
+            z = h / scale
+        else:
+            z = h
+        delta = torch.softmax(z @ U.T, dim=1).sub_(self.onehot.index_select(0, rows))  # (k, M)
+        delta.mul_(weights[:, None])  # Δ: the weighted softmax error
+        grad_z = delta @ U  # (k, d)
+        if self.cfg.layer_norm:
+            grad_h = (grad_z - z * (z * grad_z).sum(1, keepdim=True)) / scale
+        else:
+            grad_h = grad_z
+        grads: dict[str, torch.Tensor] = {}
+        if "U" in self.model.learned:
+            grads["U"] = delta.T @ z  # (M, d)
+        if "E" in self.model.learned:
+            grads["E"] = grad_h * (e > 0) if W is None else grad_h @ W  # rows of ∇E, (k, d)
+        if W is not None:
+            self.update_matrix(W, grad_h, e, rate * self.lr_factors["W"])
+        if "E" in grads:
+            E.index_add_(0, rows, self.direction(grads["E"]), alpha=-rate * self.lr_factors["E"])
+        if "U" in grads:
+            U.sub_(self.direction(grads["U"]), alpha=rate * self.lr_factors["U"])
+
+    def direction(self, grad: torch.Tensor) -> torch.Tensor:
+        """The optimiser's step direction for a gradient (rows of E not in the batch have a zero
+        gradient and, under every optimiser here, a zero step)."""
+        if self.cfg.optimizer == "sgd":
+            return grad
+        if self.cfg.optimizer == "sign_sgd":
+            return grad.sign()
+        return grad / (grad.abs() + self.cfg.eps)  # Adam with betas (0, 0)
+
+    def update_matrix(self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float):
+        """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
+        if self.cfg.optimizer == "sgd":
+            W.addmm_(grad_h.T, e, alpha=-rate)
+        elif self.use_native:
+            native.sign_update(W, grad_h, e, rate, self.cfg.eps, sign=self.cfg.optimizer != "adam")
+        else:
+            W.sub_(self.direction(grad_h.T @ e), alpha=rate)
+
+
+class AnalyticKernel(AbstractKernel):
+    """Any model and optimiser: the gradients of :class:`AutogradKernel`, written out, batched
+    over runs (no autograd graph), then the same batched optimisers.
+
+    With the rows b of the step (the batch, or all N tokens weighted by ``c(x)/B`` once
+    B ≥ N) and ``Δ = w (softmax − onehot)``: ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h`` through the
+    layer norm, ``∇W = ∂hᵀ e``, ``∂e = ∂h W`` (or ``∂h ⊙ 1{e > 0}`` for ReLU), scattered into
+    ``∇E``. Tested against autograd and ``torch.optim``.
+    """
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        self.model = MODEL_REGISTRY[cfg.model]
+        self.optimizer = OPTIMIZER_REGISTRY[cfg.optimizer](cfg)
+        self.state = {"E": inputs.E.clone(), "U": inputs.U.clone()}
+        if inputs.W is not None and cfg.model != "relu":
+            self.state["W"] = inputs.W.clone()
+        self.lr_factors = {name: lr_factor(cfg, name) for name in self.model.learned}
+        runs, n = inputs.E.shape[0], cfg.n_inputs
+        self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
+
+    def logits(self) -> torch.Tensor:
+        return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        E, U, W = self.state["E"], self.state["U"], self.state.get("W")
+        by_rows = tokens is not None and tokens.shape[1] < self.cfg.n_inputs
+        if by_rows and tokens is not None:
+            rows, e = tokens, take_rows(E, tokens)  # (R, b), (R, b, d)
+            row_weights = torch.full_like(rows, 1.0 / rows.shape[1], dtype=DTYPE)
+        else:
+            rows, e, row_weights = self.all_rows, E, weights
+        h = torch.relu(e) if W is None else torch.bmm(e, W.transpose(1, 2))  # (R, b, d)
+        if self.cfg.layer_norm:
+            scale = (h.square().sum(2, keepdim=True) + LAYER_NORM_EPS).sqrt_()
+            z = h / scale
+        else:
+            z = h
+        delta = weighted_softmax_error(
+            torch.bmm(z, U.transpose(1, 2)), self.targets[rows], row_weights
+        )
+        grad_h = torch.bmm(delta, U)  # ∂z, (R, b, d)
+        if self.cfg.layer_norm:
+            grad_h.sub_(z * (z * grad_h).sum(2, keepdim=True)).div_(scale)
+        grads: dict[str, torch.Tensor] = {}
+        if "U" in self.model.learned:
+            grads["U"] = torch.bmm(delta.transpose(1, 2), z)  # (R, M, d)
+        if "W" in self.model.learned:
+            assert W is not None
+            grads["W"] = torch.bmm(grad_h.transpose(1, 2), e)  # (R, d, d)
+        if "E" in self.model.learned:
+            grad_e = grad_h * (e > 0) if W is None else torch.bmm(grad_h, W)  # (R, b, d)
+            if by_rows and self.stateless:
+                self.update_rows(rows, grad_e, lr * self.lr_factors["E"])
+            else:
+                grads["E"] = scatter_rows(grad_e, rows, E.shape[1]) if by_rows else grad_e
+        for name, grad in grads.items():
+            self.optimizer.step(name, self.state[name], grad, lr * self.lr_factors[name], t)
+
+    @property
+    def stateless(self) -> bool:
+        """Whether a step moves only the rows with a non-zero gradient, by their gradient alone."""
+        cfg = self.cfg
+        if cfg.momentum or cfg.weight_decay:
+            return False
+        return cfg.optimizer in ("sgd", "sign_sgd") or (
+            cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
+        )
+
+    def update_rows(self, rows: torch.Tensor, grad_rows: torch.Tensor, lr: torch.Tensor) -> None:
+        """The step of E on the batch rows only: O(B d) instead of O(N d) a step.
+
+        Repeated tokens first sum their gradients (in a zeroed-after-use buffer); every copy of
+        a row then computes the same new row, so writing all copies is deterministic.
+        """
+        E = self.state["E"]
+        runs, n, d = E.shape
+        flat = (rows + torch.arange(runs, device=rows.device)[:, None] * n).flatten()
+        if not hasattr(self, "row_buffer"):
+            self.row_buffer = torch.zeros(runs * n, d, dtype=E.dtype, device=E.device)
+        self.row_buffer.index_add_(0, flat, grad_rows.reshape(-1, d))
+        grad = self.row_buffer.index_select(0, flat).view(runs, -1, d)
+        self.row_buffer.index_fill_(0, flat, 0.0)
+        direction = sign_direction(grad, self.cfg) if self.cfg.optimizer != "sgd" else grad
+        new_rows = take_rows(E, rows).addcmul_(direction, lr[:, None, None], value=-1)
+        E.view(runs * n, d).index_copy_(0, flat, new_rows.view(-1, d))
 
 
 class AutogradKernel(AbstractKernel):
@@ -293,12 +600,22 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
     plain_matrix = cfg.model == "matrix" and not cfg.layer_norm
     if fast and plain_matrix and cfg.optimizer == "sgd":
         return TableSGDKernel
+    if fast and cfg.model == "matrix" and cfg.layer_norm and cfg.optimizer == "sgd":
+        return LayerNormSGDKernel
     sign_like = cfg.optimizer in ("sign_sgd", "normalized_sgd") or (
         cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
     )
     if fast and plain_matrix and sign_like and not cfg.weight_decay:
         return ProjectedMatrixKernel
-    return AutogradKernel
+    plain_step = cfg.optimizer in ("sgd", "sign_sgd") or (
+        cfg.optimizer == "adam" and cfg.betas == (0.0, 0.0)
+    )
+    simple = plain_step and not (cfg.momentum or cfg.weight_decay)
+    # One run at a time pays on a CPU (caches, distinct tokens); a GPU wants the batched kernel.
+    per_run = cfg.device == "cpu" and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM
+    if fast and simple and per_run:
+        return DenseKernel
+    return AnalyticKernel if fast else AutogradKernel
 
 
 def step_weights(
@@ -312,6 +629,13 @@ def step_weights(
     return counts / batch_size
 
 
+# Denormal floats (|x| < 1.2e-38: gradients of well-learned tokens, underflowing softmax
+# tails) cost 40-60× per operation on x86 CPUs, in torch's GEMMs and in our compiled kernels
+# alike. The training loop therefore runs with flush-to-zero on the CPU (torch.set_flush_denormal,
+# this thread; switched off again afterwards): only values below 1.2e-38 change, which moves no
+# logit or step above that size (tests compare with torch.optim run without it).
+
+
 def train_group(
     configs: Sequence[TrainConfig], *, fast: bool = True, progress: tqdm | None = None
 ) -> list[RunResult]:
@@ -320,16 +644,23 @@ def train_group(
 
 
 def run_group(
-    configs: Sequence[TrainConfig], *, fast: bool = True, progress: tqdm | None = None
+    configs: Sequence[TrainConfig],
+    *,
+    fast: bool = True,
+    progress: tqdm | None = None,
+    kernel_class: type[AbstractKernel] | None = None,
 ) -> tuple[list[RunResult], torch.Tensor]:
-    """:func:`train_group`, also returning the final logits of every run, (R, N, M)."""
+    """:func:`train_group`, also returning the final logits of every run, (R, N, M).
+
+    ``kernel_class`` overrides :func:`select_kernel` (tests compare kernels on one config)."""
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
     runs = len(configs)
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-    inputs = stack_runs(configs)
-    kernel = select_kernel(cfg, fast=fast)(cfg, inputs, targets)
+    kernel_class = kernel_class or select_kernel(cfg, fast=fast)
+    inputs = stack_runs(configs, w_product=kernel_class.w_product)
+    kernel = kernel_class(cfg, inputs, targets)
     curves: list[list[tuple[int, float]]] = [[] for _ in configs]
     snapshots: list[dict[int, list[list[float]]]] = [{} for _ in configs]
 
@@ -345,13 +676,18 @@ def run_group(
 
     record(0)
     B = cfg.batch_size
-    for t in range(cfg.steps):
-        tokens = None if inputs.tokens is None else inputs.tokens[:, t * B : (t + 1) * B]
-        weights = step_weights(tokens, probs, runs, B)
-        kernel.step(t + 1, tokens, weights, inputs.lr * schedule_factor(cfg, t))
-        record(t + 1)
-        if progress is not None:
-            progress.update(runs)
+    flush = cfg.device == "cpu" and torch.set_flush_denormal(True)  # see flush_denormals below
+    try:
+        for t in range(cfg.steps):
+            tokens = None if inputs.tokens is None else inputs.tokens[:, t * B : (t + 1) * B]
+            weights = step_weights(tokens, probs, runs, B)
+            kernel.step(t + 1, tokens, weights, inputs.lr * schedule_factor(cfg, t))
+            record(t + 1)
+            if progress is not None:
+                progress.update(runs)
+    finally:
+        if flush:
+            torch.set_flush_denormal(False)
     final_logits = kernel.logits()
     final = population_metrics(final_logits, targets, probs)
     results = []
@@ -376,12 +712,12 @@ def state_bytes(cfg: TrainConfig) -> int:
     """Rough bytes one run of this config holds while training (for chunking)."""
     d, n, m = cfg.dim, cfg.n_inputs, cfg.n_outputs
     per_run = n * n + n * d + m * d + 4 * n * m
-    if select_kernel(cfg) is AutogradKernel:
+    if select_kernel(cfg) in (AutogradKernel, AnalyticKernel):
         per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
-    elif select_kernel(cfg) is ProjectedMatrixKernel:
-        per_run += 2 * d * d  # the initial W while stacking
-    elif cfg.model != "qupdate":
-        per_run += d * d
+    elif select_kernel(cfg) is DenseKernel:
+        per_run += 2 * d * d
+    elif select_kernel(cfg).w_product:
+        per_run += 4 * d * m + 2 * n * d
     if not cfg.full_batch:
         per_run += 2 * cfg.n_samples
     return 4 * per_run
