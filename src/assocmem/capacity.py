@@ -281,6 +281,8 @@ def trained_frontier(
     seed: int = 0,
     settings: AdamSettings | None = None,
     rel_tol: float = 0.02,
+    factor: float = 1.25,
+    first_guess: int | None = None,
     device: str = "cpu",
     log: Callable[[str], None] | None = None,
 ) -> list[FrontierPoint]:
@@ -288,7 +290,8 @@ def trained_frontier(
 
     Each accuracy is the mean over ``trials`` memories trained together; the search starts at
     :func:`frontier_guess` for the first d and at the previous d's N* scaled by the fitted
-    growth for the next ones, brackets by 25 % steps and bisects to ``rel_tol``.
+    growth for the next ones (or at ``first_guess``), brackets by steps of ``factor`` and
+    bisects to ``rel_tol``.
     """
     if not 0 < tau < 1:
         raise ConfigError("tau", f"must be in (0, 1), got {tau}")
@@ -296,7 +299,7 @@ def trained_frontier(
     check_settings(settings)
     points: list[FrontierPoint] = []
     for dim in sorted(dims):
-        guess = _next_guess(points, dim, n_outputs)
+        guess = _next_guess(points, dim, n_outputs) if points or not first_guess else first_guess
         found = []
         for r in range(repeats):
             run_seed = seed * 1_000_003 + r
@@ -311,7 +314,7 @@ def trained_frontier(
                         f"steps ({result.stopped})")  # fmt: skip
                 return float(result.accuracy.mean())
 
-            found.append(largest_n_bracketed(accuracy, tau, guess, rel_tol=rel_tol))
+            found.append(largest_n_bracketed(accuracy, tau, guess, factor=factor, rel_tol=rel_tol))
             guess = found[-1]
         points.append(FrontierPoint(dim, tuple(found)))
     return points

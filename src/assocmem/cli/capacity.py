@@ -50,6 +50,12 @@ def register(subparsers: Any) -> None:
     group.add_argument(
         "--rel-tol", type=float, default=0.02, help="relative precision of N* (default 0.02)"
     )
+    group.add_argument(
+        "--factor", type=float, default=1.25, help="bracketing step of the search (default 1.25)"
+    )
+    group.add_argument(
+        "--first-guess", type=int, help="starting N at the first d (default: theory)"
+    )
     group.add_argument("--verbose", action="store_true", help="log every training run (stderr)")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
@@ -72,6 +78,10 @@ def _check(args: argparse.Namespace) -> None:
             raise ConfigError(name, f"must be an integer ≥ 1, got {value}")
     if not 0 < args.rel_tol < 1:
         raise ConfigError("rel_tol", f"must be in (0, 1), got {args.rel_tol}")
+    if not args.factor > 1:
+        raise ConfigError("factor", f"must be > 1, got {args.factor}")
+    if args.first_guess is not None and args.first_guess < 2:
+        raise ConfigError("first_guess", f"must be an integer ≥ 2, got {args.first_guess}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +101,13 @@ def run(args: argparse.Namespace) -> int:
         settings = AdamSettings(lr=args.lr, max_steps=args.max_steps)
         log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
         points = trained_frontier(
-            args.dims, settings=settings, rel_tol=args.rel_tol, log=log, **common
+            args.dims,
+            settings=settings,
+            rel_tol=args.rel_tol,
+            factor=args.factor,
+            first_guess=args.first_guess,
+            log=log,
+            **common,
         )
     fit = fit_frontier(points)
     if args.format == "json":
@@ -111,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
 def _trained(args: argparse.Namespace) -> dict[str, Any]:
     if args.memory != "trained":
         return {}
-    return {"lr": args.lr, "max_steps": args.max_steps, "rel_tol": args.rel_tol}
+    return {"lr": args.lr, "max_steps": args.max_steps, "rel_tol": args.rel_tol,
+            "factor": args.factor, "first_guess": args.first_guess}  # fmt: skip
 
 
 def _table(points: list[FrontierPoint], fit: FrontierFit) -> str:
