@@ -146,6 +146,7 @@ class FrontierFit:
     d_over_n: tuple[float, ...]
     exponent: float  # least-squares slope of log N* against log d
     exponent_ci: tuple[float, float]
+    d_over_n_ci: tuple[tuple[float, float], ...] = ()  # 95 % bootstrap of median d/N* per d
 
 
 def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int = 0) -> FrontierFit:
@@ -168,6 +169,9 @@ def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int 
         d_over_n=tuple((dims / medians).tolist()),
         exponent=slope(medians),
         exponent_ci=(float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5))),
+        d_over_n_ci=tuple(
+            _median_ci(p.dim / np.asarray(p.n_star, float), gen, n_boot) for p in points
+        ),  # fmt: skip
     )
 
 

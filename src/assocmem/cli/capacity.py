@@ -133,10 +133,11 @@ def _trained(args: argparse.Namespace) -> dict[str, Any]:
 
 def _table(points: list[FrontierPoint], fit: FrontierFit) -> str:
     rows = [
-        [d, list(p.n_star), n, c, f"[{lo:.3g}, {hi:.3g}]", r]
-        for d, p, n, c, (lo, hi), r in zip(
-            fit.dims, points, fit.n_star, fit.constant, fit.constant_ci, fit.d_over_n, strict=True
+        [d, list(p.n_star), n, c, f"[{lo:.3g}, {hi:.3g}]", r, f"[{rlo:.3g}, {rhi:.3g}]"]
+        for d, p, n, c, (lo, hi), r, (rlo, rhi) in zip(
+            fit.dims, points, fit.n_star, fit.constant, fit.constant_ci, fit.d_over_n,
+            fit.d_over_n_ci, strict=True,
         )
-    ]
-    headers = ["d", "N* per repeat", "N* median", "d²/(N log N)", "95% CI", "d/N"]
+    ]  # fmt: skip
+    headers = ["d", "N* per repeat", "N* median", "d²/(N log N)", "95% CI", "d/N", "95% CI"]
     return format_table(headers, rows)

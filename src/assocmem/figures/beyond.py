@@ -61,7 +61,8 @@ def _spread(values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
     """M = N: d² against N* log N* (median, min–max over repeats), the fitted d² = ĉ·N log N
-    (ĉ the median over d of d²/(N* log N*)) and the reference constants."""
+    (ĉ the median of d²/(N* log N*) over the larger half of the d, where finite-size effects
+    are smallest) and the reference constants."""
     spans = []
     memories = sorted(set(frame["memory"]))
     for memory, color in zip(memories, colors(len(memories)), strict=True):
@@ -69,7 +70,7 @@ def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
         x, xerr = _spread([v * np.log(v) for v in n_star])
         ax.errorbar(x, dims**2, xerr=xerr, marker="o", ms=4, lw=1.5, capsize=2, color=color,
                     label=MEMORY_LABELS.get(memory, memory))  # fmt: skip
-        c_hat = float(np.median(dims**2 / x))
+        c_hat = float(np.median((dims**2 / x)[len(dims) // 2 :]))  # the larger half of d
         ax.plot(x, c_hat * x, color=color, lw=0.8, ls=":", label=f"fit: d² = {c_hat:.2g}·N log N")
         spans += [x.min(), x.max()]
     if spans:
@@ -83,14 +84,14 @@ def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
 
 def _linear_panel(ax: Axes, frame: pd.DataFrame, outputs: str) -> None:
     """Small M: N* against d (median, min–max over repeats), with N* = k·d fitted (k the
-    median over d of N*/d)."""
+    median of N*/d over the larger half of the d)."""
     memories = sorted(set(frame["memory"]))
     for memory, color in zip(memories, colors(len(memories)), strict=True):
         dims, n_star = _repeats(frame[frame["memory"] == memory])
         y, yerr = _spread(n_star)
         ax.errorbar(dims, y, yerr=yerr, marker="o", ms=4, lw=1.5, capsize=2, color=color,
                     label=MEMORY_LABELS.get(memory, memory))  # fmt: skip
-        k = float(np.median(y / dims))
+        k = float(np.median((y / dims)[len(dims) // 2 :]))
         ax.plot(dims, k * dims, color=color, lw=0.8, ls=":", label=f"fit: N* = {k:.2g}·d")
     ax.set(xscale="log", yscale="log", xlabel="memory dimension d", ylabel="N* (accuracy ≥ τ)",
            title=f"M = {outputs}: capacity frontier")  # fmt: skip
