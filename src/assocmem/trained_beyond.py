@@ -10,6 +10,9 @@ return flat per-run records (the config fields and the metrics of
 - :func:`noise_curves`: the same grid at several label-noise levels ε; the fitted quantity is the
   excess error over the Bayes error ε (∝ the error against f*).
 
+Slopes: every curve of one comparison is fitted over the same window of d, chosen automatically
+(:func:`assocmem.fit.auto_window`) on the first curve (the real law; ε = first value).
+
 Learning rates: when the grid has several, each (law or ε, d) keeps the lr with the lowest
 seed-averaged error against f* (honest selection, not the per-seed oracle).
 """
@@ -67,14 +70,21 @@ class Curve:
     extra: dict[str, list[float]] = field(default_factory=dict)  # other metrics' means per d
 
 
-def curve(records: Sequence[dict[str, Any]], label: str, metric: str, seed: int = 0) -> Curve:
-    """Seed-averaged ``metric`` vs d for records of one curve, and its slope in d (bootstrap)."""
+def curve(
+    records: Sequence[dict[str, Any]],
+    label: str,
+    metric: str,
+    window: tuple[float, float] | None = None,
+    seed: int = 0,
+) -> Curve:
+    """Seed-averaged ``metric`` vs d for records of one curve, and its slope in d (bootstrap)
+    over ``window`` (None: chosen by :func:`assocmem.fit.auto_window`)."""
     dims = sorted({r["dim"] for r in records})
     by_dim = [[r for r in records if r["dim"] == d] for d in dims]
     per_seed = np.array([[r[metric] for r in sorted(rs, key=lambda r: r["seed"])] for rs in by_dim])
     fit = None
     if len(dims) >= 3 and per_seed.shape[1] > 0 and (per_seed.mean(1) > 0).sum() >= 2:
-        fit = fit_scaling(np.asarray(dims, float), per_seed.T, n_boot=500, seed=seed)
+        fit = fit_scaling(np.asarray(dims, float), per_seed.T, window=window, n_boot=500, seed=seed)
     extra = {m: [statistics.fmean(r[m] for r in rs) for rs in by_dim] for m in METRICS}
     return Curve(label, metric, dims, per_seed.mean(1).tolist(), [rs[0]["lr"] for rs in by_dim],
                  fit, extra)  # fmt: skip
@@ -92,7 +102,7 @@ def compare_trained_laws(
     alpha = word_distribution(language, n_inputs).alpha_kl
     laws = [f"words:{language}", f"zipf:{alpha:.6g}"]
     records = best_lr(run_records({**base, "distributions": laws}, progress=progress), "law")
-    curves = [curve([r for r in records if r["law"] == law], law, "error") for law in laws]
+    curves = same_window([[r for r in records if r["law"] == law] for law in laws], laws, "error")
     return alpha, records, curves
 
 
@@ -104,8 +114,19 @@ def noise_curves(
     records = best_lr(
         run_records({**base, "label_noises": list(noises)}, progress=progress), "label_noise"
     )
-    curves = [
-        curve([r for r in records if r["label_noise"] == eps], f"ε = {eps:g}", "excess_error")
-        for eps in noises
-    ]
+    groups = [[r for r in records if r["label_noise"] == eps] for eps in noises]
+    curves = same_window(groups, [f"ε = {eps:g}" for eps in noises], "excess_error")
     return records, curves
+
+
+def same_window(
+    groups: Sequence[Sequence[dict[str, Any]]], labels: Sequence[str], metric: str
+) -> list[Curve]:
+    """One curve per group, all fitted over the window chosen automatically on the first, so
+    their slopes compare like with like."""
+    first = curve(groups[0], labels[0], metric)
+    window = None if first.fit is None else first.fit.window
+    return [first] + [
+        curve(group, label, metric, window=window)
+        for group, label in zip(groups[1:], labels[1:], strict=True)
+    ]
