@@ -435,7 +435,7 @@ def state_bytes(cfg: TrainConfig) -> int:
     elif cfg.model != "qupdate":
         per_run += d * d
     if not cfg.full_batch:
-        per_run += 2 * cfg.n_samples
+        per_run += 2 * cfg.n_samples * (2 if cfg.label_noise else 1)  # int64 tokens (and labels)
     return 4 * per_run
 
 
