@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     group = parser.add_argument_group("trained memory")
-    group.add_argument("--lr", type=float, default=0.1, help="Adam learning rate (default 0.1)")
+    group.add_argument("--lr", type=float, default=1.0, help="Adam learning rate (default 1)")
     group.add_argument("--max-steps", type=int, default=1000, help="step budget (default 1000)")
     group.add_argument(
         "--rel-tol", type=float, default=0.02, help="relative precision of N* (default 0.02)"
