@@ -11,7 +11,8 @@ return flat per-run records (the config fields and the metrics of
   excess error over the Bayes error ε (∝ the error against f*).
 
 Slopes: every curve of one comparison is fitted over the same window of d, chosen automatically
-(:func:`assocmem.fit.auto_window`) on the first curve (the real law; ε = first value).
+(:func:`assocmem.fit.auto_window`) on the first curve (the real law; the first ε) whose
+automatic window holds at least three points.
 
 Learning rates: when the grid has several, each (law or ε, d) keeps the lr with the lowest
 seed-averaged error against f* (honest selection, not the per-seed oracle).
@@ -122,11 +123,14 @@ def noise_curves(
 def same_window(
     groups: Sequence[Sequence[dict[str, Any]]], labels: Sequence[str], metric: str
 ) -> list[Curve]:
-    """One curve per group, all fitted over the window chosen automatically on the first, so
-    their slopes compare like with like."""
-    first = curve(groups[0], labels[0], metric)
-    window = None if first.fit is None else first.fit.window
-    return [first] + [
-        curve(group, label, metric, window=window)
-        for group, label in zip(groups[1:], labels[1:], strict=True)
+    """One curve per group, all fitted over one window of d, so their slopes compare like with
+    like: the window chosen automatically on the first curve whose automatic fit has at least
+    three points (a curve that reaches zero error early has fewer)."""
+    auto = [curve(group, label, metric) for group, label in zip(groups, labels, strict=True)]
+    windows = [c.fit.window for c in auto if c.fit is not None and c.fit.n_points >= 3]
+    if not windows:
+        return auto
+    return [
+        curve(group, label, metric, window=windows[0])
+        for group, label in zip(groups, labels, strict=True)
     ]
