@@ -220,3 +220,48 @@ def test_invalid_noise_and_law_name_their_field(changes: dict[str, Any], field: 
     with pytest.raises(ConfigError) as err:
         small(**changes)
     assert err.value.field == field
+
+
+SWEEP = """
+name = "noisy"
+kind = "train"
+seeds = 2
+[base]
+n_inputs = 20
+dim = 8
+n_samples = 128
+batch_size = 16
+optimizer = "adam"
+[axes]
+label_noise = [0.0, 0.3]
+words = ["en"]
+"""
+
+
+def test_sweep_records_carry_readout_and_noise_metrics(tmp_path) -> None:
+    from assocmem.sweep.execute import run_sweep
+    from assocmem.sweep.results import load_results
+
+    spec = tmp_path / "noisy.toml"
+    spec.write_text(SWEEP)
+    run_sweep(spec, tmp_path / "n.db")
+    df = load_results(tmp_path / "n.db")
+    assert len(df) == 4 and set(df["label_noise"]) == {0.0, 0.3} and set(df["words"]) == {"en"}
+    noisy = df[df["label_noise"] == 0.3].iloc[0]
+    assert noisy["bayes_error"] == 0.3
+    assert noisy["excess_error"] == pytest.approx(noisy["noisy_error"] - 0.3)
+    assert noisy["noisy_error"] == pytest.approx(0.3 + (1 - 0.3 * 5 / 4) * noisy["error"])
+    assert df["p_correct"].between(0, 1).all()
+    direct = train([small(n_inputs=20, dim=8, n_samples=128, batch_size=16, optimizer="adam",
+                          label_noise=0.3, words="en", seed=int(noisy["seed"]))])  # fmt: skip
+    assert direct[0].error == pytest.approx(noisy["error"])
+    assert direct[0].p_correct == pytest.approx(noisy["p_correct"])
+
+
+def test_old_training_hashes_are_unchanged() -> None:
+    """Runs stored before words/label_noise existed keep their identity (resumable stores)."""
+    from assocmem.sweep.plan import Run
+
+    key = Run.make("train", TrainConfig(dim=37, lr=3.0)).key
+    assert key.startswith("88b04eea349dd91b")  # the key computed before the fields existed
+    assert Run.make("train", TrainConfig(dim=37, lr=3.0, label_noise=0.1)).key != key
