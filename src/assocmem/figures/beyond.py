@@ -155,12 +155,13 @@ def tuned(frame: pd.DataFrame, key: str, value: str) -> pd.DataFrame:
     return summarise(kept, [key, "dim"], value)
 
 
-def _curves(ax: Axes, stats: pd.DataFrame, key: str, label: Any) -> None:
+def _curves(ax: Axes, stats: pd.DataFrame, key: str, label: Any, log_y: bool = True) -> None:
     values = list(dict.fromkeys(stats[key]))
     for v, color in zip(values, colors(len(values)), strict=True):
-        s = stats[stats[key] == v].sort_values("dim")
-        mean = np.maximum(s["mean"].to_numpy(float), 1e-5)
-        curve(ax, s["dim"].to_numpy(float), mean, s["sem"].to_numpy(float), label(v), color)
+        # On log axes a zero error (every token stored) has no point: the curve stops there.
+        s = stats[(stats[key] == v) & ((stats["mean"] > 0) | (not log_y))].sort_values("dim")
+        curve(ax, s["dim"].to_numpy(float), s["mean"].to_numpy(float), s["sem"].to_numpy(float),
+              label(v), color)  # fmt: skip
 
 
 def noise_figure(frame: pd.DataFrame) -> Figure:
@@ -175,7 +176,7 @@ def noise_figure(frame: pd.DataFrame) -> Figure:
              title="label noise: excess error")  # fmt: skip
     left.legend(fontsize=7)
     stats = tuned(frame, "label_noise", "noisy_error")
-    _curves(right, stats, "label_noise", lambda e: f"ε = {e:g}")
+    _curves(right, stats, "label_noise", lambda e: f"ε = {e:g}", log_y=False)
     for eps in sorted(set(stats["label_noise"])):
         if eps > 0:
             right.axhline(eps, ls="--", color="black", lw=0.8)
@@ -193,7 +194,7 @@ def laws_figure(frame: pd.DataFrame) -> Figure:
     fig, (ax,) = new_figure(1)
     _curves(ax, tuned(frame, "law", "error"), "law", _law_label)
     ax.set(xlabel="memory dimension d", ylabel="population error",
-           title="trained memories: real word law vs Zipf(α̂)")  # fmt: skip
+           title="real word law vs Zipf(α̂)")  # fmt: skip
     ax.legend(fontsize=7)
     return fig
 
