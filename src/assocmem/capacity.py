@@ -168,7 +168,11 @@ def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int 
         constant_ci=tuple(_median_ci(p.constant(), gen, n_boot) for p in points),
         d_over_n=tuple((dims / medians).tolist()),
         exponent=slope(medians),
-        exponent_ci=(float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5))),
+        exponent_ci=(
+            (float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5)))
+            if len(dims) > 1
+            else (math.nan, math.nan)  # one d: no exponent
+        ),
         d_over_n_ci=tuple(
             _median_ci(p.dim / np.asarray(p.n_star, float), gen, n_boot) for p in points
         ),  # fmt: skip
