@@ -1,5 +1,9 @@
 """Capacity frontier: the most associations a d-dimensional memory stores at top-1 accuracy ≥ τ.
 
+Two memories: ``hebbian`` (the outer-product memory, closed form) and ``trained`` (W optimised by
+full-batch Adam on the cross-entropy, fixed random E and U, see
+:mod:`assocmem.training.memorize`).
+
 The outer-product (Hebbian) memory ``W = Σ_x u_{f*(x)} e_xᵀ`` is the closed-form memory with
 ``q = 1`` under a uniform law over the N inputs; its accuracy is ``1 −`` the closed-form error.
 The frontier ``N*(d)`` is found by a search over N (doubling, then bisection on the mean accuracy
@@ -11,12 +15,23 @@ for comparison: trained linear memories reach about ``d² ≈ 1.3·N·log N`` (N
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import torch
 
+from assocmem import rng
 from assocmem.closed_form import run_closed_form
 from assocmem.config import ClosedFormConfig
+from assocmem.embeddings import draw_embeddings
 from assocmem.errors import ConfigError
+from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
+
+MEMORIES = ("hebbian", "trained")
+REFERENCE_CONSTANTS = {  # d² ≈ c · N log N
+    "trained linear memory (Nichani, Lee, Bietti 2025)": 1.3,
+    "conjectured sharp threshold (Barnfield et al. 2026)": 2.0,
+}
 
 
 @dataclass(frozen=True)
@@ -131,6 +146,7 @@ class FrontierFit:
     d_over_n: tuple[float, ...]
     exponent: float  # least-squares slope of log N* against log d
     exponent_ci: tuple[float, float]
+    d_over_n_ci: tuple[tuple[float, float], ...] = ()  # 95 % bootstrap of median d/N* per d
 
 
 def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int = 0) -> FrontierFit:
@@ -152,5 +168,169 @@ def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int 
         constant_ci=tuple(_median_ci(p.constant(), gen, n_boot) for p in points),
         d_over_n=tuple((dims / medians).tolist()),
         exponent=slope(medians),
-        exponent_ci=(float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5))),
+        exponent_ci=(
+            (float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5)))
+            if len(dims) > 1
+            else (math.nan, math.nan)  # one d: no exponent
+        ),
+        d_over_n_ci=tuple(
+            _median_ci(p.dim / np.asarray(p.n_star, float), gen, n_boot) for p in points
+        ),  # fmt: skip
     )
+
+
+def trained_run(
+    n_inputs: int,
+    dim: int,
+    n_outputs: int | None,
+    trials: int,
+    seed: int,
+    *,
+    tau: float = 0.99,
+    settings: AdamSettings | None = None,
+    embedding: str = "gaussian",
+    output_embedding: str = "gaussian",
+    device: str = "cpu",
+) -> MemorizeResult:
+    """Train ``trials`` memories of N uniform associations at once (full-batch Adam on W).
+
+    Each trial draws its own E (N×d) and U (M×d) from named streams keyed by (seed, N, M, d,
+    trial): a trial's numbers do not depend on how many trials share its batch.
+    ``n_outputs=None`` gives each input its own output (M = N); otherwise ``f*(x) = x mod M``.
+    """
+    m = n_inputs if n_outputs is None else min(n_outputs, n_inputs)
+    draws = []
+    for trial in range(trials):
+        ids = (n_inputs, m, dim, trial)
+        E = draw_embeddings(
+            embedding, n_inputs, dim, rng.generator(seed, "embeddings", *ids), device=device
+        )
+        U = draw_embeddings(
+            output_embedding, m, dim, rng.generator(seed, "output_embeddings", *ids), device=device
+        )
+        draws.append((E, U))
+    E = torch.stack([e for e, _ in draws])
+    U = torch.stack([u for _, u in draws])
+    targets = (torch.arange(n_inputs) % m).to(device)
+    return memorize(E, U, targets, tau=tau, settings=settings)
+
+
+def trained_accuracy(n_inputs: int, dim: int, n_outputs: int | None, trials: int, seed: int,
+                     **options: Any) -> float:  # fmt: skip
+    """Mean top-1 accuracy of ``trials`` trained memories (see :func:`trained_run`)."""
+    return float(trained_run(n_inputs, dim, n_outputs, trials, seed, **options).accuracy.mean())
+
+
+def largest_n_bracketed(
+    accuracy: Callable[[int], float],
+    tau: float,
+    guess: int,
+    *,
+    factor: float = 1.25,
+    rel_tol: float = 0.02,
+    n_min: int = 2,
+    n_max: int = 10**6,
+) -> int:
+    """Largest N with ``accuracy(N) ≥ τ``, to a relative precision ``rel_tol``, from a guess.
+
+    Brackets by steps of ``factor`` up or down from ``guess``, then bisects (geometrically)
+    until ``high / low ≤ 1 + rel_tol`` or ``high − low ≤ 1``. Each evaluation is a training run,
+    so a good guess and a coarse tolerance matter more than exactness. Returns the largest N
+    seen to pass (``n_min − 1`` if even n_min fails; ``n_max`` if n_max passes).
+    """
+    n = min(max(guess, n_min), n_max)
+    if accuracy(n) >= tau:
+        low, high = n, n_max + 1
+        while low < n_max:
+            nxt = min(max(round(low * factor), low + 1), n_max)
+            if accuracy(nxt) < tau:
+                high = nxt
+                break
+            low = nxt
+        else:
+            return n_max
+    else:
+        low, high = n_min - 1, n
+        while high > n_min:
+            nxt = max(min(round(high / factor), high - 1), n_min)
+            if accuracy(nxt) >= tau:
+                low = nxt
+                break
+            high = nxt
+        else:
+            return n_min - 1
+    while high - low > 1 and high > low * (1 + rel_tol):
+        mid = min(max(round(math.sqrt(low * high)), low + 1), high - 1)
+        low, high = (mid, high) if accuracy(mid) >= tau else (low, mid)
+    return low
+
+
+def frontier_guess(dim: int, n_outputs: int | None, constant: float = 1.3) -> int:
+    """A starting N for the search: ``d² = c·N log N`` for M = N, ``N = d`` for a small M.
+
+    With a small M the logits ``u_yᵀ W e_x`` depend on W only through the M×d matrix U W, so a
+    trained memory is a linear classifier with M·d parameters and N* grows like d, not d².
+    """
+    if n_outputs is not None:
+        return max(2, dim)
+    n = max(2.0, dim**2 / constant)
+    for _ in range(50):  # fixed point of N = d² / (c log N)
+        n = dim**2 / (constant * math.log(max(n, 2.0)))
+    return max(2, round(n))
+
+
+def trained_frontier(
+    dims: Sequence[int],
+    *,
+    tau: float = 0.99,
+    n_outputs: int | None = None,
+    trials: int = 2,
+    repeats: int = 3,
+    seed: int = 0,
+    settings: AdamSettings | None = None,
+    rel_tol: float = 0.02,
+    factor: float = 1.25,
+    first_guess: int | None = None,
+    device: str = "cpu",
+    log: Callable[[str], None] | None = None,
+) -> list[FrontierPoint]:
+    """N*(d) of the trained memory for each d, from ``repeats`` independent searches.
+
+    Each accuracy is the mean over ``trials`` memories trained together; the search starts at
+    :func:`frontier_guess` for the first d and at the previous d's N* scaled by the fitted
+    growth for the next ones (or at ``first_guess``), brackets by steps of ``factor`` and
+    bisects to ``rel_tol``.
+    """
+    if not 0 < tau < 1:
+        raise ConfigError("tau", f"must be in (0, 1), got {tau}")
+    settings = settings or AdamSettings()
+    check_settings(settings)
+    points: list[FrontierPoint] = []
+    for dim in sorted(dims):
+        guess = _next_guess(points, dim, n_outputs) if points or not first_guess else first_guess
+        found = []
+        for r in range(repeats):
+            run_seed = seed * 1_000_003 + r
+
+            def accuracy(n: int, run_seed: int = run_seed, dim: int = dim, r: int = r) -> float:
+                result = trained_run(
+                    n, dim, n_outputs, trials, run_seed, tau=tau, settings=settings, device=device
+                )
+                if log is not None:
+                    acc = float(result.accuracy.mean())
+                    log(f"d={dim} N={n} repeat={r}: accuracy {acc:.4f} after {result.steps} "
+                        f"steps ({result.stopped})")  # fmt: skip
+                return float(result.accuracy.mean())
+
+            found.append(largest_n_bracketed(accuracy, tau, guess, factor=factor, rel_tol=rel_tol))
+            guess = found[-1]
+        points.append(FrontierPoint(dim, tuple(found)))
+    return points
+
+
+def _next_guess(points: Sequence[FrontierPoint], dim: int, n_outputs: int | None) -> int:
+    if not points:
+        return frontier_guess(dim, n_outputs)
+    last = points[-1]
+    ratio = frontier_guess(dim, n_outputs) / frontier_guess(last.dim, n_outputs)
+    return max(2, round(last.median * ratio))

@@ -35,7 +35,9 @@ import torch
 from assocmem import __version__, rng
 from assocmem.config import ClosedFormConfig, working_set_bytes
 from assocmem.data import (
+    label_law,
     mod_targets,
+    noisy_error,
     noisy_labels,
     normalize_probabilities,
     prefix_label_counts,
@@ -113,7 +115,7 @@ class ClosedFormResult:
         eps, m = self.config.label_noise, self.config.n_outputs
         if eps == 0:
             return {}
-        return {"noisy_mean": eps + (1 - eps * m / (m - 1)) * error, "bayes_error": eps}
+        return {"noisy_mean": noisy_error(error, eps, m), "bayes_error": eps}
 
     def to_frame(self) -> "pd.DataFrame":
         """Tidy rows, one per trial: scheme, dim, n_samples (inf = ∞), trial, error, head, tail."""
@@ -202,9 +204,7 @@ class _Problem:
 
     def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
         """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform."""
-        eps, m = self.cfg.label_noise, self.cfg.n_outputs
-        onehot_t = torch.nn.functional.one_hot(targets.cpu(), m).T.to(torch.float64)
-        return (1 - eps) * onehot_t + eps / max(m - 1, 1) * (1 - onehot_t)
+        return label_law(targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise).T
 
     def sample_statistics(
         self, trial: int, targets: torch.Tensor

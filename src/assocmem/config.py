@@ -84,9 +84,7 @@ def validate(cfg: ClosedFormConfig) -> None:
     if cfg.words is not None:
         if cfg.probabilities is not None:
             raise ConfigError("words", "give either words or probabilities, not both")
-        from assocmem.distributions import word_distribution
-
-        word_distribution(cfg.words, cfg.n_inputs)  # checks the language and N
+        check_words(cfg.words, cfg.n_inputs)
     _check_int("n_outputs", cfg.n_outputs, 1)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
@@ -94,11 +92,7 @@ def validate(cfg: ClosedFormConfig) -> None:
         raise ConfigError("alpha", f"must be a number > 0, got {cfg.alpha!r}")
     if cfg.target not in TARGETS:
         raise ConfigError("target", f"unknown target {cfg.target!r}; allowed: {', '.join(TARGETS)}")
-    noise_max = (cfg.n_outputs - 1) / cfg.n_outputs  # beyond it, f* is no longer the Bayes rule
-    eps = cfg.label_noise
-    if not isinstance(eps, int | float) or not (eps == 0 or 0 < eps < noise_max):
-        allowed = f"[0, (M-1)/M) = [0, {noise_max:.3g})"
-        raise ConfigError("label_noise", f"must be in {allowed}, got {eps!r}")
+    check_label_noise(cfg.label_noise, cfg.n_outputs)
     check_kind("embedding", cfg.embedding)
     check_kind("output_embedding", cfg.output_embedding)
     if cfg.nested not in NESTED_CONVENTIONS:
@@ -132,6 +126,24 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not 0 < cfg.head_fraction <= 1:
         raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
     _check_memory(cfg)
+
+
+def check_words(words: Any, n_inputs: int) -> None:
+    """A language of the optional wordfreq lists with at least ``n_inputs`` words."""
+    if not isinstance(words, str):
+        raise ConfigError("words", f"must be a language code such as 'en', got {words!r}")
+    from assocmem.distributions import word_distribution
+
+    word_distribution(words, n_inputs)  # checks the language and N
+
+
+def check_label_noise(noise: Any, n_outputs: int) -> None:
+    """ε in [0, (M−1)/M): beyond it, f* is no longer the Bayes rule."""
+    noise_max = (n_outputs - 1) / n_outputs
+    ok = isinstance(noise, int | float) and not isinstance(noise, bool)
+    if not ok or not (noise == 0 or 0 < noise < noise_max):
+        allowed = f"[0, (M-1)/M) = [0, {noise_max:.3g})"
+        raise ConfigError("label_noise", f"must be in {allowed}, got {noise!r}")
 
 
 def _check_device(device: str) -> None:
@@ -226,7 +238,12 @@ def _parse_int(field: str, value: Any) -> Any:
 
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     """Build a config from a mapping (a TOML table or CLI flags), checking keys and types."""
-    allowed = {f.name for f in fields(ClosedFormConfig)}
+    if "distribution" in values:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
+        from assocmem.distributions import parse_distribution
+
+        law = parse_distribution(values["distribution"])
+        values = {**{k: v for k, v in values.items() if k != "distribution"}, **law}
+    allowed = {f.name for f in fields(ClosedFormConfig)} | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")

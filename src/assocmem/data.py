@@ -119,3 +119,22 @@ def prefix_label_counts(
     """Counts ``n_T(x, y)`` in the first T samples for each T in ``sizes``: (len(sizes), M, N)."""
     flat = prefix_counts(labels * n_inputs + tokens, n_inputs * n_outputs, sizes)
     return flat.view(len(sizes), n_outputs, n_inputs)
+
+
+def label_law(targets: torch.Tensor, n_outputs: int, noise: float) -> torch.Tensor:
+    """Population label law ``L(y|x)``: f*(x) w.p. 1 − ε, else uniform over the other outputs.
+
+    targets: (N,) int64. Returns (N, M) float64, rows summing to 1 (one-hot when ε = 0).
+    """
+    onehot = torch.nn.functional.one_hot(targets, n_outputs).to(torch.float64)
+    return (1 - noise) * onehot + noise / max(n_outputs - 1, 1) * (1 - onehot)
+
+
+def noisy_error(error: float, noise: float, n_outputs: int) -> float:
+    """Error against noisy labels of a predictor wrong (vs f*) on mass ``error``.
+
+    A token answered with f*(x) is wrong w.p. ε; one answered with another output w.p.
+    ``1 − ε/(M−1)``; so the error is ``ε + (1 − ε M/(M−1)) E``. The Bayes rule is f* (for
+    ε < (M−1)/M) with error ε, and the excess error ``(1 − ε M/(M−1)) E`` is ∝ E.
+    """
+    return noise + (1 - noise * n_outputs / (n_outputs - 1)) * error

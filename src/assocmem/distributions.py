@@ -11,8 +11,10 @@ Internet Corpus, ParaCrawl, OPUS OpenSubtitles 2018 (OpenSubtitles), SUBTLEX wor
 Brysbaert et al. (freely available data) and Twitter word statistics.
 """
 
+import math
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -103,3 +105,29 @@ def zipf_alpha_slope(probs: np.ndarray, first_rank: int = 10) -> float:
     if keep.sum() < 2:
         return float("nan")
     return -float(np.polyfit(np.log(ranks[keep]), np.log(probs[keep]), 1)[0])
+
+
+DISTRIBUTION_SPELLINGS = "zipf, zipf:ALPHA or words:LANG"
+
+
+def parse_distribution(text: str) -> dict[str, Any]:
+    """A token law spelled ``zipf``, ``zipf:ALPHA`` or ``words:LANG``, as config fields.
+
+    Returns ``{"words": None}`` (Zipf at the config's α), ``{"words": None, "alpha": ALPHA}``
+    or ``{"words": LANG}``: the same fields (``alpha``, ``words``) in the closed-form and the
+    training configs, so both commands accept the same values.
+    """
+    kind, _, value = str(text).strip().partition(":")
+    if kind == "zipf" and not value:
+        return {"words": None}
+    if kind == "zipf":
+        try:
+            alpha = float(value)
+        except ValueError:
+            alpha = math.nan
+        if not (math.isfinite(alpha) and alpha > 0):
+            raise ConfigError("distribution", f"bad Zipf exponent in {text!r}; must be > 0")
+        return {"words": None, "alpha": alpha}
+    if kind == "words" and value:
+        return {"words": value}
+    raise ConfigError("distribution", f"unknown law {text!r}; allowed: {DISTRIBUTION_SPELLINGS}")

@@ -21,6 +21,7 @@ COMMANDS = (
     "fit",
     "predict",
     "train",
+    "compare_trained",
     "sweep",
 )
 

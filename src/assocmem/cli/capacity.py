@@ -1,30 +1,62 @@
-"""``assocmem capacity``: the capacity frontier N*(d) of the outer-product memory."""
+"""``assocmem capacity``: the capacity frontier N*(d) of the outer-product or a trained memory."""
 
 import argparse
+import sys
 from typing import Any
 
-from assocmem.capacity import fit_frontier, hebbian_frontier
+from assocmem.capacity import (
+    MEMORIES,
+    REFERENCE_CONSTANTS,
+    FrontierFit,
+    FrontierPoint,
+    fit_frontier,
+    hebbian_frontier,
+    trained_frontier,
+)
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.errors import ConfigError
+from assocmem.training.memorize import AdamSettings
+
+DEFAULT_REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}  # (trials, repeats)
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "capacity",
         help="capacity frontier: most associations stored at accuracy ≥ τ, vs d",
-        description="For each d, the largest N whose outer-product memory retrieves a fraction "
-        "≥ τ of N uniformly weighted associations (search over N, repeated with independent "
-        "seeds), and the fitted constants d²/(N log N), d/N and the exponent of N* in d.",
+        description="For each d, the largest N whose memory retrieves a fraction ≥ τ of N "
+        "uniformly weighted associations (search over N, repeated with independent seeds), and "
+        "the fitted constants d²/(N log N), d/N and the exponent of N* in d. Memories: hebbian "
+        "(outer product, closed form) or trained (W by full-batch Adam on the cross-entropy, "
+        "fixed Gaussian E and U, W = 0 at the start, early stopping at τ).",
     )
+    parser.add_argument("--memory", choices=MEMORIES, default="hebbian", help="default hebbian")
     parser.add_argument("--dims", nargs="+", type=int, default=[16, 32, 64, 128, 256])
     parser.add_argument("--tau", type=float, default=0.99, help="accuracy threshold (default 0.99)")
     parser.add_argument(
         "--outputs", default="N", help="N: each input its own output (default); or a number M"
     )
-    parser.add_argument("--trials", type=int, default=5, help="draws averaged per accuracy")
-    parser.add_argument("--repeats", type=int, default=5, help="independent searches per d")
+    parser.add_argument(
+        "--trials", type=int, help="draws averaged per accuracy (default 5 hebbian, 2 trained)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, help="independent searches per d (default 5 hebbian, 3 trained)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
+    group = parser.add_argument_group("trained memory")
+    group.add_argument("--lr", type=float, default=1.0, help="Adam learning rate (default 1)")
+    group.add_argument("--max-steps", type=int, default=1000, help="step budget (default 1000)")
+    group.add_argument(
+        "--rel-tol", type=float, default=0.02, help="relative precision of N* (default 0.02)"
+    )
+    group.add_argument(
+        "--factor", type=float, default=1.25, help="bracketing step of the search (default 1.25)"
+    )
+    group.add_argument(
+        "--first-guess", type=int, help="starting N at the first d (default: theory)"
+    )
+    group.add_argument("--verbose", action="store_true", help="log every training run (stderr)")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -37,36 +69,75 @@ def _outputs(text: str) -> int | None:
     raise ConfigError("outputs", f"must be N or an integer ≥ 1, got {text!r}")
 
 
-def run(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace) -> None:
     if any(d < 1 for d in args.dims):
         raise ConfigError("dims", "must be integers ≥ 1")
     for name in ("trials", "repeats"):
-        if getattr(args, name) < 1:
-            raise ConfigError(name, f"must be an integer ≥ 1, got {getattr(args, name)}")
-    points = hebbian_frontier(
-        args.dims,
-        tau=args.tau,
-        n_outputs=_outputs(args.outputs),
-        trials=args.trials,
-        repeats=args.repeats,
-        seed=args.seed,
-        device=args.device,
-    )
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ConfigError(name, f"must be an integer ≥ 1, got {value}")
+    if not 0 < args.rel_tol < 1:
+        raise ConfigError("rel_tol", f"must be in (0, 1), got {args.rel_tol}")
+    if not args.factor > 1:
+        raise ConfigError("factor", f"must be > 1, got {args.factor}")
+    if args.first_guess is not None and args.first_guess < 2:
+        raise ConfigError("first_guess", f"must be an integer ≥ 2, got {args.first_guess}")
+
+
+def run(args: argparse.Namespace) -> int:
+    _check(args)
+    trials, repeats = DEFAULT_REPLICATES[args.memory]
+    common = {
+        "tau": args.tau,
+        "n_outputs": _outputs(args.outputs),
+        "trials": args.trials or trials,
+        "repeats": args.repeats or repeats,
+        "seed": args.seed,
+        "device": args.device,
+    }
+    if args.memory == "hebbian":
+        points = hebbian_frontier(args.dims, **common)
+    else:
+        settings = AdamSettings(lr=args.lr, max_steps=args.max_steps)
+        log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
+        points = trained_frontier(
+            args.dims,
+            settings=settings,
+            rel_tol=args.rel_tol,
+            factor=args.factor,
+            first_guess=args.first_guess,
+            log=log,
+            **common,
+        )
     fit = fit_frontier(points)
     if args.format == "json":
-        print_json({"points": [p.__dict__ for p in points], "fit": fit.__dict__})
+        print_json({"memory": args.memory, "points": [p.__dict__ for p in points],
+                    "fit": fit.__dict__, "settings": {**common, **_trained(args)}})  # fmt: skip
         return 0
-    rows = [
-        [d, list(p.n_star), n, c, f"[{lo:.3g}, {hi:.3g}]", r]
-        for d, p, n, c, (lo, hi), r in zip(
-            fit.dims, points, fit.n_star, fit.constant, fit.constant_ci, fit.d_over_n, strict=True
-        )
-    ]
-    headers = ["d", "N* per repeat", "N* median", "d²/(N log N)", "95% CI", "d/N"]
-    print(format_table(headers, rows))
+    print(_table(points, fit))
     lo, hi = fit.exponent_ci
-    print(f"\nN* ∝ d^{fit.exponent:.3f}  (95% CI [{lo:.3f}, {hi:.3f}]), τ = {args.tau}")
     print(
-        "references: trained linear memories d² ≈ 1.3 N log N; conjectured threshold d² ≈ 2 N log N"
+        f"\n{args.memory}: N* ∝ d^{fit.exponent:.3f}  (95% CI [{lo:.3f}, {hi:.3f}]), τ = {args.tau}"
     )
+    refs = "; ".join(f"{name}: d² ≈ {c} N log N" for name, c in REFERENCE_CONSTANTS.items())
+    print(f"references: {refs}")
     return 0
+
+
+def _trained(args: argparse.Namespace) -> dict[str, Any]:
+    if args.memory != "trained":
+        return {}
+    return {"lr": args.lr, "max_steps": args.max_steps, "rel_tol": args.rel_tol,
+            "factor": args.factor, "first_guess": args.first_guess}  # fmt: skip
+
+
+def _table(points: list[FrontierPoint], fit: FrontierFit) -> str:
+    rows = [
+        [d, list(p.n_star), n, c, f"[{lo:.3g}, {hi:.3g}]", r, f"[{rlo:.3g}, {rhi:.3g}]"]
+        for d, p, n, c, (lo, hi), r, (rlo, rhi) in zip(
+            fit.dims, points, fit.n_star, fit.constant, fit.constant_ci, fit.d_over_n,
+            fit.d_over_n_ci, strict=True,
+        )
+    ]  # fmt: skip
+    headers = ["d", "N* per repeat", "N* median", "d²/(N log N)", "95% CI", "d/N", "95% CI"]
+    return format_table(headers, rows)

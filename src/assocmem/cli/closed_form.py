@@ -36,6 +36,7 @@ def register(subparsers: Any) -> None:
     add("--alpha", type=float, help="Zipf exponent α, p(x) ∝ (x+1)^-α (default 2)")
     add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
     add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
+    add("--distribution", metavar="LAW", help="token law: zipf, zipf:ALPHA or words:LANG")
     add("--target", choices=("mod", "random"), help="f*(x) = x mod M, or a seeded random map")
     add("--label-noise", type=float, help="ε: a label is f*(x) w.p. 1-ε, else another output")
     add("--embedding", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
@@ -65,6 +66,8 @@ def config_from_args(args: argparse.Namespace) -> ClosedFormConfig:
     values: dict[str, Any] = load_toml(args.config) if args.config else {}
     flags = [f.name for f in fields(ClosedFormConfig) if f.name != "probabilities"]
     values.update({k: getattr(args, k) for k in flags if getattr(args, k, None) is not None})
+    if args.distribution is not None:
+        values["distribution"] = args.distribution
     if args.probabilities:
         values["probabilities"] = load_probabilities(args.probabilities)
         values.setdefault("n_inputs", len(values["probabilities"]))

@@ -98,6 +98,10 @@ def _train_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
             "head_error": result.head_error,
             "tail_error": result.tail_error,
             "cross_entropy": result.cross_entropy,
+            "p_correct": result.p_correct,
+            "noisy_error": result.noisy_error,
+            "bayes_error": result.bayes_error,
+            "excess_error": result.excess_error,
         }
         if result.curve:
             metrics["curve"] = [list(point) for point in result.curve]

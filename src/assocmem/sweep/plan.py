@@ -28,6 +28,9 @@ DEFAULT_TRIALS_PER_BATCH = 10
 DEFAULT_TRAIN_RUNS_PER_BATCH = 256
 # Fields that change how a run is computed, not what it computes: left out of its hash.
 OPERATIONAL = {"closed_form": ("trials", "device", "memory_gb"), "train": ("device",)}
+# Fields added after a kind's records were first stored: left out of the hash at their default,
+# so runs stored before they existed keep their identity (and a resumed sweep skips them).
+ADDED_FIELDS: dict[str, dict[str, Any]] = {"train": {"words": None, "label_noise": 0.0}}
 
 
 def _normalise(value: Any) -> Any:
@@ -100,6 +103,9 @@ def run_identity(kind: str, config: Config, trial: int | None) -> dict[str, Any]
     values = config_values(config)
     for name in OPERATIONAL[kind]:
         values.pop(name, None)
+    for name, default in ADDED_FIELDS.get(kind, {}).items():
+        if name in values and values[name] == default:
+            values.pop(name)
     identity: dict[str, Any] = {"schema": SCHEMA, "kind": kind, "config": values}
     if trial is not None:
         identity["trial"] = trial

@@ -2,7 +2,9 @@
 selection, and export to CSV, JSON lines and Parquet.
 
 Rows: a training run is one row (config fields, then ``error``, ``head_error``, ``tail_error``,
-``cross_entropy``); a closed-form run (one trial) becomes one row per (scheme, d, T) with
+``cross_entropy``, ``p_correct``, ``noisy_error``, ``bayes_error``, ``excess_error``; NaN in
+records stored before these existed); a closed-form run (one trial) becomes one row per
+(scheme, d, T) with
 ``scheme``, ``dim``, ``n_samples`` (``inf`` = infinite data), ``error``, ``head_error``,
 ``tail_error``. Every row keeps ``hash``, ``sweep``, ``status``, ``message`` and the run's
 ``wall_seconds``, ``host`` and ``git``.
@@ -19,7 +21,10 @@ from assocmem.errors import ConfigError
 from assocmem.sweep.store import read_rows
 
 REPLICATES = ("seed", "trial")  # what aggregation averages over
-METRICS = ("error", "head_error", "tail_error", "cross_entropy")
+METRICS = (
+    "error", "head_error", "tail_error", "cross_entropy",
+    "p_correct", "noisy_error", "bayes_error", "excess_error",
+)  # fmt: skip
 BOOKKEEPING = ("hash", "sweep", "status", "message", "wall_seconds", "host", "git", "created")
 COUNTS = ("n", "n_diverged", "n_failed")
 FORMATS = ("table", "json", "csv", "jsonl", "parquet")

@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from assocmem.config import check_label_noise, check_words
+from assocmem.data import zipf_probabilities
 from assocmem.errors import ConfigError
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
@@ -31,6 +33,8 @@ class TrainConfig:
     n_inputs: int = 100  # N
     n_outputs: int = 5  # M
     alpha: float = 2.0  # Zipf exponent α of p(x) ∝ (x+1)^(-α)
+    words: str | None = None  # a language: p = frequencies of its N most frequent words (wordfreq)
+    label_noise: float = 0.0  # ε: a sample's label is f*(x) w.p. 1 − ε, else another output
     dim: int = 100  # d
     n_samples: int = 10240  # T, fresh i.i.d. samples seen once
     batch_size: int = 64  # B; T / B optimiser steps
@@ -59,6 +63,19 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+
+    @property
+    def law(self) -> str:
+        """The token law, spelled as ``--distribution`` takes it: ``zipf:α`` or ``words:LANG``."""
+        return f"words:{self.words}" if self.words is not None else f"zipf:{self.alpha:g}"
+
+    def probabilities(self) -> torch.Tensor:
+        """The input law p over the N tokens, (N,) float64 (token 0 the most frequent)."""
+        if self.words is None:
+            return zipf_probabilities(self.n_inputs, self.alpha)
+        from assocmem.distributions import word_distribution
+
+        return torch.from_numpy(word_distribution(self.words, self.n_inputs).probabilities)
 
     @property
     def steps(self) -> int:
@@ -105,6 +122,11 @@ def validate(cfg: TrainConfig) -> None:
     _positive_int("n_inputs", cfg.n_inputs)
     _positive_int("n_outputs", cfg.n_outputs, 2)
     _finite("alpha", cfg.alpha, low=0.0, strict=True)
+    if cfg.words is not None:
+        check_words(cfg.words, cfg.n_inputs)
+    check_label_noise(cfg.label_noise, cfg.n_outputs)
+    if cfg.label_noise and cfg.model == "qupdate":
+        raise ConfigError("label_noise", "the qupdate approximation has no noisy labels; use 0")
     _positive_int("dim", cfg.dim)
     for name in ("layer_norm", "full_batch"):
         if not isinstance(getattr(cfg, name), bool):

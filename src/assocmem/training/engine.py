@@ -39,12 +39,13 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from assocmem.data import mod_targets, sample_tokens, zipf_probabilities
+from assocmem.data import label_law, mod_targets, noisy_error, sample_tokens
 from assocmem.embeddings import draw_embeddings
 from assocmem.rng import generator
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
+from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.models import LAYER_NORM_EPS, MODEL_REGISTRY, layer_norm
 from assocmem.training.optimizers import (
     NORM_FLOOR,
@@ -71,6 +72,10 @@ class RunResult:
     cross_entropy: float
     curve: list[tuple[int, float]] = field(default_factory=list)  # (step, error)
     snapshots: dict[int, list[list[float]]] = field(default_factory=dict)  # step -> N×M softmax
+    p_correct: float = math.nan  # Σ_x p(x) softmax(logits_x)[f*(x)]
+    noisy_error: float = math.nan  # error against noisy labels, ε + (1 − εM/(M−1))·error
+    bayes_error: float = 0.0  # ε: the error of f*, the Bayes rule, against noisy labels
+    excess_error: float = math.nan  # noisy_error − bayes_error
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +85,10 @@ class RunResult:
             "head_error": self.head_error,
             "tail_error": self.tail_error,
             "cross_entropy": self.cross_entropy,
+            "p_correct": self.p_correct,
+            "noisy_error": self.noisy_error,
+            "bayes_error": self.bayes_error,
+            "excess_error": self.excess_error,
             "curve": [list(point) for point in self.curve],
             "snapshots": {str(step): table for step, table in self.snapshots.items()},
         }
@@ -95,6 +104,7 @@ class RunInputs:
     W_product: torch.Tensor | None  # ``Wᵀ Uᵀ`` (R, d, M) or ``E Wᵀ`` (R, N, d), see stack_runs
     tokens: torch.Tensor | None  # (R, T) samples, None for full batch
     lr: torch.Tensor  # (R,) user learning rates
+    labels: torch.Tensor | None = None  # (R, T) noisy labels of the samples, None without noise
 
 
 def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
@@ -117,12 +127,13 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
         else:
             init = generator(cfg.seed, "init", d, device=dev)
             W = torch.randn(d, d, generator=init, device=dev, dtype=DTYPE) / math.sqrt(d)
-    tokens = None
+    tokens = labels = None
     if not cfg.full_batch:
-        probs = zipf_probabilities(n, cfg.alpha)
-        data = generator(cfg.seed, "data", n, repr(float(cfg.alpha)))
-        tokens = sample_tokens(probs, cfg.steps * cfg.batch_size, data).to(dev)
-    return {"E": E, "U": U, "W": W, "tokens": tokens}
+        law_id = repr(float(cfg.alpha)) if cfg.words is None else f"words:{cfg.words}"
+        data = generator(cfg.seed, "data", n, law_id)
+        tokens = sample_tokens(cfg.probabilities(), cfg.steps * cfg.batch_size, data).to(dev)
+        labels = draw_labels(cfg, mod_targets(n, m).to(dev)[tokens])
+    return {"E": E, "U": U, "W": W, "tokens": tokens, "labels": labels}
 
 
 def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInputs:
@@ -147,11 +158,18 @@ def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInp
     assert E is not None and U is not None
     lr = torch.tensor([cfg.lr for cfg in configs], dtype=DTYPE, device=configs[0].device)
     W, product = stacked("W"), stacked("W_product") if w_product else None
-    return RunInputs(E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr)
+    return RunInputs(
+        E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr, labels=stacked("labels")
+    )
 
 
 def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """``δ = softmax(logits) − onehot(f*)`` for all N tokens, (R, N, M)."""
+    """``δ = softmax(logits) − onehot(f*)`` for all N tokens, (R, N, M).
+
+    Floating ``targets`` are a label law L(y|x), (N, M) or (R, N, M): ``δ = softmax − L``.
+    """
+    if targets.is_floating_point():
+        return torch.softmax(logits, dim=2).sub_(targets)
     delta = torch.softmax(logits, dim=2)
     index = targets.expand(logits.shape[0], -1)[:, :, None]
     return delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
@@ -162,13 +180,10 @@ def weighted_softmax_error(
 ) -> torch.Tensor:
     """``w δ`` of rows (R, b, M) with weights (R, b) and targets (b,) or (R, b): the compiled
     loop where it exists (torch's softmax along a short last axis, M = 5, costs ~70 ns a row),
-    else torch ops."""
-    if native.supports(logits):
+    else torch ops. Floating targets are a label law (b, M) or (R, b, M) (noisy labels)."""
+    if native.supports(logits) and not targets.is_floating_point():
         return native.softmax_error(logits, targets, weights)
-    delta = torch.softmax(logits, dim=2)
-    index = targets.expand(logits.shape[0], -1)[:, :, None]
-    delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
-    return delta.mul_(weights[:, :, None])
+    return softmax_error(logits, targets).mul_(weights[:, :, None])
 
 
 def take_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
@@ -573,6 +588,16 @@ class AutogradKernel(AbstractKernel):
                 self.optimizer.step(name, param, grad, lr * self.lr_factors[name], t)
 
 
+class LabelLawAutogradKernel(AutogradKernel):
+    """:class:`AutogradKernel` whose ``targets`` is a label law L (N, M) or (R, N, M) (noisy
+    labels): the loss is ``Σ_x w(x) Σ_y L(y|x)(−log softmax_y)`` over every token."""
+
+    def loss(self, tokens: torch.Tensor | None, weights: torch.Tensor) -> torch.Tensor:
+        logits = self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
+        ce = -(torch.log_softmax(logits, dim=2) * self.targets).sum(2)  # (R, N)
+        return (ce * weights).sum()
+
+
 class QUpdateKernel(AbstractKernel):
     """Eq. 16: each occurrence of x adds ``γ / (1 + e^{q(x)}/(M−1))`` to q(x), ``γ = lr/B``."""
 
@@ -597,6 +622,10 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
     """The cheapest kernel that computes this config's runs exactly (up to rounding)."""
     if cfg.model == "qupdate":
         return QUpdateKernel
+    if cfg.label_noise:  # soft targets (a label law per token): the full-table kernel or autograd
+        if fast and cfg.model == "matrix" and not cfg.layer_norm and cfg.optimizer == "sgd":
+            return TableSGDKernel
+        return LabelLawAutogradKernel
     plain_matrix = cfg.model == "matrix" and not cfg.layer_norm
     if fast and plain_matrix and cfg.optimizer == "sgd":
         return TableSGDKernel
@@ -656,11 +685,14 @@ def run_group(
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
     runs = len(configs)
-    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
+    probs = cfg.probabilities().to(cfg.device, DTYPE)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
+    law = label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE)  # (N, M)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
     inputs = stack_runs(configs, w_product=kernel_class.w_product)
     kernel = kernel_class(cfg, inputs, targets)
+    if cfg.label_noise and cfg.full_batch:
+        kernel.targets = law  # the expected gradient over noisy labels
     curves: list[list[tuple[int, float]]] = [[] for _ in configs]
     snapshots: list[dict[int, list[list[float]]]] = [{} for _ in configs]
 
@@ -681,6 +713,9 @@ def run_group(
         for t in range(cfg.steps):
             tokens = None if inputs.tokens is None else inputs.tokens[:, t * B : (t + 1) * B]
             weights = step_weights(tokens, probs, runs, B)
+            if inputs.labels is not None and tokens is not None:  # noisy samples
+                labels = inputs.labels[:, t * B : (t + 1) * B]
+                kernel.targets = batch_label_law(tokens, labels, cfg.n_inputs, cfg.n_outputs)
             kernel.step(t + 1, tokens, weights, inputs.lr * schedule_factor(cfg, t))
             record(t + 1)
             if progress is not None:
@@ -689,7 +724,7 @@ def run_group(
         if flush:
             torch.set_flush_denormal(False)
     final_logits = kernel.logits()
-    final = population_metrics(final_logits, targets, probs)
+    final = population_metrics(final_logits, targets, probs, law=law)
     results = []
     for r, run_cfg in enumerate(configs):
         finite = bool(final.finite[r])
@@ -703,23 +738,35 @@ def run_group(
                 cross_entropy=float(final.cross_entropy[r]) if finite else math.nan,
                 curve=curves[r],
                 snapshots=snapshots[r],
+                **noisy_fields(float(final.error[r]), cfg),
+                p_correct=float(final.p_correct[r]) if final.p_correct is not None else math.nan,
             )
         )
     return results, final_logits
+
+
+def noisy_fields(error: float, cfg: TrainConfig) -> dict[str, float]:
+    """Error against noisy labels, Bayes error ε and excess error (the closed-form definitions)."""
+    noisy = noisy_error(error, cfg.label_noise, cfg.n_outputs)
+    return {
+        "noisy_error": noisy,
+        "bayes_error": cfg.label_noise,
+        "excess_error": noisy - cfg.label_noise,
+    }
 
 
 def state_bytes(cfg: TrainConfig) -> int:
     """Rough bytes one run of this config holds while training (for chunking)."""
     d, n, m = cfg.dim, cfg.n_inputs, cfg.n_outputs
     per_run = n * n + n * d + m * d + 4 * n * m
-    if select_kernel(cfg) in (AutogradKernel, AnalyticKernel):
+    if issubclass(select_kernel(cfg), AutogradKernel | AnalyticKernel):
         per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
     elif select_kernel(cfg) is DenseKernel:
         per_run += 2 * d * d
     elif select_kernel(cfg).w_product:
         per_run += 4 * d * m + 2 * n * d
     if not cfg.full_batch:
-        per_run += 2 * cfg.n_samples
+        per_run += 2 * cfg.n_samples * (2 if cfg.label_noise else 1)  # int64 tokens (and labels)
     return 4 * per_run
 
 

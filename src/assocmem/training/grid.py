@@ -2,8 +2,10 @@
 
 Grid axes (each a value or a list; the grid is their product): ``models``, ``optimizers``,
 ``layer_norm``, ``dims``, ``n_samples``, ``batch_sizes``, ``lrs``, ``seeds`` (an integer k means
-seeds 0..k-1). A singular field name (``lr``, ``dim``…) sets a one-value axis. Every other key
-is a scalar field of :class:`TrainConfig`.
+seeds 0..k-1), ``label_noises`` (ε), and ``distributions`` (token laws spelled ``zipf``,
+``zipf:ALPHA`` or ``words:LANG``, as in ``assocmem closed-form``). A singular field name (``lr``,
+``dim``, ``label_noise``, ``distribution``…) sets an axis too. Every other key is a scalar field
+of :class:`TrainConfig`.
 """
 
 import itertools
@@ -13,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
+from assocmem.distributions import parse_distribution
 from assocmem.errors import ConfigError
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import RunResult
@@ -26,7 +29,9 @@ AXES = {
     "batch_sizes": "batch_size",
     "lrs": "lr",
     "seeds": "seed",
+    "label_noises": "label_noise",
 }
+LAW_KEYS = ("distributions", "distribution")  # token laws: an axis of (alpha, words) pairs
 TUPLE_FIELDS = ("betas", "decay_steps", "snapshot_steps")
 
 
@@ -46,21 +51,25 @@ def expand_grid(spec: Mapping[str, Any]) -> list[TrainConfig]:
     scalar_names = {f.name for f in fields(TrainConfig)} - {"extra"}
     base: dict[str, Any] = {}
     axes: dict[str, list[Any]] = {}
+    laws: list[dict[str, Any]] = [{}]
     for key, value in spec.items():
-        if key in AXES:
+        if key in LAW_KEYS:
+            laws = [parse_distribution(text) for text in _as_list(key, value)]
+        elif key in AXES:
             axes[AXES[key]] = _as_list(key, value)
         elif key in AXES.values():  # the singular field name: a one-value axis
             axes[key] = _as_list(key, value)
         elif key in scalar_names:
             base[key] = tuple(value) if key in TUPLE_FIELDS else value
         else:
-            allowed = ", ".join(sorted([*AXES, *scalar_names]))
+            allowed = ", ".join(sorted([*AXES, *LAW_KEYS, *scalar_names]))
             raise ConfigError(key, f"unknown setting; allowed: {allowed}")
     names = list(axes)
     configs = []
-    for combo in itertools.product(*(axes[name] for name in names)):
+    for law, *combo in itertools.product(laws, *(axes[name] for name in names)):
         try:
-            configs.append(TrainConfig(**base, **dict(zip(names, combo, strict=True))))
+            values = {**base, **law, **dict(zip(names, combo, strict=True))}
+            configs.append(TrainConfig(**values))
         except TypeError as err:
             raise ConfigError("config", str(err)) from None
     return configs
@@ -68,8 +77,21 @@ def expand_grid(spec: Mapping[str, Any]) -> list[TrainConfig]:
 
 SUMMARY_HEADERS = [
     "model", "ln", "optimizer", "d", "T", "B", "lr", "runs", "diverged",
-    "error", "sem", "head", "tail", "cross_entropy",
+    "error", "sem", "head", "tail", "cross_entropy", "p_correct",
 ]  # fmt: skip
+LAW_HEADERS = ["law", "ε"]  # shown first when a table mixes laws or has label noise
+NOISE_HEADERS = ["noisy", "bayes", "excess"]  # error vs noisy labels, ε, and their difference
+
+
+def summary_headers(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The table's columns: law and noise columns only when the rows need them."""
+    mixed = len({row["law"] for row in rows}) > 1 or any(row["law"] != "zipf:2" for row in rows)
+    noisy = any(row["ε"] for row in rows)
+    return [
+        *(LAW_HEADERS if mixed or noisy else []),
+        *SUMMARY_HEADERS,
+        *(NOISE_HEADERS if noisy else []),
+    ]
 
 
 def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
@@ -99,6 +121,12 @@ def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
                 "head": statistics.fmean(r.head_error for r in runs),
                 "tail": statistics.fmean(r.tail_error for r in runs),
                 "cross_entropy": statistics.fmean(r.cross_entropy for r in runs),
+                "p_correct": statistics.fmean(r.p_correct for r in runs),
+                "law": cfg.law,
+                "ε": cfg.label_noise,
+                "noisy": statistics.fmean(r.noisy_error for r in runs),
+                "bayes": cfg.label_noise,
+                "excess": statistics.fmean(r.excess_error for r in runs),
             }
         )
     return rows
@@ -118,4 +146,4 @@ def best_lr_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(best.values())
 
 
-SETTING_COLUMNS = ("model", "ln", "optimizer", "d", "T", "B")
+SETTING_COLUMNS = ("law", "ε", "model", "ln", "optimizer", "d", "T", "B")

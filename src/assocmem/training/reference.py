@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from assocmem.data import mod_targets, zipf_probabilities
+from assocmem.data import label_law, mod_targets
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import DTYPE, draw_run
 from assocmem.training.models import layer_norm
@@ -67,17 +67,19 @@ def reference_train(cfg: TrainConfig) -> torch.Tensor:
     milestones = list(cfg.decay_steps) if cfg.schedule == "step" else []
     scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones, cfg.decay_factor)
     targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device, DTYPE)
+    probs = cfg.probabilities().to(cfg.device, DTYPE)
+    law = label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE)  # (N, M)
     everything = torch.arange(cfg.n_inputs, device=cfg.device)
-    tokens = draws["tokens"]
+    tokens, labels = draws["tokens"], draws.get("labels")
     for t in range(cfg.steps):
         optimizer.zero_grad()
-        if tokens is None:
-            losses = F.cross_entropy(model(everything), targets, reduction="none")
+        if tokens is None:  # population loss, expected over the label law
+            losses = F.cross_entropy(model(everything), law, reduction="none")
             loss = (losses * probs).sum()
         else:
-            batch = tokens[t * cfg.batch_size : (t + 1) * cfg.batch_size]
-            loss = F.cross_entropy(model(batch), targets[batch])
+            window = slice(t * cfg.batch_size, (t + 1) * cfg.batch_size)
+            observed = targets[tokens[window]] if labels is None else labels[window]
+            loss = F.cross_entropy(model(tokens[window]), observed)
         loss.backward()
         optimizer.step()
         scheduler.step()
