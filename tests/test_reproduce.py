@@ -112,3 +112,18 @@ def test_quick_reproduction_in_a_browser(tmp_path):
         assert len(probe["widths"]) == 8  # figures 1, 3, 4, memory, 5, 6, 7, 8
         assert all(w > 0 for w in probe["widths"])
         assert probe["claims"] == 17
+
+
+@pytest.mark.slow
+def test_beyond_section_then_reuse(tmp_path):
+    """Issue 7 in the report: three figures and the capacity table; a re-run trains nothing
+    and searches nothing (the frontier searches are cached, the runs stored)."""
+    path = reproduce(tmp_path, only=["beyond"])
+    for key in ("beyond-noise", "beyond-laws", "beyond-capacity"):
+        assert (tmp_path / "figures" / f"{key}.png").exists()
+    text = path.read_text()
+    assert "Capacity frontier" in text and text.count("<tr>") >= 5
+    cache = (tmp_path / "capacity-quick.json").read_text()
+    again = _provenance(reproduce(tmp_path, only=["beyond"]))
+    assert again["runs_written_now"] == 0
+    assert (tmp_path / "capacity-quick.json").read_text() == cache

@@ -7,6 +7,8 @@ that ``--quick`` already computed wherever the settings coincide. Figures, claim
 functions of the stored records only.
 """
 
+import functools
+import json
 import platform
 import subprocess
 import time
@@ -21,12 +23,15 @@ import torch
 from matplotlib.figure import Figure
 
 from assocmem import __version__
+from assocmem.capacity import FrontierPoint, fit_frontier, hebbian_frontier, trained_frontier
 from assocmem.claims import CLAIMS, EXPERIMENTS, format_measured
 from assocmem.closed_form import trial_scores
 from assocmem.config import ClosedFormConfig
 from assocmem.data import mod_targets, zipf_probabilities
+from assocmem.distributions import word_distribution
 from assocmem.errors import ConfigError
 from assocmem.figures import figure1, figure3, figure4, memory_matrices, save
+from assocmem.figures.beyond import capacity_figure, frontier_frame, laws_figure, noise_figure
 from assocmem.figures.training import figure5, figure7, figure8
 from assocmem.figures.update_map import figure6
 from assocmem.findings import FINDINGS, LRS, schedules_row
@@ -179,13 +184,95 @@ TRAINING: dict[str, dict[str, Any]] = {
 }
 TRAIN_DIMS = {"quick": [10, 100, 1000], "full": [10, 20, 50, 100, 200, 500, 1000]}
 TRAIN_SEEDS = {"quick": 3, "full": 10}
-ONLY_CHOICES = (*FIGURES, "memory", "5", "6", "7", "8", "table1", "claims")
+# Beyond the paper (issue 7), trained memories: sign-like Adam, B = 256, T = 10240.
+BEYOND_BASE = {"optimizer": "adam", "batch_size": 256, "n_samples": 10240}
+BEYOND_LRS = {"quick": [1.0, 10.0], "full": LRS}
+BEYOND_LANGUAGE = "en"  # real word law of the laws panel, against Zipf at its fitted α̂
+# Capacity frontiers: (memory, M or None for M = N) → dims, trials, repeats per scale.
+CAPACITY = {
+    "quick": {"dims": [16, 32, 64], "hebbian": (3, 3), "trained": (1, 2)},
+    "full": {"dims": [16, 32, 64, 128], "hebbian": (5, 5), "trained": (2, 3)},
+}
+PAPER_ITEMS = (*FIGURES, "memory", "5", "6", "7", "8", "table1", "claims")
+ONLY_CHOICES = (*PAPER_ITEMS, "beyond")  # beyond the paper: only when asked for
 # The training slices each figure draws (the claims read all of them).
 FIGURE_TRAINING = {
     "5": ("update",),
     "7": ("step_size", "batch_size", "schedules"),
     "8": ("optimizers", "layer_norm", "learned", "full_batch", "small_dim"),
 }
+
+
+@functools.cache
+def beyond_training(scale: str) -> dict[str, dict[str, Any]]:
+    """The trained experiments beyond the paper: label noise ε ∈ {0, 0.1, 0.3} (N = 100), and
+    the word law of :data:`BEYOND_LANGUAGE` against Zipf at its KL-fitted α̂ (N = 1000)."""
+    try:
+        alpha = word_distribution(BEYOND_LANGUAGE, 1000).alpha_kl
+    except ConfigError as error:  # wordfreq is an optional extra
+        raise ConfigError("only", f"beyond needs real word laws: {error}") from None
+    lrs = BEYOND_LRS[scale]
+    laws = {**BEYOND_BASE, "n_inputs": 1000}
+    return {
+        "noise": {"base": BEYOND_BASE, "axes": {"label_noise": [0.0, 0.1, 0.3], "lr": lrs}},
+        "laws_words": {"base": {**laws, "words": BEYOND_LANGUAGE}, "axes": {"lr": lrs}},
+        "laws_zipf": {"base": {**laws, "alpha": round(alpha, 6)}, "axes": {"lr": lrs}},
+    }
+
+
+def capacity_payloads(out: Path, scale: str) -> list[dict[str, Any]]:
+    """Hebbian and trained capacity frontiers (M = N and M = 5) as ``assocmem capacity`` JSON
+    payloads, kept in ``OUT/capacity-SCALE.json`` (each search is run once, then reused)."""
+    cache = out / f"capacity-{scale}.json"
+    stored = json.loads(cache.read_text()) if cache.exists() else {}
+    plan, payloads = CAPACITY[scale], []
+    for memory, search in (("hebbian", hebbian_frontier), ("trained", trained_frontier)):
+        trials, repeats = plan[memory]
+        for outputs in (None, 5):
+            key = f"{memory}:M={outputs or 'N'}:d={plan['dims']}:{trials}x{repeats}"
+            if key not in stored:
+                points = search(plan["dims"], n_outputs=outputs, trials=trials, repeats=repeats)
+                stored[key] = {
+                    "memory": memory,
+                    "settings": {"n_outputs": outputs, "trials": trials, "repeats": repeats},
+                    "points": [{"dim": p.dim, "n_star": list(p.n_star)} for p in points],
+                }
+                partial = cache.with_suffix(".partial")
+                partial.write_text(json.dumps(stored, indent=1))
+                partial.replace(cache)
+            payloads.append(stored[key])
+    return payloads
+
+
+def capacity_table(payloads: Sequence[dict[str, Any]]) -> Table:
+    """Measured frontier constants at the largest d, with 95 % intervals over repeats."""
+    rows = []
+    for payload in payloads:
+        points = [FrontierPoint(p["dim"], tuple(p["n_star"])) for p in payload["points"]]
+        fit, last = fit_frontier(points), len(points) - 1
+        m = payload["settings"]["n_outputs"]
+        low, high = fit.constant_ci[last] if m is None else fit.d_over_n_ci[last]
+        value = fit.constant[last] if m is None else fit.d_over_n[last]
+        rows.append(
+            [
+                payload["memory"],
+                "N" if m is None else str(m),
+                f"{fit.dims[last]}",
+                f"{fit.n_star[last]:g}",
+                ("d²/(N log N) = " if m is None else "d/N = ") + f"{value:.3g}",
+                f"[{low:.3g}, {high:.3g}]",
+                f"{fit.exponent:.2f} [{fit.exponent_ci[0]:.2f}, {fit.exponent_ci[1]:.2f}]",
+            ]
+        )
+    return Table(
+        "Capacity frontier: the largest N stored with top-1 accuracy ≥ 0.99",
+        ["memory", "M", "largest d", "N* (median)", "constant", "95% CI", "N* ∝ d^k: k"],
+        rows,
+        "References for M = N: trained linear memories reach d² ≈ 1.3·N·log N (Nichani, Lee, "
+        "Bietti 2025); the sharp threshold is conjectured at d² ≈ 2·N·log N (Barnfield et al. "
+        "2026). With a small M the logits depend on W only through U W (M·d numbers): N* grows "
+        "like d.",
+    )
 
 
 def experiment_spec(name: str, scale: str, device: str) -> SweepSpec:
@@ -208,7 +295,7 @@ def experiment_spec(name: str, scale: str, device: str) -> SweepSpec:
 def training_spec(name: str, scale: str, device: str) -> SweepSpec:
     """One training experiment at one scale (grid slices at quick: d ∈ {10, 100, 1000}, 3
     seeds; the other experiments fix their own d and seeds)."""
-    part = TRAINING[name]
+    part = TRAINING[name] if name in TRAINING else beyond_training(scale)[name]
     base = {"n_inputs": 100, "n_outputs": 5, "alpha": 2.0, "device": device, **part["base"]}
     axes = {"dim": TRAIN_DIMS[scale], **part["axes"]}
     varied = {*axes, *part.get("zip", {})}
@@ -422,6 +509,54 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
+BEYOND_FIGURES = [
+    (
+        "beyond-noise",
+        "Beyond the paper: noisy associations (trained)",
+        "Trained matrix memories (N = 100, M = 5, α = 2, sign-like Adam, B = 256, T = 10240, "
+        "best seed-averaged lr) when a sample's label is f*(x) with probability 1 − ε, else one "
+        "of the other outputs. Left: excess error over the Bayes error ε; right: error against "
+        "the noisy labels, dashed the Bayes floors.",
+        lambda frames: noise_figure(frames.noise),
+    ),
+    (
+        "beyond-laws",
+        "Beyond the paper: a real word law against Zipf (trained)",
+        f"Trained matrix memories on the {BEYOND_LANGUAGE} word-frequency law of the 1000 most "
+        "frequent words (wordfreq; credits in the README) and on the Zipf law at its KL-fitted "
+        "α̂ (M = 5, sign-like Adam, B = 256, T = 10240, best seed-averaged lr).",
+        lambda frames: laws_figure(pd.concat([frames.laws_words, frames.laws_zipf])),
+    ),
+]
+
+
+def add_beyond(
+    report: Report, frames: StoredFrames, out: Path, scale: str, specs: dict[str, SweepSpec]
+) -> None:
+    """Issue 7's figures and the capacity table, after the paper's."""
+    for key, title, caption, draw in BEYOND_FIGURES:
+        fig = draw(frames)
+        save(fig, out / "figures" / key, formats=("png", "svg"))
+        names = ("noise",) if key == "beyond-noise" else ("laws_words", "laws_zipf")
+        settings = {n: specs[n].base | specs[n].axes for n in names}
+        report.figures.append(FigureEntry.from_figure(key, title, caption, settings, fig))
+    payloads = capacity_payloads(out, scale)
+    fig = capacity_figure(frontier_frame(payloads))
+    save(fig, out / "figures" / "beyond-capacity", formats=("png", "svg"))
+    caption = (
+        "Capacity frontier: the largest N whose associations are all retrieved with top-1 "
+        "accuracy ≥ 0.99 (uniform over the N inputs, Gaussian E and U), for the outer-product "
+        "memory and for W trained by full-batch Adam; each input its own output (M = N, d² vs "
+        "N log N) and M = 5 (N* vs d). Searches are cached in OUT/capacity-SCALE.json."
+    )
+    report.figures.append(
+        FigureEntry.from_figure(
+            "beyond-capacity", "Beyond the paper: capacity frontier", caption, CAPACITY[scale], fig
+        )
+    )
+    report.tables.append(capacity_table(payloads))
+
+
 def reproduce(
     out: str | Path,
     *,
@@ -435,7 +570,7 @@ def reproduce(
     """Run (or resume) every experiment, then write figures and ``report.html`` under ``out``."""
     if scale not in SCALES:
         raise ConfigError("scale", f"unknown scale {scale!r}; allowed: {', '.join(SCALES)}")
-    wanted = list(only or ONLY_CHOICES)
+    wanted = list(only or PAPER_ITEMS)
     for item in wanted:
         if item not in ONLY_CHOICES:
             raise ConfigError("only", f"unknown item {item!r}; allowed: {', '.join(ONLY_CHOICES)}")
@@ -450,6 +585,8 @@ def reproduce(
     training = set(TRAINING) if "claims" in wanted else set()
     for key in wanted:
         training |= set(FIGURE_TRAINING.get(key, ()))
+    if "beyond" in wanted:
+        training |= set(beyond_training(scale))
     specs |= {name: training_spec(name, scale, device) for name in sorted(training)}
     out.mkdir(parents=True, exist_ok=True)
     db = out / "runs.db"
@@ -503,6 +640,8 @@ def reproduce(
     add_training_figures(("7", "8"))
     if "table1" in wanted:
         report.tables.append(table_one(frames))
+    if "beyond" in wanted:
+        add_beyond(report, frames, out, scale, specs)
     if "claims" in wanted:
         for judge in CLAIMS.values():
             claim = judge(frames)

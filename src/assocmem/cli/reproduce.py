@@ -4,7 +4,7 @@ import argparse
 import time
 from typing import Any
 
-from assocmem.reproduce import ONLY_CHOICES, reproduce
+from assocmem.reproduce import ONLY_CHOICES, PAPER_ITEMS, reproduce
 
 
 def register(subparsers: Any) -> None:
@@ -38,6 +38,12 @@ def register(subparsers: Any) -> None:
         help=f"a subset of: {', '.join(ONLY_CHOICES)}",
     )
     parser.add_argument(
+        "--beyond",
+        action="store_true",
+        help="also the experiments beyond the paper (capacity frontiers, label noise, a real "
+        "word law; needs the words extra)",
+    )
+    parser.add_argument(
         "--out", default="reproduction", help="output folder (default reproduction)"
     )
     parser.add_argument("--executor", choices=("local", "dask"), default="local")
@@ -52,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     path = reproduce(
         args.out,
         scale=args.scale,
-        only=args.only,
+        only=[*(args.only or PAPER_ITEMS), "beyond"] if args.beyond else args.only,
         executor=args.executor,
         workers=args.workers,
         device=args.device,
