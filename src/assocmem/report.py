@@ -129,8 +129,12 @@ def render_html(report: Report) -> str:
         f"<title>{_esc(report.title)}</title>"
         f"<style>{STYLE}</style></head><body><h1>{_esc(report.title)}</h1>"
         f"<p class='subtitle'>{_esc(report.subtitle)}</p><nav>{nav}</nav>"
-        f"<h2>Claims of the paper ({passed} of {checked} checked pass)</h2>{claims}"
-        f"{tables}{''.join(_figure(f) for f in report.figures)}"
+        + (
+            f"<h2>Claims of the paper ({passed} of {checked} checked pass)</h2>{claims}"
+            if report.claims
+            else ""
+        )
+        + f"{tables}{''.join(_figure(f) for f in report.figures)}"
         + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
         + f"<h2>Provenance</h2><pre>{provenance}</pre></body></html>"
     )
