@@ -245,7 +245,7 @@ batch_size = 16
 optimizer = "adam"
 [axes]
 label_noise = [0.0, 0.3]
-words = ["en"]
+distribution = ["words:en"]
 """
 
 
