@@ -215,8 +215,9 @@ def trained_run(
     return memorize(E, U, targets, tau=tau, settings=settings)
 
 
-def trained_accuracy(n_inputs: int, dim: int, n_outputs: int | None, trials: int, seed: int,
-                     **options: Any) -> float:  # fmt: skip
+def trained_accuracy(
+    n_inputs: int, dim: int, n_outputs: int | None, trials: int, seed: int, **options: Any
+) -> float:
     """Mean top-1 accuracy of ``trials`` trained memories (see :func:`trained_run`)."""
     return float(trained_run(n_inputs, dim, n_outputs, trials, seed, **options).accuracy.mean())
 
@@ -316,11 +317,11 @@ def trained_frontier(
                 result = trained_run(
                     n, dim, n_outputs, trials, run_seed, tau=tau, settings=settings, device=device
                 )
+                acc = float(result.accuracy.mean())
                 if log is not None:
-                    acc = float(result.accuracy.mean())
                     log(f"d={dim} N={n} repeat={r}: accuracy {acc:.4f} after {result.steps} "
                         f"steps ({result.stopped})")  # fmt: skip
-                return float(result.accuracy.mean())
+                return acc
 
             found.append(largest_n_bracketed(accuracy, tau, guess, factor=factor, rel_tol=rel_tol))
             guess = found[-1]

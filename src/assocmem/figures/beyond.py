@@ -71,7 +71,7 @@ def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
         ax.errorbar(x, dims**2, xerr=xerr, marker="o", ms=4, lw=1.5, capsize=2, color=color,
                     label=MEMORY_LABELS.get(memory, memory))  # fmt: skip
         c_hat = float(np.median((dims**2 / x)[len(dims) // 2 :]))  # the larger half of d
-        ax.plot(x, c_hat * x, color=color, lw=0.8, ls=":", label=f"fit: d² = {c_hat:.2g}·N log N")
+        ax.plot(x, c_hat * x, color=color, lw=0.8, ls=":", label=f"fit: d² = {c_hat:.3g}·N log N")
         spans += [x.min(), x.max()]
     if spans:
         xs = np.geomspace(min(spans), max(spans), 50)
@@ -92,7 +92,7 @@ def _linear_panel(ax: Axes, frame: pd.DataFrame, outputs: str) -> None:
         ax.errorbar(dims, y, yerr=yerr, marker="o", ms=4, lw=1.5, capsize=2, color=color,
                     label=MEMORY_LABELS.get(memory, memory))  # fmt: skip
         k = float(np.median((y / dims)[len(dims) // 2 :]))
-        ax.plot(dims, k * dims, color=color, lw=0.8, ls=":", label=f"fit: N* = {k:.2g}·d")
+        ax.plot(dims, k * dims, color=color, lw=0.8, ls=":", label=f"fit: N* = {k:.3g}·d")
     ax.set(xscale="log", yscale="log", xlabel="memory dimension d", ylabel="N* (accuracy ≥ τ)",
            title=f"M = {outputs}: capacity frontier")  # fmt: skip
     _dim_ticks(ax, sorted(set(frame["dim"])))

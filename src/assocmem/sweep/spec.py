@@ -79,11 +79,15 @@ def build_closed_form(values: Mapping[str, Any]) -> ClosedFormConfig:
 
 def build_train(values: Mapping[str, Any]) -> TrainConfig:
     """A training config from plain TOML values (lists for its tuple fields)."""
-    allowed = {f.name for f in fields(TrainConfig)} - {"extra"}
+    allowed = ({f.name for f in fields(TrainConfig)} - {"extra"}) | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
     clean = dict(values)
+    if "distribution" in clean:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
+        from assocmem.distributions import parse_distribution
+
+        clean.update(parse_distribution(clean.pop("distribution")))
     for key in _TRAIN_BOOLS:
         if key in clean and not isinstance(clean[key], bool):
             raise ConfigError(key, f"must be true or false, got {clean[key]!r}")
