@@ -530,30 +530,32 @@ BEYOND_FIGURES = [
 ]
 
 
+def add_figure(
+    report: Report, out: Path, key: str, title: str, caption: str, settings: Any, fig: Figure
+) -> None:
+    """Save ``fig`` as OUT/figures/KEY.png and .svg, and add it to the report."""
+    save(fig, out / "figures" / key, formats=("png", "svg"))
+    report.figures.append(FigureEntry.from_figure(key, title, caption, settings, fig))
+
+
 def add_beyond(
     report: Report, frames: StoredFrames, out: Path, scale: str, specs: dict[str, SweepSpec]
 ) -> None:
     """Issue 7's figures and the capacity table, after the paper's."""
     for key, title, caption, draw in BEYOND_FIGURES:
-        fig = draw(frames)
-        save(fig, out / "figures" / key, formats=("png", "svg"))
         names = ("noise",) if key == "beyond-noise" else ("laws_words", "laws_zipf")
         settings = {n: specs[n].base | specs[n].axes for n in names}
-        report.figures.append(FigureEntry.from_figure(key, title, caption, settings, fig))
+        add_figure(report, out, key, title, caption, settings, draw(frames))
     payloads = capacity_payloads(out, scale)
-    fig = capacity_figure(frontier_frame(payloads))
-    save(fig, out / "figures" / "beyond-capacity", formats=("png", "svg"))
     caption = (
         "Capacity frontier: the largest N whose associations are all retrieved with top-1 "
         "accuracy ≥ 0.99 (uniform over the N inputs, Gaussian E and U), for the outer-product "
         "memory and for W trained by full-batch Adam; each input its own output (M = N, d² vs "
         "N log N) and M = 5 (N* vs d). Searches are cached in OUT/capacity-SCALE.json."
     )
-    report.figures.append(
-        FigureEntry.from_figure(
-            "beyond-capacity", "Beyond the paper: capacity frontier", caption, CAPACITY[scale], fig
-        )
-    )
+    title = "Beyond the paper: capacity frontier"
+    fig = capacity_figure(frontier_frame(payloads))
+    add_figure(report, out, "beyond-capacity", title, caption, CAPACITY[scale], fig)
     report.tables.append(capacity_table(payloads))
 
 
@@ -602,30 +604,21 @@ def reproduce(
     for key in (k for k in FIGURES if k in wanted):
         job = FIGURES[key]
         fig = job.draw(getattr(frames, job.experiment))
-        save(fig, out / "figures" / job.key, formats=("png", "svg"))
         settings = specs[job.experiment].base | {"trials": specs[job.experiment].trials}
-        report.figures.append(
-            FigureEntry.from_figure(job.key, job.title, job.caption, settings, fig)
-        )
+        add_figure(report, out, job.key, job.title, job.caption, settings, fig)
     if "memory" in wanted:
         report.figures.append(memory_entry(scale))
 
     def add_training_figures(keys: Sequence[str]) -> None:
         for key, title, caption, draw in TRAINING_FIGURES:
             if key in keys and key in wanted:
-                fig = draw(frames)
-                save(fig, out / "figures" / f"figure-{key}", formats=("png", "svg"))
                 settings = {
                     n: specs[n].base | specs[n].axes | specs[n].zipped for n in FIGURE_TRAINING[key]
                 }
-                report.figures.append(
-                    FigureEntry.from_figure(f"figure-{key}", title, caption, settings, fig)
-                )
+                add_figure(report, out, f"figure-{key}", title, caption, settings, draw(frames))
 
     add_training_figures(("5",))
     if "6" in wanted:
-        fig = figure6()
-        save(fig, out / "figures" / "figure-6", formats=("png", "svg"))
         caption = (
             "Left: the Eq. 16 update map iterated, f^n(0) vs n, for several step sizes γ (M = 10). "
             "Right: the weighting q(x) = f^{n(x)}(0) it implies for p ∝ (x+3)^-2 over 100 tokens "
@@ -634,9 +627,8 @@ def reproduce(
             "Pure arithmetic (no runs)."
         )
         settings = {"n_outputs": 10, "gammas": [1e-3, 1e-1, 1, 10], "n_inputs": 100, "cap": 100}
-        report.figures.append(
-            FigureEntry.from_figure("figure-6", "Figure 6: the update map", caption, settings, fig)
-        )
+        title = "Figure 6: the update map"
+        add_figure(report, out, "figure-6", title, caption, settings, figure6())
     add_training_figures(("7", "8"))
     if "table1" in wanted:
         report.tables.append(table_one(frames))

@@ -219,6 +219,7 @@ class AbstractKernel(ABC):
         self.cfg = cfg
         self.targets = targets  # (N,)
         self.onehot = F.one_hot(targets, cfg.n_outputs).to(DTYPE)  # (N, M) the matrix F
+        self.buffer: torch.Tensor | None = None  # SGD momentum (see sgd_direction)
 
     @abstractmethod
     def logits(self) -> torch.Tensor:
@@ -228,6 +229,19 @@ class AbstractKernel(ABC):
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         """Optimiser step t (1-based). tokens: (R, B) or None; weights: (R, N) = c(x)/B or p(x);
         lr: (R,) scheduled learning rates."""
+
+    def sgd_direction(self, grad: torch.Tensor, param: torch.Tensor) -> torch.Tensor:
+        """SGD's step direction as ``torch.optim.SGD``: weight decay added to the gradient, then
+        the momentum buffer (``self.buffer``, created on the first step)."""
+        if self.cfg.weight_decay:
+            grad.add_(param, alpha=self.cfg.weight_decay)
+        if self.cfg.momentum:
+            if self.buffer is None:
+                self.buffer = grad
+            else:
+                self.buffer.mul_(self.cfg.momentum).add_(grad)
+            grad = self.buffer
+        return grad
 
 
 class TableSGDKernel(AbstractKernel):
@@ -242,7 +256,6 @@ class TableSGDKernel(AbstractKernel):
         self.gram_inputs = torch.bmm(E, E.transpose(1, 2))  # (R, N, N)  E Eᵀ
         self.gram_outputs = torch.bmm(U, U.transpose(1, 2))  # (R, M, M)  U Uᵀ
         self.table = torch.bmm(E, inputs.W_product)  # (R, N, M)  E Wᵀ Uᵀ
-        self.buffer: torch.Tensor | None = None
 
     def logits(self) -> torch.Tensor:
         return self.table
@@ -250,14 +263,7 @@ class TableSGDKernel(AbstractKernel):
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         scaled = weighted_softmax_error(self.table, self.targets, weights)
         grad = torch.bmm(self.gram_inputs, torch.bmm(scaled, self.gram_outputs))
-        if self.cfg.weight_decay:
-            grad.add_(self.table, alpha=self.cfg.weight_decay)
-        if self.cfg.momentum:
-            if self.buffer is None:
-                self.buffer = grad
-            else:
-                self.buffer.mul_(self.cfg.momentum).add_(grad)
-            grad = self.buffer
+        grad = self.sgd_direction(grad, self.table)
         self.table.sub_(lr[:, None, None] * grad)
 
 
@@ -279,7 +285,6 @@ class LayerNormSGDKernel(AbstractKernel):
         self.gram_inputs = torch.bmm(inputs.E, inputs.E.transpose(1, 2))  # (R, N, N)
         runs, n = inputs.E.shape[0], cfg.n_inputs
         self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
-        self.buffer: torch.Tensor | None = None
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))
@@ -299,14 +304,7 @@ class LayerNormSGDKernel(AbstractKernel):
         grad_z = torch.bmm(delta, self.U)  # (R, b, d)
         grad_h = grad_z.sub_(z.mul_((z * grad_z).sum(2, keepdim=True))).div_(scale)
         grad = torch.bmm(gram.transpose(1, 2), grad_h)  # (R, N, d): E ∇Wᵀ
-        if self.cfg.weight_decay:
-            grad.add_(self.H, alpha=self.cfg.weight_decay)
-        if self.cfg.momentum:
-            if self.buffer is None:
-                self.buffer = grad
-            else:
-                self.buffer.mul_(self.cfg.momentum).add_(grad)
-            grad = self.buffer
+        grad = self.sgd_direction(grad, self.H)
         self.H.addcmul_(grad, lr[:, None, None], value=-1)
 
 
