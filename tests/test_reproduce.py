@@ -30,6 +30,7 @@ def test_reproduce_one_figure_then_reuse(tmp_path):
     path = reproduce(tmp_path, only=["4", "memory"])
     assert (tmp_path / "figures" / "figure-4.png").exists()
     assert (tmp_path / "figures" / "figure-4.svg").exists()
+    assert (tmp_path / "figures" / "memory.png").exists()
     first = _provenance(path)
     assert first["runs_written_now"] == first["runs_stored"] == 20  # one run per quick trial
     rows = _rows(tmp_path / "runs.db")

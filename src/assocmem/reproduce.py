@@ -406,7 +406,8 @@ def table_one(frames: StoredFrames, alpha: float = 2.0) -> Table:
     )
 
 
-def memory_entry(scale: str) -> FigureEntry:
+def add_memory_pictures(report: Report, out: Path) -> None:
+    """The memory-matrix pictures: one trial computed directly (a picture of one memory)."""
     cfg = ClosedFormConfig(
         n_inputs=10,
         n_outputs=5,
@@ -423,7 +424,7 @@ def memory_entry(scale: str) -> FigureEntry:
         "(frequency), N = 10, M = 5, d = 10, α = 1, T = 1000; circles mark f*(x). One trial, "
         "computed directly (it is a picture of one memory, not a statistic)."
     )
-    return FigureEntry.from_figure("memory", "Memory-matrix pictures", caption, cfg.to_dict(), fig)
+    add_figure(report, out, "memory", "Memory-matrix pictures", caption, cfg.to_dict(), fig)
 
 
 def small_dim_geometry(cache: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -607,7 +608,7 @@ def reproduce(
         settings = specs[job.experiment].base | {"trials": specs[job.experiment].trials}
         add_figure(report, out, job.key, job.title, job.caption, settings, fig)
     if "memory" in wanted:
-        report.figures.append(memory_entry(scale))
+        add_memory_pictures(report, out)
 
     def add_training_figures(keys: Sequence[str]) -> None:
         for key, title, caption, draw in TRAINING_FIGURES:
