@@ -46,8 +46,8 @@ from assocmem.data import (
     zipf_probabilities,
 )
 from assocmem.embeddings import nested_row_scales, standard_coordinates
+from assocmem.runtime import intra_op_threads
 from assocmem.schemes import Scheme
-from assocmem.threads import intra_op_threads
 
 if TYPE_CHECKING:
     import pandas as pd

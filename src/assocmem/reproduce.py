@@ -37,12 +37,12 @@ from assocmem.figures.update_map import figure6
 from assocmem.findings import FINDINGS, LRS, schedules_row
 from assocmem.fit import fit_scaling
 from assocmem.report import ClaimRow, FigureEntry, Report, Table, write_report
+from assocmem.runtime import intra_op_threads
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.results import load_curves, load_results
 from assocmem.sweep.spec import SweepSpec, build_train, parse_spec
 from assocmem.theory import table1
-from assocmem.threads import intra_op_threads
 from assocmem.training.engine import AutogradKernel, stack_runs
 from assocmem.training.optimizers import schedule_factor
 

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from assocmem.capacity import REFERENCE_CONSTANTS
+from assocmem.figures import training
 from assocmem.figures.style import colors, curve, new_figure, summarise
 
 MEMORY_LABELS = {"hebbian": "outer product (Hebbian)", "trained": "trained W (full-batch Adam)"}
@@ -149,8 +150,7 @@ def training_frame(records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.Da
 
 def tuned(frame: pd.DataFrame, key: str, value: str) -> pd.DataFrame:
     """Per (key, d): mean and sem over seeds of ``value`` at the lr of lowest mean error."""
-    by_lr = summarise(frame, [key, "dim", "lr"], "error")
-    best = by_lr.loc[by_lr.groupby([key, "dim"])["mean"].idxmin(), [key, "dim", "lr"]]
+    best = training.tuned(frame, [key])[[key, "dim", "lr"]]
     kept = frame.merge(best, on=[key, "dim", "lr"])
     return summarise(kept, [key, "dim"], value)
 

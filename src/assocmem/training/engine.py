@@ -42,6 +42,7 @@ from tqdm import tqdm
 from assocmem.data import label_law, mod_targets, noisy_error, sample_tokens
 from assocmem.embeddings import draw_embeddings
 from assocmem.rng import generator
+from assocmem.runtime import flush_denormals
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.evaluation import population_metrics
@@ -656,13 +657,6 @@ def step_weights(
     return counts / batch_size
 
 
-# Denormal floats (|x| < 1.2e-38: gradients of well-learned tokens, underflowing softmax
-# tails) cost 40-60× per operation on x86 CPUs, in torch's GEMMs and in our compiled kernels
-# alike. The training loop therefore runs with flush-to-zero on the CPU (torch.set_flush_denormal,
-# this thread; switched off again afterwards): only values below 1.2e-38 change, which moves no
-# logit or step above that size (tests compare with torch.optim run without it).
-
-
 def train_group(
     configs: Sequence[TrainConfig], *, fast: bool = True, progress: tqdm | None = None
 ) -> list[RunResult]:
@@ -706,8 +700,7 @@ def run_group(
 
     record(0)
     B = cfg.batch_size
-    flush = cfg.device == "cpu" and torch.set_flush_denormal(True)  # see flush_denormals below
-    try:
+    with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
         for t in range(cfg.steps):
             tokens = None if inputs.tokens is None else inputs.tokens[:, t * B : (t + 1) * B]
             weights = step_weights(tokens, probs, runs, B)
@@ -718,9 +711,6 @@ def run_group(
             record(t + 1)
             if progress is not None:
                 progress.update(runs)
-    finally:
-        if flush:
-            torch.set_flush_denormal(False)
     final_logits = kernel.logits()
     final = population_metrics(final_logits, targets, probs, law=law)
     results = []

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
+from assocmem.runtime import flush_denormals
 from assocmem.training.evaluation import wrong_tokens
 
 
@@ -68,11 +69,8 @@ def memorize(
     once memories are stored, most softmax entries underflow, and subnormal arithmetic made
     CPU steps up to 5× slower (measured at d = 128, N = 1800).
     """
-    torch.set_flush_denormal(True)
-    try:
+    with flush_denormals():
         return _memorize(E, U, targets, tau, settings or AdamSettings())
-    finally:
-        torch.set_flush_denormal(False)
 
 
 def _memorize(
