@@ -7,10 +7,11 @@ import pytest
 import torch
 
 from assocmem.errors import ConfigError
-from assocmem.training import TrainConfig, select_kernel, train
+from assocmem.training import TrainConfig, native, select_kernel, train
 from assocmem.training.engine import (
     AnalyticKernel,
     AutogradKernel,
+    DenseKernel,
     ProjectedMatrixKernel,
     QUpdateKernel,
     TableSGDKernel,
@@ -90,8 +91,9 @@ def test_kernel_selection() -> None:
     assert select_kernel(small(optimizer="sgd")) is TableSGDKernel
     assert select_kernel(small(optimizer="adam")) is ProjectedMatrixKernel
     assert select_kernel(small(optimizer="adam", betas=(0.9, 0.99))) is AnalyticKernel
-    assert select_kernel(small(optimizer="adam", layer_norm=True)) is AnalyticKernel
-    assert select_kernel(small(model="learned")) is AnalyticKernel
+    per_run = DenseKernel if native.load() is not None else AnalyticKernel  # small d
+    assert select_kernel(small(optimizer="adam", layer_norm=True)) is per_run
+    assert select_kernel(small(model="learned")) is per_run
     assert select_kernel(small(model="learned"), fast=False) is AutogradKernel
     assert select_kernel(small(model="qupdate")) is QUpdateKernel
 

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 import torch
 
-from assocmem.training import TrainConfig, select_kernel
+from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import (
     AnalyticKernel,
     AutogradKernel,
@@ -70,13 +70,18 @@ def test_dense_kernel_is_batch_invariant(name: str) -> None:
     assert torch.equal(together[1], alone[0])
 
 
-def test_dense_kernel_selection() -> None:
+def test_dense_kernel_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     big = {"dim": 512}
     assert select_kernel(small(model="learned", **big)) is DenseKernel
     assert select_kernel(small(optimizer="adam", layer_norm=True, **big)) is DenseKernel
-    assert select_kernel(small(model="learned")) is AnalyticKernel  # small d: batched
     assert select_kernel(small(model="learned", momentum=0.9, **big)) is AnalyticKernel
-    assert select_kernel(small(model="relu", **big)) is AnalyticKernel  # no d×d matrix
+    compiled = native.load() is not None  # compiled, one run at a time wins at every d
+    assert (select_kernel(small(model="learned")) is DenseKernel) == compiled
+    assert (select_kernel(small(model="relu", **big)) is DenseKernel) == compiled
+    monkeypatch.setenv("ASSOCMEM_NATIVE", "0")  # torch ops: batched unless d×d matrices
+    assert select_kernel(small(model="learned", **big)) is DenseKernel
+    assert select_kernel(small(model="learned")) is AnalyticKernel
+    assert select_kernel(small(model="relu", **big)) is AnalyticKernel
 
 
 @pytest.mark.parametrize("name", ["learned_adam", "matrix_ln_adam", "learned_sign_sgd"])

@@ -57,7 +57,9 @@ from assocmem.training.optimizers import (
 
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
-DENSE_MIN_DIM = 400  # measured: AnalyticKernel as fast at d = 200, DenseKernel 2× faster at 500
+DENSE_MIN_DIM = 400  # torch ops only: AnalyticKernel as fast at d = 200, DenseKernel 2× at 500
+NATIVE_MODES = {"sgd": "sgd", "sign_sgd": "sign", "adam": "adam"}  # DenseKernel → C
+SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × S × N weights)
 GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the projected kernel
 
 
@@ -215,6 +217,7 @@ class AbstractKernel(ABC):
     """The state of a group of runs and its optimiser step."""
 
     w_product: ClassVar[str] = ""  # "WU" / "EW": needs only that product of W (see stack_runs)
+    spans: ClassVar[bool] = False  # advance() takes many steps at once (no per-step targets)
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         self.cfg = cfg
@@ -230,6 +233,15 @@ class AbstractKernel(ABC):
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         """Optimiser step t (1-based). tokens: (R, B) or None; weights: (R, N) = c(x)/B or p(x);
         lr: (R,) scheduled learning rates."""
+
+    def advance(
+        self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
+        """Steps t0 + 1 … t0 + S (kernels with ``spans`` take S > 1): tokens (R, S, B) or None;
+        weights (R, S, N); lr (R, S)."""
+        for s in range(lr.shape[1]):
+            batch = None if tokens is None else tokens[:, s]
+            self.step(t0 + s + 1, batch, weights[:, s], lr[:, s])
 
     def sgd_direction(self, grad: torch.Tensor, param: torch.Tensor) -> torch.Tensor:
         """SGD's step direction as ``torch.optim.SGD``: weight decay added to the gradient, then
@@ -389,6 +401,8 @@ class DenseKernel(AbstractKernel):
     several d² optimiser passes for autograd. Runs never mix, so batching cannot change them.
     """
 
+    spans = True
+
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
         self.model = MODEL_REGISTRY[cfg.model]
@@ -399,17 +413,38 @@ class DenseKernel(AbstractKernel):
         runs, n = inputs.E.shape[0], cfg.n_inputs
         self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
         self.use_native = native.available(inputs.E)
+        if self.use_native and "W" in self.state:  # rows padded to whole vectors: aligned
+            W = self.state["W"]
+            padded = W.new_zeros(*W.shape[:2], native.padded_length(W.shape[2]))
+            self.state["W"] = padded[..., : W.shape[2]].copy_(W)
 
     def logits(self) -> torch.Tensor:
         return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)
 
+    def advance(
+        self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
+        if not self.use_native:
+            super().advance(t0, tokens, weights, lr)
+            return
+        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
+        factors = torch.tensor([self.lr_factors.get(name, 0.0) for name in "WEU"])
+        native.dense_steps(
+            self.state.get("W"), self.state["E"], self.state["U"], present.sum(2),
+            present.nonzero()[:, 2], weights[present], self.targets, lr[:, :, None] * factors,
+            learned=self.model.learned, layer_norm=self.cfg.layer_norm,
+            mode=NATIVE_MODES[self.cfg.optimizer], eps=self.cfg.eps,
+        )  # fmt: skip
+
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        """One step with torch ops, a run at a time (where the compiled kernel is missing)."""
         present = weights > 0
         counts = present.sum(1).tolist()  # k of every run: its distinct tokens
-        rows = present.nonzero()[:, 1].split(counts)
-        row_weights = weights[present].split(counts)
-        for r, rate in enumerate(lr.tolist()):
-            self.step_run(r, rows[r], row_weights[r], rate)
+        rows, row_weights = present.nonzero()[:, 1], weights[present]
+        for r, (run_rows, run_weights, rate) in enumerate(
+            zip(rows.split(counts), row_weights.split(counts), lr.tolist(), strict=True)
+        ):
+            self.step_run(r, run_rows, run_weights, rate)
 
     def step_run(self, r: int, rows: torch.Tensor, weights: torch.Tensor, rate: float) -> None:
         """One optimiser step of run r: distinct tokens rows (k,), weights (k,) = c(x)/B or p(x)."""
@@ -454,8 +489,6 @@ class DenseKernel(AbstractKernel):
         """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
         if self.cfg.optimizer == "sgd":
             W.addmm_(grad_h.T, e, alpha=-rate)
-        elif self.use_native:
-            native.sign_update(W, grad_h, e, rate, self.cfg.eps, sign=self.cfg.optimizer != "adam")
         else:
             W.sub_(self.direction(grad_h.T @ e), alpha=rate)
 
@@ -640,20 +673,23 @@ def select_kernel(cfg: TrainConfig, *, fast: bool = True) -> type[AbstractKernel
     )
     simple = plain_step and not (cfg.momentum or cfg.weight_decay)
     # One run at a time pays on a CPU (caches, distinct tokens); a GPU wants the batched kernel.
-    per_run = cfg.device == "cpu" and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM
+    # Compiled, it wins at every d (measured 1.1–10× at d = 10 … 1000); with torch ops only
+    # for the W models at large d.
+    compiled = cfg.device == "cpu" and native.load() is not None
+    per_run = compiled or (cfg.device == "cpu" and cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM)
     if fast and simple and per_run:
         return DenseKernel
     return AnalyticKernel if fast else AutogradKernel
 
 
 def step_weights(
-    tokens: torch.Tensor | None, probs: torch.Tensor, runs: int, batch_size: int
+    tokens: torch.Tensor | None, probs: torch.Tensor, runs: int, steps: int, batch_size: int
 ) -> torch.Tensor:
-    """(R, N): ``c(x)/B`` for a batch of tokens (R, B), or ``p(x)`` for full batch."""
+    """(R, S, N): ``c(x)/B`` of each step's batch, tokens (R, S, B); or ``p(x)`` (full batch)."""
     if tokens is None:
-        return probs.expand(runs, -1)
-    counts = torch.zeros(runs, probs.shape[0], dtype=DTYPE, device=probs.device)
-    counts.scatter_add_(1, tokens, torch.ones_like(tokens, dtype=DTYPE))
+        return probs.expand(runs, steps, -1)
+    counts = torch.zeros(runs, steps, probs.shape[0], dtype=DTYPE, device=probs.device)
+    counts.scatter_add_(2, tokens, torch.ones_like(tokens, dtype=DTYPE))
     return counts / batch_size
 
 
@@ -698,19 +734,31 @@ def run_group(
             for snap, table in zip(snapshots, scores, strict=True):
                 snap[step] = table
 
+    def next_stop(t: int) -> int:  # the end of the span from step t: a record point at most
+        stops = [cfg.steps, t + (SPAN_STEPS if kernel.spans and inputs.labels is None else 1)]
+        if cfg.eval_every:
+            stops.append((t // cfg.eval_every + 1) * cfg.eval_every)
+        stops += [s for s in cfg.snapshot_steps if s > t]
+        return min(stops)
+
     record(0)
-    B = cfg.batch_size
+    B, t = cfg.batch_size, 0
     with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
-        for t in range(cfg.steps):
-            tokens = None if inputs.tokens is None else inputs.tokens[:, t * B : (t + 1) * B]
-            weights = step_weights(tokens, probs, runs, B)
-            if inputs.labels is not None and tokens is not None:  # noisy samples
-                labels = inputs.labels[:, t * B : (t + 1) * B]
-                kernel.targets = batch_label_law(tokens, labels, cfg.n_inputs, cfg.n_outputs)
-            kernel.step(t + 1, tokens, weights, inputs.lr * schedule_factor(cfg, t))
-            record(t + 1)
+        while t < cfg.steps:
+            end = next_stop(t)
+            tokens = None
+            if inputs.tokens is not None:
+                tokens = inputs.tokens[:, t * B : end * B].reshape(runs, end - t, B)
+            if inputs.labels is not None and tokens is not None:  # noisy samples, one step
+                labels = inputs.labels[:, t * B : end * B]
+                kernel.targets = batch_label_law(tokens[:, 0], labels, cfg.n_inputs, cfg.n_outputs)
+            factors = torch.tensor([schedule_factor(cfg, s) for s in range(t, end)], dtype=DTYPE)
+            weights = step_weights(tokens, probs, runs, end - t, B)
+            kernel.advance(t, tokens, weights, inputs.lr[:, None] * factors.to(inputs.lr.device))
             if progress is not None:
-                progress.update(runs)
+                progress.update(runs * (end - t))
+            t = end
+            record(t)
     final_logits = kernel.logits()
     final = population_metrics(final_logits, targets, probs, law=law)
     results = []
