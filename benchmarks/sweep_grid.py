@@ -141,7 +141,15 @@ def main() -> None:
     parser.add_argument("--max-batch-seconds", type=float, default=60.0)
     parser.add_argument("--fraction-db", default="grid-fraction.db")
     parser.add_argument("--json", help="write the estimate to this file")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="torch threads of this process (1: the cost on one core, as each of the "
+        "--executor dask --workers 2 processes runs)",
+    )
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     plan = make_plan(load_spec("paper_training_grid"))
     print(f"{len(plan.runs)} runs, {len(plan.batches)} batches; torch threads "
           f"{torch.get_num_threads()}, load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip

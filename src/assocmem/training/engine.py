@@ -752,9 +752,11 @@ def run_group(
             if inputs.labels is not None and tokens is not None:  # noisy samples, one step
                 labels = inputs.labels[:, t * B : end * B]
                 kernel.targets = batch_label_law(tokens[:, 0], labels, cfg.n_inputs, cfg.n_outputs)
-            factors = torch.tensor([schedule_factor(cfg, s) for s in range(t, end)], dtype=DTYPE)
-            weights = step_weights(tokens, probs, runs, end - t, B)
-            kernel.advance(t, tokens, weights, inputs.lr[:, None] * factors.to(inputs.lr.device))
+            lr = inputs.lr[:, None].expand(-1, end - t)
+            if cfg.schedule != "constant":
+                factors = [schedule_factor(cfg, s) for s in range(t, end)]
+                lr = lr * torch.tensor(factors, dtype=DTYPE, device=lr.device)
+            kernel.advance(t, tokens, step_weights(tokens, probs, runs, end - t, B), lr)
             if progress is not None:
                 progress.update(runs * (end - t))
             t = end

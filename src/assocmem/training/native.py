@@ -28,8 +28,8 @@ import itertools
 import os
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
@@ -194,12 +194,13 @@ def dense_steps(
 
     W (R, d, d) with rows of stride ``ld ≥ d`` (a view of a padded tensor, see
     :func:`padded_length`), or None for the ReLU model; E (R, N, d), U (R, M, d): float32 on the
-    CPU. W always learns, E and U when ``learned`` names them. Step s of run r uses ``counts[r, s]`` distinct tokens:
-    ``rows`` and their ``weights`` (c(x)/B or p(x)) concatenated in (run, step) order; targets
-    (N,); ``lr`` (R, S, 3) the rates of W, E and U. ``mode``: "adam" (betas (0, 0)), "sign" or
-    "sgd". The d×d gradient is never stored: one pass over W forms it a block at a time, shapes
-    it, updates W and accumulates E's gradient through the old W. A run takes its S steps in a
-    row, so its W stays in cache; blocks of runs go to threads.
+    CPU. W (if any) always learns, E and U when ``learned`` names them. Step s of run r uses
+    ``counts[r, s]`` distinct tokens: ``rows`` and their ``weights`` (c(x)/B or p(x)),
+    concatenated in (run, step) order; targets (N,); ``lr`` (R, S, 3) the rates of W, E and U.
+    ``mode``: "adam" (betas (0, 0)), "sign" or "sgd". The d×d gradient is never stored: one
+    pass over W forms it a block at a time, shapes it, updates W and accumulates E's gradient
+    through the old W. A run takes its S steps in a row, so its W stays in cache; blocks of
+    runs go to threads.
     """
     lib = load()
     assert lib is not None and all(t.is_contiguous() and available(t) for t in (E, U))
