@@ -6,6 +6,7 @@ import shutil
 import pytest
 import torch
 
+from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import (
     DenseKernel,
@@ -149,3 +150,17 @@ def test_compiled_dense_step_matches_torch_ops(name: str, monkeypatch: pytest.Mo
     _, torch_ops = run_group(companions, kernel_class=DenseKernel)
     scale = 1 + torch_ops.abs().max().item()
     assert (together - torch_ops).abs().max().item() <= 2e-5 * scale, name
+
+
+def test_kernel_threads_copy_the_callers_flush_to_zero_mode() -> None:
+    # flush-to-zero is per thread: the pool's threads must follow the training loop's setting
+    def denormal_product(_: range) -> None:
+        seen.append((torch.tensor([1e-39]) * torch.tensor([1.0])).item())
+
+    for flush in (True, False, True):
+        seen: list[float] = []
+        with intra_op_threads(2), flush_denormals(flush):
+            native.run_blocks(denormal_product, 2, native.PARALLEL_ELEMENTS)
+        assert len(seen) == 2
+        if torch.set_flush_denormal(False):  # the CPU supports flushing
+            assert all((value == 0.0) == flush for value in seen), (flush, seen)

@@ -27,13 +27,26 @@ def intra_op_threads(count: int) -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
+_flushing = False  # whether a flush_denormals block is active (for threads started inside it)
+
+
+def flushing() -> bool:
+    """Whether denormals are being flushed (the state worker threads should copy)."""
+    return _flushing
+
+
 @contextmanager
 def flush_denormals(enabled: bool = True) -> Iterator[None]:
     """Run the block with denormal floats flushed to zero (this thread, CPU; a no-op where the
-    CPU cannot), then back to torch's default."""
-    flushing = enabled and torch.set_flush_denormal(True)
+    CPU cannot), then back to the previous state. The setting is per thread: pools that run
+    kernels for the block copy it into their threads (see :func:`flushing`)."""
+    global _flushing
+    previous = _flushing
+    switched = enabled and not previous and torch.set_flush_denormal(True)
+    _flushing = previous or switched
     try:
         yield
     finally:
-        if flushing:
+        _flushing = previous
+        if switched:
             torch.set_flush_denormal(False)

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import torch
 
+from assocmem import runtime
+
 PARALLEL_ELEMENTS = 2**20  # d² × runs above which the runs are split over threads
 VECTOR = 16  # floats per vector in kernels.c (VW)
 MODES = {"adam": 0, "sign": 1, "sgd": 2}  # the step shapes of the C kernels
@@ -139,8 +141,15 @@ def run_blocks(block: Callable[[range], None], runs: int, elements: int) -> None
     if workers <= 1:
         block(range(runs))
         return
+    flush = runtime.flushing()
+
+    def in_worker(runs_: range) -> None:  # the caller's flush-to-zero mode (per thread)
+        torch.set_flush_denormal(flush)
+        block(runs_)
+
     bounds = [runs * w // workers for w in range(workers + 1)]
-    list(thread_pool(workers).map(block, [range(a, b) for a, b in itertools.pairwise(bounds)]))
+    blocks = [range(a, b) for a, b in itertools.pairwise(bounds)]
+    list(thread_pool(workers).map(in_worker, blocks))
 
 
 @functools.cache
