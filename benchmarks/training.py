@@ -11,9 +11,12 @@ d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scal
 time by the number of steps of T ∈ {1024, 10240, 102400} (T / B each), plus the measured setup.
 
 Times are CPU seconds of this process (``time.process_time``), so other jobs on a shared
-machine slow both sides less than wall-clock time would; run with ``--threads 1``.
+machine slow both sides less than wall-clock time would; run with ``--threads 1`` for the cost
+on one core. ``--threads 2 --clock wall`` measures what the two cores of a machine give each
+side instead (the engine splits a group's runs over threads; the reference is one run at a
+time with torch's threads), on an otherwise idle machine.
 
-    .venv/bin/python benchmarks/training.py [--threads 1] [--grid]
+    .venv/bin/python benchmarks/training.py [--threads 1] [--clock cpu|wall] [--grid]
 """
 
 import argparse
@@ -26,6 +29,8 @@ from assocmem.training import TrainConfig, native, train
 from assocmem.training.engine import train_group
 from assocmem.training.reference import reference_train
 
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+clock = time.process_time  # set by --clock
 LRS = (0.1, 1.0, 10.0, 100.0)
 SEEDS = range(10)
 
@@ -52,15 +57,15 @@ def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float,
         cells.setdefault(cfg.batch_key(), []).append(cfg)
     engine_total, reference_total, timed = 0.0, 0.0, 0
     for runs in cells.values():
-        start = time.process_time()
+        start = clock()
         train(runs)
-        engine = time.process_time() - start
+        engine = clock() - start
         # Spread the timed reference runs over the cell's learning rates and seeds.
         chosen = runs[:: max(1, len(runs) // per_cell)][:per_cell]
-        start = time.process_time()
+        start = clock()
         for cfg in chosen:
             reference_train(cfg)
-        reference = (time.process_time() - start) * len(runs) / len(chosen)
+        reference = (clock() - start) * len(runs) / len(chosen)
         engine_total += engine
         reference_total += reference
         timed += len(chosen)
@@ -89,9 +94,9 @@ def grid_estimate(steps: int) -> float:
             model=model, layer_norm=norm, optimizer=opt, dim=d, batch_size=b, n_samples=b * steps
         )
         short = [base.with_(lr=lr, seed=s) for lr in LRS for s in SEEDS]
-        start = time.process_time()
+        start = clock()
         train(short)
-        run_time = time.process_time() - start
+        run_time = clock() - start
         one_step = time_setup(base.with_(n_samples=b), short)
         per_step = max(run_time - one_step, 0.0) / (steps - 1)
         setup = max(one_step - per_step, 0.0)
@@ -107,9 +112,9 @@ def grid_estimate(steps: int) -> float:
 def time_setup(one_step: TrainConfig, short: list[TrainConfig]) -> float:
     """Seconds for one step of the group (draws, setup, evaluation): the fixed cost."""
     configs = [one_step.with_(lr=c.lr, seed=c.seed) for c in short]
-    start = time.process_time()
+    start = clock()
     train_group(configs)
-    return time.process_time() - start
+    return clock() - start
 
 
 def main() -> None:
@@ -120,11 +125,17 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 1024])
     parser.add_argument("--grid", action="store_true", help="also estimate the full grid")
     parser.add_argument("--grid-steps", type=int, default=8, help="≥ 2 timed steps per group")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     args = parser.parse_args()
+    global clock
+    clock = CLOCKS[args.clock]
     if args.threads:
         torch.set_num_threads(args.threads)
     compiled = native.load() is not None  # compiles the kernels once, outside the timings
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, compiled: {compiled}")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, compiled: {compiled}, "
+        f"{args.clock} clock"
+    )
     configs = slice_configs(tuple(args.dims), tuple(args.batches))
     train(configs[:2])  # warm-up: first-call costs belong to neither side
     reference_train(configs[0].with_(n_samples=16 * configs[0].batch_size))
