@@ -19,9 +19,10 @@ place of ``c(x)/B``. Kernels (chosen by :func:`select_kernel`):
   runs at a time, where no compiler is found). O(d²M) per step, independent of B.
 - ``LayerNormSGDKernel`` (matrix model with layer norm, SGD): E, U fixed, so the state is
   ``H = E Wᵀ`` (N×d), moved by ``−lr (E E_bᵀ) ∂h_b``. O(N B d) per step, no d×d matrix.
-- ``DenseKernel`` (learned embeddings or layer norm with W, d ≥ 400, SGD or sign-like steps):
-  analytic gradients over the distinct tokens of each batch, one run at a time; W moves by one
-  rank-k GEMM (SGD) or the compiled sign step that never stores its gradient.
+- ``DenseKernel`` (learned embeddings, ReLU model, or layer norm with W under sign-like steps;
+  SGD or sign-like steps, no momentum or weight decay): analytic gradients over the distinct
+  tokens of each batch, one run at a time, a span of up to ``SPAN_STEPS`` steps per call of the
+  compiled ``dense_steps`` (any d); with torch ops where no compiler is found (then d ≥ 400).
 - ``AnalyticKernel``: every other model / optimiser / layer-norm combination, by hand-written
   gradients batched over runs and the batched optimisers of :mod:`assocmem.training.optimizers`.
 - ``AutogradKernel``: the same by autograd (``fast=False``), the tests' second opinion.
@@ -388,17 +389,20 @@ class ProjectedMatrixKernel(AbstractKernel):
 
 
 class DenseKernel(AbstractKernel):
-    """Models with learned embeddings or layer norm, under SGD or sign-like steps: analytic
-    gradients over the distinct tokens of each batch, one run at a time.
+    """Models with learned embeddings, the ReLU model, or layer norm with W, under SGD or
+    sign-like steps: analytic gradients over the distinct tokens of each batch, one run at a time.
 
     A step of run r takes the k distinct tokens x of its batch with weights ``c(x)/B``, forms
     ``h = W e_x`` (or ``ReLU(e_x)``), the optional layer norm ``z = h / sqrt(‖h‖² + 1e-6)``, the
     logits ``z Uᵀ`` and ``Δ = w (softmax − onehot)`` (k×M), and back-propagates by hand:
     ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h = (∂z − z ⟨z, ∂z⟩) / s`` under layer norm, ``∇W = ∂hᵀ e``
-    (rank ≤ k), ``∇e_x = ∂h W`` (or ``∂h ⊙ 1{e > 0}``). SGD updates W by one rank-k GEMM; the
-    sign-like steps of W go through :func:`native.sign_update`, which never stores ``∇W``. Cost
-    per step ~3 k d² for the k ≤ min(B, N) distinct tokens (few under Zipf), against 3 B d² plus
-    several d² optimiser passes for autograd. Runs never mix, so batching cannot change them.
+    (rank ≤ k), ``∇e_x = ∂h W`` (or ``∂h ⊙ 1{e > 0}``). Compiled (:func:`native.dense_steps`),
+    a run takes a span of steps in one call, W (rows padded to whole vectors) stays in cache and
+    one pass over it per step forms ``∇W`` a block at a time, shapes it, writes W and
+    accumulates ``∇E`` through the old W; with torch ops (:meth:`step`), W moves by one rank-k
+    GEMM (SGD) or the shaped ``∇W``. Cost per step ~3 k d² for the k ≤ min(B, N) distinct
+    tokens (few under Zipf), against 3 B d² plus several d² optimiser passes for autograd. Runs
+    never mix, so batching cannot change them.
     """
 
     spans = True
