@@ -6,9 +6,8 @@ d, B) cell the engine trains its 40 runs and the reference, right after, trains
 ``--reference-per-cell`` of them one at a time (its cost does not depend on lr or seed),
 extrapolated to the 40 runs unless ``--reference-per-cell 40``.
 
-``--grid`` also estimates the full 40,320-run grid: for every (model, layer norm, optimiser,
-d, B) group it times the 40 runs of a group for ``--grid-steps`` steps, and scales the per-step
-time by the number of steps of T ∈ {1024, 10240, 102400} (T / B each), plus the measured setup.
+The whole 40,320-run grid is timed by ``benchmarks/sweep_grid.py`` (a calibration of every
+batch shape, checked against a real run of the grid).
 
 Times are CPU seconds of this process (``time.process_time``), so other jobs on a shared
 machine slow both sides less than wall-clock time would; run with ``--threads 1`` for the cost
@@ -16,17 +15,15 @@ on one core. ``--threads 2 --clock wall`` measures what the two cores of a machi
 side instead (the engine splits a group's runs over threads; the reference is one run at a
 time with torch's threads), on an otherwise idle machine.
 
-    .venv/bin/python benchmarks/training.py [--threads 1] [--clock cpu|wall] [--grid]
+    .venv/bin/python benchmarks/training.py [--threads 1] [--clock cpu|wall]
 """
 
 import argparse
-import itertools
 import time
 
 import torch
 
 from assocmem.training import TrainConfig, native, train
-from assocmem.training.engine import train_group
 from assocmem.training.reference import reference_train
 
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -78,53 +75,12 @@ def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float,
     return engine_total, reference_total, timed
 
 
-def grid_estimate(steps: int) -> float:
-    """Extrapolated seconds for the 40,320-run grid from a few timed steps of every group."""
-    total = 0.0
-    groups = itertools.product(
-        ("matrix", "learned", "relu"),
-        (False, True),
-        ("sgd", "adam"),
-        (10, 20, 50, 100, 200, 500, 1000),
-        (16, 64, 256, 1024),
-    )
-    for model, norm, opt, d, b in groups:
-        grid_steps = sum(t // b for t in (1024, 10240, 102400))
-        base = TrainConfig(
-            model=model, layer_norm=norm, optimizer=opt, dim=d, batch_size=b, n_samples=b * steps
-        )
-        short = [base.with_(lr=lr, seed=s) for lr in LRS for s in SEEDS]
-        start = clock()
-        train(short)
-        run_time = clock() - start
-        one_step = time_setup(base.with_(n_samples=b), short)
-        per_step = max(run_time - one_step, 0.0) / (steps - 1)
-        setup = max(one_step - per_step, 0.0)
-        estimate = 3 * setup + per_step * grid_steps
-        total += estimate
-        print(
-            f"  grid {model:7s} ln={norm!s:5s} {opt:4s} d={d:5d} B={b:5d}: "
-            f"{per_step * 1e3:8.2f} ms/step for 40 runs, {estimate:8.1f} s for 120 runs"
-        )
-    return total
-
-
-def time_setup(one_step: TrainConfig, short: list[TrainConfig]) -> float:
-    """Seconds for one step of the group (draws, setup, evaluation): the fixed cost."""
-    configs = [one_step.with_(lr=c.lr, seed=c.seed) for c in short]
-    start = clock()
-    train_group(configs)
-    return clock() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     parser.add_argument("--reference-per-cell", type=int, default=1)
     parser.add_argument("--dims", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 1024])
-    parser.add_argument("--grid", action="store_true", help="also estimate the full grid")
-    parser.add_argument("--grid-steps", type=int, default=8, help="≥ 2 timed steps per group")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     args = parser.parse_args()
     global clock
@@ -147,9 +103,6 @@ def main() -> None:
         f"= {n / ref_time:.3f} runs/s"
     )
     print(f"speed-up:  {ref_time / engine_time:.1f}x")
-    if args.grid:
-        total = grid_estimate(args.grid_steps)
-        print(f"full grid (40,320 runs) estimate: {total:.0f} s = {total / 3600:.2f} h")
 
 
 if __name__ == "__main__":
