@@ -59,7 +59,6 @@ from assocmem.training.optimizers import (
 DTYPE = torch.float32
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
 DENSE_MIN_DIM = 400  # torch ops only: AnalyticKernel as fast at d = 200, DenseKernel 2× at 500
-NATIVE_MODES = {"sgd": "sgd", "sign_sgd": "sign", "adam": "adam"}  # DenseKernel → C
 SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × S × N weights)
 GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the projected kernel
 
@@ -437,7 +436,7 @@ class DenseKernel(AbstractKernel):
             self.state.get("W"), self.state["E"], self.state["U"], present.sum(2),
             present.nonzero()[:, 2], weights[present], self.targets, lr[:, :, None] * factors,
             learned=self.model.learned, layer_norm=self.cfg.layer_norm,
-            mode=NATIVE_MODES[self.cfg.optimizer], eps=self.cfg.eps,
+            optimizer=self.cfg.optimizer, eps=self.cfg.eps,
         )  # fmt: skip
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):

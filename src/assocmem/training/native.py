@@ -7,12 +7,12 @@
   is formed a vector at a time in registers, shaped and projected straight away, so the d×d
   matrix is never stored: about 0.5 ms per run-step at d = 1000 on one core, against about
   2 ms for the torch ops.
-- ``dense_steps`` (``DenseKernel``): a whole optimiser step of a model ``h = W e_x`` (learned
-  embeddings, or layer norm) for each run: the forward pass over the batch's distinct tokens,
-  the hand-written backward pass, then one pass over W that forms its rank-k gradient a block
-  at a time, shapes it (Adam, sign or SGD), updates W and accumulates the embeddings' gradient
-  through the old W. No Python between the steps of a run's group, and the runs of a group are
-  split over threads.
+- ``dense_steps`` (``DenseKernel``): whole optimiser steps of a model ``h = W e_x`` (learned
+  embeddings, or layer norm) or ``h = ReLU(e_x)`` for each run: the forward pass over the
+  batch's distinct tokens, the hand-written backward pass, then one pass over W that forms its
+  rank-k gradient a block at a time, shapes it (Adam, sign or SGD), updates W and accumulates
+  the embeddings' gradient through the old W. A run takes a span of steps per call, and the
+  runs of a group are split over threads.
 - ``softmax_error``: the weighted softmax error of every row, one row at a time.
 
 The source is compiled on first use with the system C compiler (``$CC`` or ``cc``) and loaded
@@ -38,7 +38,7 @@ from assocmem import runtime
 
 PARALLEL_ELEMENTS = 2**20  # d² × runs above which the runs are split over threads
 VECTOR = 16  # floats per vector in kernels.c (VW)
-MODES = {"adam": 0, "sign": 1, "sgd": 2}  # the step shapes of the C kernels
+MODES = {"adam": 0, "sign_sgd": 1, "sgd": 2}  # optimiser → step shape of the C kernels
 MAX_OUTPUTS = 8  # M ≤ 8 is compiled with register accumulators; larger M uses torch ops
 
 SOURCE = Path(__file__).with_name("kernels.c")
@@ -196,7 +196,7 @@ def dense_steps(
     *,
     learned: Sequence[str],
     layer_norm: bool,
-    mode: str,
+    optimizer: str,
     eps: float,
 ) -> None:
     """S optimiser steps of every run of a model ``h = W e_x`` or ``h = ReLU(e_x)``, in place.
@@ -206,10 +206,10 @@ def dense_steps(
     CPU. W (if any) always learns, E and U when ``learned`` names them. Step s of run r uses
     ``counts[r, s]`` distinct tokens: ``rows`` and their ``weights`` (c(x)/B or p(x)),
     concatenated in (run, step) order; targets (N,); ``lr`` (R, S, 3) the rates of W, E and U.
-    ``mode``: "adam" (betas (0, 0)), "sign" or "sgd". The d×d gradient is never stored: one
-    pass over W forms it a block at a time, shapes it, updates W and accumulates E's gradient
-    through the old W. A run takes its S steps in a row, so its W stays in cache; blocks of
-    runs go to threads.
+    ``optimizer``: "adam" (betas (0, 0)), "sign_sgd" or "sgd". The d×d gradient is never
+    stored: one pass over W forms it a block at a time, shapes it, updates W and accumulates
+    E's gradient through the old W. A run takes its S steps in a row, so its W stays in cache;
+    blocks of runs go to threads.
     """
     lib = load()
     assert lib is not None and all(t.is_contiguous() and available(t) for t in (E, U))
@@ -233,7 +233,7 @@ def dense_steps(
             count, steps, d, ld, n, m, 0 if W is None else W[first].data_ptr(), E[first].data_ptr(),
             U[first].data_ptr(), counts[first].data_ptr(), rows[offsets[first] :].data_ptr(),
             weights[offsets[first] :].data_ptr(), targets.data_ptr(), int(layer_norm), learn,
-            MODES[mode], eps, lr[first].data_ptr(), scratch.data_ptr(),
+            MODES[optimizer], eps, lr[first].data_ptr(), scratch.data_ptr(),
         )  # fmt: skip
         assert status == 0
 
