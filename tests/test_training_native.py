@@ -1,4 +1,4 @@
-"""The compiled sign-projection kernel against the torch ops it replaces (issue 4, speed)."""
+"""The compiled kernels against the torch ops they replace (issue 4, speed)."""
 
 import os
 import shutil
@@ -11,6 +11,7 @@ from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import (
     DenseKernel,
     ProjectedMatrixKernel,
+    TableSGDKernel,
     run_group,
     softmax_error,
 )
@@ -74,12 +75,24 @@ def test_sign_project_is_batch_invariant(threads: int) -> None:
 
 
 @needs_native
-@pytest.mark.parametrize("optimizer", ["adam", "sign_sgd"])
-def test_native_and_torch_kernels_agree(optimizer: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    cfg = TrainConfig(dim=50, n_samples=64, batch_size=16, optimizer=optimizer, lr=0.5)
-    assert select_kernel(cfg) is ProjectedMatrixKernel
+@pytest.mark.parametrize("batch_size", [16, 128])  # 128 > N: every token has a weight
+@pytest.mark.parametrize(
+    ("optimizer", "kernel"),
+    [("adam", ProjectedMatrixKernel), ("sign_sgd", ProjectedMatrixKernel), ("sgd", TableSGDKernel)],
+)
+def test_native_and_torch_kernels_agree(
+    optimizer: str, kernel: type, batch_size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = TrainConfig(
+        dim=50, n_samples=4 * batch_size, batch_size=batch_size, optimizer=optimizer, lr=0.5
+    )
+    assert select_kernel(cfg) is kernel
     configs = [cfg, cfg.with_(seed=1)]
     _, fast = run_group(configs)
+    _, alone = run_group(configs[1:])
+    assert torch.equal(fast[1], alone[0])  # batching never changes a run
+    _, split = run_group([c.with_(eval_every=3) for c in configs])  # spans cut at other steps
+    assert torch.equal(fast, split)
     monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
     assert not native.supports(torch.zeros(1, 5, 3))
     _, slow = run_group(configs)

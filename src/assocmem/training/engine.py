@@ -258,9 +258,14 @@ class AbstractKernel(ABC):
 
 
 class TableSGDKernel(AbstractKernel):
-    """Matrix model under SGD (momentum, weight decay): all linear in W, so track ``E Wᵀ Uᵀ``."""
+    """Matrix model under SGD (momentum, weight decay): all linear in W, so track ``E Wᵀ Uᵀ``.
+
+    Plain SGD with hard labels runs compiled, a span of steps of a run per call
+    (:func:`native.table_steps`); otherwise :meth:`step` does one step of every run.
+    """
 
     w_product = "WU"
+    spans = True
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
@@ -269,9 +274,23 @@ class TableSGDKernel(AbstractKernel):
         self.gram_inputs = torch.bmm(E, E.transpose(1, 2))  # (R, N, N)  E Eᵀ
         self.gram_outputs = torch.bmm(U, U.transpose(1, 2))  # (R, M, M)  U Uᵀ
         self.table = torch.bmm(E, inputs.W_product)  # (R, N, M)  E Wᵀ Uᵀ
+        plain = not (cfg.momentum or cfg.weight_decay)
+        self.use_native = plain and native.available(self.table)  # spans of compiled steps
 
     def logits(self) -> torch.Tensor:
         return self.table
+
+    def advance(
+        self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
+        if not self.use_native or self.targets.dim() != 1:  # soft targets: a label law
+            super().advance(t0, tokens, weights, lr)
+            return
+        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
+        native.table_steps(
+            self.table, self.gram_inputs, self.gram_outputs, present.sum(2),
+            present.nonzero()[:, 2], weights[present], self.targets, lr,
+        )  # fmt: skip
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         scaled = weighted_softmax_error(self.table, self.targets, weights)
@@ -322,9 +341,14 @@ class LayerNormSGDKernel(AbstractKernel):
 
 
 class ProjectedMatrixKernel(AbstractKernel):
-    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``."""
+    """Matrix model under sign-like Adam, sign-SGD or normalised SGD: track ``V = Wᵀ Uᵀ``.
+
+    Compiled (Adam, sign-SGD), a run takes a span of whole steps per call
+    (:func:`native.projected_steps`); otherwise :meth:`step` does one step of every run.
+    """
 
     w_product = "WU"
+    spans = True
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
@@ -335,27 +359,29 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.V = inputs.W_product  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
         self.use_native = cfg.optimizer != "normalized_sgd" and native.supports(self.V)
+        if self.use_native:  # U's rows padded to whole vectors (zeros: no effect)
+            self.U_padded = native.padded(inputs.U)
         self.buffers: tuple[torch.Tensor, ...] = ()  # for the torch ops, allocated on first use
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 
+    def advance(
+        self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
+        if not self.use_native:
+            super().advance(t0, tokens, weights, lr)
+            return
+        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
+        native.projected_steps(
+            self.V, self.E, self.U_padded, present.sum(2), present.nonzero()[:, 2], weights[present],
+            self.targets, lr * self.lr_factor, optimizer=self.cfg.optimizer, eps=self.cfg.eps,
+        )  # fmt: skip
+
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        """One step of every run with torch ops (normalised SGD, or no compiled kernel)."""
         rate = (lr * self.lr_factor)[:, None, None]
         sign = self.cfg.optimizer == "sign_sgd"
-        if self.use_native:
-            if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
-                # Few samples: only the batch rows (1/B each) have a softmax error.
-                e = take_rows(self.E, tokens)  # (R, B, d)
-                row_weights = torch.full_like(tokens, 1.0 / tokens.shape[1], dtype=DTYPE)
-                delta = weighted_softmax_error(
-                    torch.bmm(e, self.V), self.targets[tokens], row_weights
-                )
-            else:
-                e, delta = self.E, weighted_softmax_error(self.logits(), self.targets, weights)
-            P_t = torch.bmm(delta.transpose(1, 2), e)  # (R, M, d): Pᵀ = Dᵀ E
-            self.V.sub_(rate * native.sign_project(P_t, self.U, self.cfg.eps, sign=sign))
-            return
         scaled = weighted_softmax_error(self.logits(), self.targets, weights)
         P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
         if self.cfg.optimizer == "normalized_sgd":
@@ -418,8 +444,7 @@ class DenseKernel(AbstractKernel):
         self.use_native = native.available(inputs.E)
         if self.use_native and "W" in self.state:  # rows padded to whole vectors: aligned
             W = self.state["W"]
-            padded = W.new_zeros(*W.shape[:2], native.padded_length(W.shape[2]))
-            self.state["W"] = padded[..., : W.shape[2]].copy_(W)
+            self.state["W"] = native.padded(W)[..., : W.shape[2]]
 
     def logits(self) -> torch.Tensor:
         return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)

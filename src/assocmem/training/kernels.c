@@ -1,10 +1,14 @@
 /* Compiled CPU kernels of the training engine (see native.py, which builds and loads them).
 
    sign_project: the sign-like step of the matrix model, projected on U (ProjectedMatrixKernel).
+   projected_steps: whole steps of that model, a span of steps of a run per call.
    softmax_error: weighted softmax errors, one row at a time.
    dense_steps: a whole optimiser step of runs of h = W e_x models (DenseKernel).
    Every run is computed on its own, so batching never changes a run's numbers. */
 #include <math.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 #define VW 16
 #define NR 2
 typedef float vf __attribute__((vector_size(VW * 4)));
@@ -17,26 +21,38 @@ static inline __attribute__((always_inline)) vf shape(vf g, vf eps, int mode) {
     if (mode == 2) return g;
     vi bits = (vi)g;
     if (mode == 0) return g / ((vf)(bits & 0x7fffffff) + eps);
+#ifdef __AVX512F__
+    /* One instruction: NaN and ±0 kept, negative (and -inf) -> -1, positive (and +inf) -> +1. */
+    return (vf)_mm512_fixupimm_ps((__m512)g, (__m512)g, _mm512_set1_epi32(0xA9A9A121), 0);
+#else
     vi s = (bits & (int)0x80000000) | (vi)((vf){0} + 1.0f);
     vi keep = (g == 0.0f) | (g != g);
     return (vf)((s & ~keep) | (bits & keep));
+#endif
 }
 static inline float shape1(float g, float eps, int mode) {
     if (mode == 2) return g;
     if (mode == 0) return g / (fabsf(g) + eps);
     return g > 0.0f ? 1.0f : (g < 0.0f ? -1.0f : g);
 }
-/* nr rows of one run: out[r, k] = sum_j shape(sum_k' p[k', r] U[k', j]) U[k, j]. */
+static inline float hsum(vf v) {
+    v += __builtin_shuffle(v, (vi){8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
+    v += __builtin_shuffle(v, (vi){4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
+    v += __builtin_shuffle(v, (vi){2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
+    v += __builtin_shuffle(v, (vi){1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+    return v[0];
+}
+/* nr rows of one run: out[r, k] = sum_j shape(sum_k' p[k', r] U[k', j]) U[k, j], U's rows of
+   stride ld (a multiple of VW, zero beyond d: there g = 0 and shape(0) = 0 adds nothing). */
 static inline __attribute__((always_inline)) void rows(const int m, const int nr, long d,
-        const float *p, const float *U, float eps, int mode, float *out) {
+        long ld, const float *p, const float *U, float eps, int mode, float *out) {
     vf acc[NR][8], pk[NR][8];
     vf veps = (vf){0} + eps;
     for (int r = 0; r < nr; r++)
         for (int k = 0; k < m; k++) { acc[r][k] = (vf){0}; pk[r][k] = (vf){0} + p[k * d + r]; }
-    long j = 0;
-    for (; j + VW <= d; j += VW) {
+    for (long j = 0; j < ld; j += VW) {
         vf u[8];
-        for (int k = 0; k < m; k++) u[k] = *(const vfu *)(U + k * d + j);
+        for (int k = 0; k < m; k++) u[k] = *(const vfu *)(U + k * ld + j);
         for (int r = 0; r < nr; r++) {
             vf g = pk[r][0] * u[0];
             for (int k = 1; k < m; k++) g += pk[r][k] * u[k];
@@ -45,31 +61,24 @@ static inline __attribute__((always_inline)) void rows(const int m, const int nr
         }
     }
     for (int r = 0; r < nr; r++)
-        for (int k = 0; k < m; k++) {
-            float total = 0.0f;
-            for (int l = 0; l < VW; l++) total += acc[r][k][l];
-            out[r * m + k] = total;
-        }
-    for (; j < d; j++)
-        for (int r = 0; r < nr; r++) {
-            float g = p[r] * U[j];
-            for (int k = 1; k < m; k++) g += p[k * d + r] * U[k * d + j];
-            float s = shape1(g, eps, mode);
-            for (int k = 0; k < m; k++) out[r * m + k] += s * U[k * d + j];
-        }
+        for (int k = 0; k < m; k++) out[r * m + k] = hsum(acc[r][k]);
 }
 #define CASE(M) case M: \
-    for (; i + NR <= d; i += NR) rows(M, NR, d, P + i, U, eps, mode, out + i * M); \
-    for (; i < d; i++) rows(M, 1, d, P + i, U, eps, mode, out + i * M); \
+    for (; i + NR <= d; i += NR) rows(M, NR, d, ld, P + i, U, eps, mode, out + i * M); \
+    for (; i < d; i++) rows(M, 1, d, ld, P + i, U, eps, mode, out + i * M); \
     break;
-/* Runs one after the other: P (runs, m, d), U (runs, m, d), out (runs, d, m), C-contiguous. */
-int sign_project(long runs, long d, long m, const float *P, const float *U, float eps,
-                 int mode, float *out) {
-    if (m < 1 || m > 8) return -1;
-    for (long r = 0; r < runs; r++, P += d * m, U += m * d, out += d * m) {
-        long i = 0;
-        switch (m) { CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) }
-    }
+/* One run: P (m, d) holds Pᵀ, U (m, ld) zero-padded rows, out (d, m); 1 <= m <= 8. */
+static void project(long d, long ld, long m, const float *P, const float *U, float eps,
+                    int mode, float *out) {
+    long i = 0;
+    switch (m) { CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) }
+}
+/* Runs one after the other: P (runs, m, d), U (runs, m, ld), out (runs, d, m), C-contiguous. */
+int sign_project(long runs, long d, long ld, long m, const float *P, const float *U,
+                 float eps, int mode, float *out) {
+    if (m < 1 || m > 8 || ld < d || ld % VW) return -1;
+    for (long r = 0; r < runs; r++, P += d * m, U += m * ld, out += d * m)
+        project(d, ld, m, P, U, eps, mode, out);
     return 0;
 }
 
@@ -115,14 +124,6 @@ void softmax_error(long rows, long m, long n, const float *logits, const long *t
    to E's gradient, and their gradient is 0, so they never move. */
 
 #define SPLAT(x) ((vf){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x})
-
-static inline float hsum(vf v) {
-    v += __builtin_shuffle(v, (vi){8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
-    v += __builtin_shuffle(v, (vi){4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
-    v += __builtin_shuffle(v, (vi){2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
-    v += __builtin_shuffle(v, (vi){1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
-    return v[0];
-}
 
 /* Σ a[i] b[i] over n floats (any alignment), four vector accumulators. */
 static float dot(const float *a, const float *b, long n) {
@@ -322,6 +323,98 @@ int dense_steps(long runs, long steps, long d, long ld, long n, long m, float *W
             dense_step(d, ld, m, *counts, W ? W + r * d * ld : 0, E + r * n * d, U + r * m * d, rows,
                        weights, targets, layer_norm, learn, mode, eps, lr[0], lr[1], lr[2],
                        scratch);
+            rows += *counts;
+            weights += *counts;
+        }
+    return 0;
+}
+
+/* ---- projected_steps: whole steps of the matrix model under sign-like steps ----
+   The state is V = Wᵀ Uᵀ (d, m); E (n, d) and U (m, d) are fixed. A step over k distinct
+   tokens x with weights w(x): logits e_x V, delta = w (softmax − onehot) (k, m),
+   Pᵀ = deltaᵀ e (m, d), then V -= lr shape(P U) Uᵀ (see project). */
+long projected_scratch(long d, long m) { return 3 * m * d; }
+
+static void projected_step(long d, long ld, long m, const float *E, const float *U, float *V,
+        long k, const long *rows, const float *weights, const long *targets, int mode,
+        float eps, float lr, float *scratch) {
+    float *Pt = scratch, *out = Pt + m * d, *Vt = out + m * d, delta[8];
+    for (long i = 0; i < d; i++)
+        for (long c = 0; c < m; c++) {
+            Vt[c * d + i] = V[i * m + c];
+            Pt[c * d + i] = 0.0f;
+        }
+    for (long x = 0; x < k; x++) {
+        const float *e = E + rows[x] * d;
+        float top = -INFINITY, total = 0.0f;
+        for (long c = 0; c < m; c++) delta[c] = dot(e, Vt + c * d, d);
+        for (long c = 0; c < m; c++) top = delta[c] > top ? delta[c] : top;
+        for (long c = 0; c < m; c++) total += (delta[c] = expf(delta[c] - top));
+        for (long c = 0; c < m; c++) delta[c] = weights[x] * (delta[c] / total);
+        delta[targets[rows[x]]] -= weights[x];
+        for (long c = 0; c < m; c++)
+            for (long i = 0; i < d; i++) Pt[c * d + i] += delta[c] * e[i];
+    }
+    project(d, ld, m, Pt, U, eps, mode, out);
+    for (long i = 0; i < d * m; i++) V[i] = V[i] - lr * out[i];
+}
+
+/* `steps` steps of each run, the runs one after another: E (runs, n, d), U (runs, m, ld)
+   zero-padded as in project, V (runs, d, m). Step s of run r is entry r * steps + s of counts (its number of distinct
+   tokens), of the concatenated rows and weights, and of lr. scratch: projected_scratch(d, m). */
+int projected_steps(long runs, long steps, long d, long ld, long n, long m, const float *E,
+                    const float *U, float *V, const long *counts, const long *rows,
+                    const float *weights, const long *targets, int mode, float eps,
+                    const float *lr, float *scratch) {
+    if (m < 1 || m > 8 || mode < 0 || mode > 1 || ld < d || ld % VW) return -1;
+    for (long r = 0; r < runs; r++)
+        for (long s = 0; s < steps; s++, counts++, lr++) {
+            projected_step(d, ld, m, E + r * n * d, U + r * m * ld, V + r * d * m, *counts, rows,
+                           weights, targets, mode, eps, *lr, scratch);
+            rows += *counts;
+            weights += *counts;
+        }
+    return 0;
+}
+
+/* ---- table_steps: whole SGD steps of the matrix model in its logit table ----
+   The state is T = E Wᵀ Uᵀ (n, m); an SGD step over k distinct tokens x with weights w(x)
+   moves it by -lr Gin[:, x] delta Gout, delta = w (softmax(T[x]) − onehot) (k, m), with
+   Gin = E Eᵀ (n, n) and Gout = U Uᵀ (m, m): O(n k m) per step. scratch: 2 k m floats. */
+static void table_step(long n, long m, float *T, const float *Gin, const float *Gout, long k,
+        const long *rows, const float *weights, const long *targets, float lr, float *scratch) {
+    float *delta = scratch, *change = delta + k * m;
+    for (long x = 0; x < k; x++) {
+        const float *t = T + rows[x] * m;
+        float *dx = delta + x * m, top = -INFINITY, total = 0.0f;
+        for (long c = 0; c < m; c++) top = t[c] > top ? t[c] : top;
+        for (long c = 0; c < m; c++) total += (dx[c] = expf(t[c] - top));
+        for (long c = 0; c < m; c++) dx[c] = weights[x] * (dx[c] / total);
+        dx[targets[rows[x]]] -= weights[x];
+        for (long c = 0; c < m; c++) { /* (delta Gout)[x] */
+            float sum = 0.0f;
+            for (long c2 = 0; c2 < m; c2++) sum += dx[c2] * Gout[c2 * m + c];
+            change[x * m + c] = sum;
+        }
+    }
+    for (long i = 0; i < n; i++)
+        for (long c = 0; c < m; c++) {
+            float sum = 0.0f;
+            for (long x = 0; x < k; x++) sum += Gin[i * n + rows[x]] * change[x * m + c];
+            T[i * m + c] = T[i * m + c] - lr * sum;
+        }
+}
+
+/* `steps` steps of each run: T (runs, n, m), Gin (runs, n, n), Gout (runs, m, m); counts,
+   rows, weights and lr as in projected_steps. scratch: 2 n m floats (k <= n). */
+int table_steps(long runs, long steps, long n, long m, float *T, const float *Gin,
+                const float *Gout, const long *counts, const long *rows, const float *weights,
+                const long *targets, const float *lr, float *scratch) {
+    for (long r = 0; r < runs; r++)
+        for (long s = 0; s < steps; s++, counts++, lr++) {
+            if (*counts > n) return -1;
+            table_step(n, m, T + r * n * m, Gin + r * n * n, Gout + r * m * m, *counts, rows,
+                       weights, targets, *lr, scratch);
             rows += *counts;
             weights += *counts;
         }

@@ -13,6 +13,10 @@
   rank-k gradient a block at a time, shapes it (Adam, sign or SGD), updates W and accumulates
   the embeddings' gradient through the old W. A run takes a span of steps per call, and the
   runs of a group are split over threads.
+- ``projected_steps`` (``ProjectedMatrixKernel``): whole sign-like steps of the matrix model
+  (logits, softmax error, ``Pᵀ``, then the ``sign_project`` step), a span of steps per call.
+- ``table_steps`` (``TableSGDKernel``): whole plain SGD steps of the matrix model in its N×M
+  logit table, a span of steps per call.
 - ``softmax_error``: the weighted softmax error of every row, one row at a time.
 
 The source is compiled on first use with the system C compiler (``$CC`` or ``cc``) and loaded
@@ -69,6 +73,7 @@ def _compile() -> ctypes.CDLL | None:
         ctypes.c_long,
         ctypes.c_long,
         ctypes.c_long,
+        ctypes.c_long,
         ctypes.c_void_p,
         ctypes.c_void_p,
         ctypes.c_float,
@@ -85,6 +90,15 @@ def _compile() -> ctypes.CDLL | None:
     )
     lib.dense_scratch.restype = ctypes.c_long
     lib.dense_scratch.argtypes = [ctypes.c_long] * 4
+    lib.projected_steps.restype = ctypes.c_int
+    lib.projected_steps.argtypes = (
+        [ctypes.c_long] * 6 + [ctypes.c_void_p] * 7 + [ctypes.c_int, ctypes.c_float]
+        + [ctypes.c_void_p] * 2
+    )  # fmt: skip
+    lib.projected_scratch.restype = ctypes.c_long
+    lib.projected_scratch.argtypes = [ctypes.c_long] * 2
+    lib.table_steps.restype = ctypes.c_int
+    lib.table_steps.argtypes = [ctypes.c_long] * 4 + [ctypes.c_void_p] * 9
     lib.softmax_error.restype = None
     lib.softmax_error.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] * 4
     return lib
@@ -114,20 +128,23 @@ def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) 
     """``shape(P U) Uᵀ`` for every run without forming the d×d matrix ``P U``: (R, d, M).
 
     P_t: (R, M, d) holds ``Pᵀ``; U: (R, M, d); float32 on the CPU. The shape is
-    ``g / (|g| + eps)``, or ``sign(g)`` when ``sign``. Large batches of runs are split into
-    contiguous blocks over ``torch.get_num_threads()`` threads.
+    ``g / (|g| + eps)``, or ``sign(g)`` when ``sign``. The step of :func:`projected_steps`,
+    on its own (for tests). Large batches of runs are split into contiguous blocks over
+    ``torch.get_num_threads()`` threads.
     """
     lib = load()
     assert lib is not None and supports(P_t.transpose(1, 2))
-    P_t, U = P_t.contiguous(), U.contiguous()
+    P_t, U_padded = P_t.contiguous(), padded(U)
     runs, m, d = P_t.shape
     out = torch.empty(runs, d, m, dtype=P_t.dtype)
-    mode = 1 if sign else 0
+    mode = MODES["sign_sgd" if sign else "adam"]
 
     def block(runs_: range) -> None:
         first, count = runs_.start, len(runs_)
-        pointers = (P_t[first].data_ptr(), U[first].data_ptr(), out[first].data_ptr())
-        status = lib.sign_project(count, d, m, pointers[0], pointers[1], eps, mode, pointers[2])
+        status = lib.sign_project(
+            count, d, U_padded.shape[2], m, P_t[first].data_ptr(), U_padded[first].data_ptr(),
+            eps, mode, out[first].data_ptr(),
+        )  # fmt: skip
         assert status == 0
 
     run_blocks(block, runs, runs * d * d)
@@ -184,6 +201,13 @@ def padded_length(d: int) -> int:
     return -(-d // VECTOR) * VECTOR
 
 
+def padded(x: torch.Tensor) -> torch.Tensor:
+    """x (…, d) copied into zeros (…, :func:`padded_length` (d)): aligned rows, zeros beyond d."""
+    out = x.new_zeros(*x.shape[:-1], padded_length(x.shape[-1]))
+    out[..., : x.shape[-1]] = x
+    return out
+
+
 def dense_steps(
     W: torch.Tensor | None,
     E: torch.Tensor,
@@ -220,10 +244,7 @@ def dense_steps(
     steps = counts.shape[1]
     assert counts.shape == (runs, steps) and lr.shape == (runs, steps, 3)
     learn = (1 if "E" in learned else 0) | (2 if "U" in learned else 0)
-    rows, weights = rows.to(torch.int64).contiguous(), weights.to(torch.float32).contiguous()
-    targets, lr = targets.to(torch.int64).contiguous(), lr.to(torch.float32).contiguous()
-    counts = counts.to(torch.int64).contiguous()
-    offsets = [0, *itertools.accumulate(counts.sum(1).tolist())]
+    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
     size = lib.dense_scratch(d, ld, m, int(counts.max()) if counts.numel() else 0)
 
     def block(runs_: range) -> None:
@@ -238,3 +259,103 @@ def dense_steps(
         assert status == 0
 
     run_blocks(block, runs, runs * steps * d * d)
+
+
+def projected_steps(
+    V: torch.Tensor,
+    E: torch.Tensor,
+    U: torch.Tensor,
+    counts: torch.Tensor,
+    rows: torch.Tensor,
+    weights: torch.Tensor,
+    targets: torch.Tensor,
+    lr: torch.Tensor,
+    *,
+    optimizer: str,
+    eps: float,
+) -> None:
+    """S sign-like steps of every run of the matrix model (fixed E, U), in place on the state
+    ``V = Wᵀ Uᵀ`` (R, d, M), M ≤ 8: the batch's logits ``e_x V``, its weighted softmax error
+    ``Δ``, ``Pᵀ = Δᵀ e`` and ``V −= lr · shape(P U) Uᵀ`` (as :func:`sign_project`), a span of
+    steps of a run per call. E (R, N, d); U (R, M, ld) as :func:`padded` makes it; counts,
+    rows, weights and targets as in :func:`dense_steps`; lr (R, S); optimizer "adam" (betas
+    (0, 0)) or "sign_sgd".
+    """
+    lib = load()
+    assert lib is not None and supports(V) and all(t.is_contiguous() for t in (V, E, U))
+    runs, n, d = E.shape
+    m, ld, steps = U.shape[1], U.shape[2], counts.shape[1]
+    assert V.shape == (runs, d, m) and ld == padded_length(d) and lr.shape == (runs, steps)
+    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
+    size = lib.projected_scratch(d, m)
+
+    def block(runs_: range) -> None:
+        first, count = runs_.start, len(runs_)
+        scratch = torch.empty(size, dtype=torch.float32)
+        status = lib.projected_steps(
+            count, steps, d, ld, n, m, E[first].data_ptr(), U[first].data_ptr(),
+            V[first].data_ptr(), counts[first].data_ptr(), rows[offsets[first] :].data_ptr(),
+            weights[offsets[first] :].data_ptr(), targets.data_ptr(), MODES[optimizer], eps,
+            lr[first].data_ptr(), scratch.data_ptr(),
+        )  # fmt: skip
+        assert status == 0
+
+    run_blocks(block, runs, runs * steps * d * d)
+
+
+def table_steps(
+    table: torch.Tensor,
+    gram_inputs: torch.Tensor,
+    gram_outputs: torch.Tensor,
+    counts: torch.Tensor,
+    rows: torch.Tensor,
+    weights: torch.Tensor,
+    targets: torch.Tensor,
+    lr: torch.Tensor,
+) -> None:
+    """S plain SGD steps of every run of the matrix model, in place on its logit table
+    ``T = E Wᵀ Uᵀ`` (R, N, M): ``T −= lr · (E Eᵀ)[:, x] Δ (U Uᵀ)`` over the k distinct tokens x
+    of each step's batch, a span of steps of a run per call. gram_inputs (R, N, N),
+    gram_outputs (R, M, M); counts, rows, weights and targets as in :func:`dense_steps`; lr
+    (R, S).
+    """
+    lib = load()
+    assert lib is not None
+    assert all(t.is_contiguous() and available(t) for t in (table, gram_inputs, gram_outputs))
+    runs, n, m = table.shape
+    steps = counts.shape[1]
+    assert lr.shape == (runs, steps)
+    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
+
+    def block(runs_: range) -> None:
+        first, count = runs_.start, len(runs_)
+        scratch = torch.empty(2 * n * m, dtype=torch.float32)
+        status = lib.table_steps(
+            count, steps, n, m, table[first].data_ptr(), gram_inputs[first].data_ptr(),
+            gram_outputs[first].data_ptr(), counts[first].data_ptr(),
+            rows[offsets[first] :].data_ptr(), weights[offsets[first] :].data_ptr(),
+            targets.data_ptr(), lr[first].data_ptr(), scratch.data_ptr(),
+        )  # fmt: skip
+        assert status == 0
+
+    run_blocks(block, runs, runs * steps * n * m * 16)
+
+
+def flat_steps(
+    counts: torch.Tensor,
+    rows: torch.Tensor,
+    weights: torch.Tensor,
+    targets: torch.Tensor,
+    lr: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, list[int]]:
+    """The step tables of the span kernels in the C types, and where each run's rows start."""
+    counts = counts.to(torch.int64).contiguous()
+    offsets = [0, *itertools.accumulate(counts.sum(1).tolist())]
+    return (
+        counts,
+        rows.to(torch.int64).contiguous(),
+        weights.to(torch.float32).contiguous(),
+        targets.to(torch.int64).contiguous(),
+        lr.to(torch.float32).contiguous(),
+        offsets,
+    )
