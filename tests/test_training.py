@@ -8,18 +8,17 @@ import torch
 
 from assocmem.errors import ConfigError
 from assocmem.training import TrainConfig, native, select_kernel, train
-from assocmem.training.engine import (
+from assocmem.training.engine import draw_run, run_group
+from assocmem.training.evaluation import population_metrics
+from assocmem.training.grid import expand_grid, summarize
+from assocmem.training.kernels import (
     AnalyticKernel,
     AutogradKernel,
     DenseKernel,
     ProjectedMatrixKernel,
     QUpdateKernel,
     TableSGDKernel,
-    draw_run,
-    run_group,
 )
-from assocmem.training.evaluation import population_metrics
-from assocmem.training.grid import expand_grid, summarize
 from assocmem.training.reference import reference_train
 
 SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}

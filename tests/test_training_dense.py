@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from assocmem.training import TrainConfig, native, select_kernel
-from assocmem.training.engine import (
+from assocmem.training.engine import run_group
+from assocmem.training.kernels import (
     AnalyticKernel,
     AutogradKernel,
     DenseKernel,
     LayerNormSGDKernel,
-    run_group,
 )
 from assocmem.training.reference import reference_train
 

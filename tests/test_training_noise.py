@@ -13,15 +13,14 @@ from assocmem.data import label_law, mod_targets
 from assocmem.distributions import parse_distribution
 from assocmem.errors import ConfigError
 from assocmem.training import TrainConfig, train
-from assocmem.training.engine import (
-    LabelLawAutogradKernel,
-    TableSGDKernel,
-    draw_run,
-    run_group,
-    select_kernel,
-)
+from assocmem.training.engine import draw_run, run_group
 from assocmem.training.evaluation import population_metrics
 from assocmem.training.grid import expand_grid, summarize
+from assocmem.training.kernels import (
+    LabelLawAutogradKernel,
+    TableSGDKernel,
+    select_kernel,
+)
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.reference import reference_train
 

@@ -43,7 +43,8 @@ from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.results import load_curves, load_results
 from assocmem.sweep.spec import SweepSpec, build_train, parse_spec
 from assocmem.theory import table1
-from assocmem.training.engine import AutogradKernel, stack_runs
+from assocmem.training.engine import stack_runs
+from assocmem.training.kernels import AutogradKernel
 from assocmem.training.optimizers import schedule_factor
 
 SCALES = ("quick", "full")

@@ -21,7 +21,8 @@ from assocmem.config import ClosedFormConfig
 from assocmem.errors import ConfigError
 from assocmem.sweep.spec import Config, SweepSpec
 from assocmem.training.config import TrainConfig
-from assocmem.training.engine import MEMORY_BUDGET, select_kernel, state_bytes
+from assocmem.training.engine import MEMORY_BUDGET, state_bytes
+from assocmem.training.kernels import select_kernel
 
 SCHEMA = 1  # part of every run's identity: bump if the meaning of a record changes
 DEFAULT_TRIALS_PER_BATCH = 10

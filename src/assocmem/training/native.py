@@ -92,9 +92,12 @@ def _compile() -> ctypes.CDLL | None:
     lib.dense_scratch.argtypes = [ctypes.c_long] * 4
     lib.projected_steps.restype = ctypes.c_int
     lib.projected_steps.argtypes = (
-        [ctypes.c_long] * 6 + [ctypes.c_void_p] * 7 + [ctypes.c_int, ctypes.c_float]
+        [ctypes.c_long] * 6
+        + [ctypes.c_void_p] * 7
+        + [ctypes.c_int]
+        + [ctypes.c_float]
         + [ctypes.c_void_p] * 2
-    )  # fmt: skip
+    )
     lib.projected_scratch.restype = ctypes.c_long
     lib.projected_scratch.argtypes = [ctypes.c_long] * 2
     lib.table_steps.restype = ctypes.c_int

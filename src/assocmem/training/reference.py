@@ -9,7 +9,8 @@ from torch import nn
 
 from assocmem.data import label_law, mod_targets
 from assocmem.training.config import TrainConfig
-from assocmem.training.engine import DTYPE, draw_run
+from assocmem.training.engine import draw_run
+from assocmem.training.kernels import DTYPE
 from assocmem.training.models import layer_norm
 from assocmem.training.optimizers import lr_factor
 
