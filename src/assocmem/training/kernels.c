@@ -4,6 +4,7 @@
    projected_steps: whole steps of that model, a span of steps of a run per call.
    softmax_error: weighted softmax errors, one row at a time.
    dense_steps: a whole optimiser step of runs of h = W e_x models (DenseKernel).
+   table_steps: plain SGD steps of the matrix model in its logit table (TableSGDKernel).
    Every run is computed on its own, so batching never changes a run's numbers. */
 #include <math.h>
 #ifdef __AVX512F__
@@ -115,6 +116,15 @@ void softmax_error(long rows, long m, long n, const float *logits, const long *t
         for (long k = 0; k < m; k++) e[k] *= scale;
         e[targets[row % n]] -= weights[row];
     }
+}
+
+/* A row of m logits, in place: weight (softmax(row) − onehot(target)). */
+static void softmax_row(long m, float *row, float weight, long target) {
+    float top = -INFINITY, total = 0.0f;
+    for (long c = 0; c < m; c++) top = row[c] > top ? row[c] : top;
+    for (long c = 0; c < m; c++) total += (row[c] = expf(row[c] - top));
+    for (long c = 0; c < m; c++) row[c] = weight * (row[c] / total);
+    row[target] -= weight;
 }
 
 /* ---- dense_steps: one optimiser step of h = W e_x models, a run at a time ----
@@ -271,14 +281,8 @@ static void dense_step(long d, long ld, long m, long k, float *W, float *E, floa
             scale[x] = sqrtf(dot(zx, zx, d) + 1e-6f);
             for (long i = 0; i < d; i++) zx[i] = zx[i] / scale[x];
         }
-        float top = -INFINITY, total = 0.0f;
-        for (long c = 0; c < m; c++) {
-            dx[c] = dot(zx, U + c * d, d);
-            top = dx[c] > top ? dx[c] : top;
-        }
-        for (long c = 0; c < m; c++) total += (dx[c] = expf(dx[c] - top));
-        for (long c = 0; c < m; c++) dx[c] = weights[x] * (dx[c] / total);
-        dx[targets[rows[x]]] -= weights[x];
+        for (long c = 0; c < m; c++) dx[c] = dot(zx, U + c * d, d);
+        softmax_row(m, dx, weights[x], targets[rows[x]]);
         for (long i = 0; i < d; i++) {
             float sum = 0.0f;
             for (long c = 0; c < m; c++) sum += dx[c] * U[c * d + i];
@@ -346,12 +350,8 @@ static void projected_step(long d, long ld, long m, const float *E, const float 
         }
     for (long x = 0; x < k; x++) {
         const float *e = E + rows[x] * d;
-        float top = -INFINITY, total = 0.0f;
         for (long c = 0; c < m; c++) delta[c] = dot(e, Vt + c * d, d);
-        for (long c = 0; c < m; c++) top = delta[c] > top ? delta[c] : top;
-        for (long c = 0; c < m; c++) total += (delta[c] = expf(delta[c] - top));
-        for (long c = 0; c < m; c++) delta[c] = weights[x] * (delta[c] / total);
-        delta[targets[rows[x]]] -= weights[x];
+        softmax_row(m, delta, weights[x], targets[rows[x]]);
         for (long c = 0; c < m; c++)
             for (long i = 0; i < d; i++) Pt[c * d + i] += delta[c] * e[i];
     }
@@ -385,12 +385,9 @@ static void table_step(long n, long m, float *T, const float *Gin, const float *
         const long *rows, const float *weights, const long *targets, float lr, float *scratch) {
     float *delta = scratch, *change = delta + k * m;
     for (long x = 0; x < k; x++) {
-        const float *t = T + rows[x] * m;
-        float *dx = delta + x * m, top = -INFINITY, total = 0.0f;
-        for (long c = 0; c < m; c++) top = t[c] > top ? t[c] : top;
-        for (long c = 0; c < m; c++) total += (dx[c] = expf(t[c] - top));
-        for (long c = 0; c < m; c++) dx[c] = weights[x] * (dx[c] / total);
-        dx[targets[rows[x]]] -= weights[x];
+        float *dx = delta + x * m;
+        for (long c = 0; c < m; c++) dx[c] = T[rows[x] * m + c];
+        softmax_row(m, dx, weights[x], targets[rows[x]]);
         for (long c = 0; c < m; c++) { /* (delta Gout)[x] */
             float sum = 0.0f;
             for (long c2 = 0; c2 < m; c2++) sum += dx[c2] * Gout[c2 * m + c];

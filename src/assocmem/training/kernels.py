@@ -177,11 +177,9 @@ class TableSGDKernel(AbstractKernel):
         if not self.use_native or self.targets.dim() != 1:  # soft targets: a label law
             super().advance(t0, tokens, weights, lr)
             return
-        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
         native.table_steps(
-            self.table, self.gram_inputs, self.gram_outputs, present.sum(2),
-            present.nonzero()[:, 2], weights[present], self.targets, lr,
-        )  # fmt: skip
+            self.table, self.gram_inputs, self.gram_outputs, weights, self.targets, lr
+        )
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
         scaled = weighted_softmax_error(self.table, self.targets, weights)
@@ -263,11 +261,9 @@ class ProjectedMatrixKernel(AbstractKernel):
         if not self.use_native:
             super().advance(t0, tokens, weights, lr)
             return
-        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
         native.projected_steps(
-            self.V, self.E, self.U_padded, present.sum(2), present.nonzero()[:, 2],
-            weights[present], self.targets, lr * self.lr_factor, optimizer=self.cfg.optimizer,
-            eps=self.cfg.eps,
+            self.V, self.E, self.U_padded, weights, self.targets, lr * self.lr_factor,
+            optimizer=self.cfg.optimizer, eps=self.cfg.eps,
         )  # fmt: skip
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
@@ -347,13 +343,11 @@ class DenseKernel(AbstractKernel):
         if not self.use_native:
             super().advance(t0, tokens, weights, lr)
             return
-        present = weights > 0  # (R, S, N): the distinct tokens of every run and step
         factors = torch.tensor([self.lr_factors.get(name, 0.0) for name in "WEU"])
         native.dense_steps(
-            self.state.get("W"), self.state["E"], self.state["U"], present.sum(2),
-            present.nonzero()[:, 2], weights[present], self.targets, lr[:, :, None] * factors,
-            learned=self.model.learned, layer_norm=self.cfg.layer_norm,
-            optimizer=self.cfg.optimizer, eps=self.cfg.eps,
+            self.state.get("W"), self.state["E"], self.state["U"], weights, self.targets,
+            lr[:, :, None] * factors, learned=self.model.learned,
+            layer_norm=self.cfg.layer_norm, optimizer=self.cfg.optimizer, eps=self.cfg.eps,
         )  # fmt: skip
 
     def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):

@@ -214,8 +214,6 @@ def dense_steps(
     W: torch.Tensor | None,
     E: torch.Tensor,
     U: torch.Tensor,
-    counts: torch.Tensor,
-    rows: torch.Tensor,
     weights: torch.Tensor,
     targets: torch.Tensor,
     lr: torch.Tensor,
@@ -229,13 +227,12 @@ def dense_steps(
 
     W (R, d, d) with rows of stride ``ld ≥ d`` (a view of a padded tensor, see
     :func:`padded_length`), or None for the ReLU model; E (R, N, d), U (R, M, d): float32 on the
-    CPU. W (if any) always learns, E and U when ``learned`` names them. Step s of run r uses
-    ``counts[r, s]`` distinct tokens: ``rows`` and their ``weights`` (c(x)/B or p(x)),
-    concatenated in (run, step) order; targets (N,); ``lr`` (R, S, 3) the rates of W, E and U.
-    ``optimizer``: "adam" (betas (0, 0)), "sign_sgd" or "sgd". The d×d gradient is never
-    stored: one pass over W forms it a block at a time, shapes it, updates W and accumulates
-    E's gradient through the old W. A run takes its S steps in a row, so its W stays in cache;
-    blocks of runs go to threads.
+    CPU. W (if any) always learns, E and U when ``learned`` names them. ``weights`` (R, S, N):
+    c(x)/B or p(x) of every token at every step (a step uses the tokens of nonzero weight);
+    targets (N,); ``lr`` (R, S, 3) the rates of W, E and U. ``optimizer``: "adam" (betas
+    (0, 0)), "sign_sgd" or "sgd". The d×d gradient is never stored: one pass over W forms it a
+    block at a time, shapes it, updates W and accumulates E's gradient through the old W. A run
+    takes its S steps in a row, so its W stays in cache; blocks of runs go to threads.
     """
     lib = load()
     assert lib is not None and all(t.is_contiguous() and available(t) for t in (E, U))
@@ -243,32 +240,19 @@ def dense_steps(
     m, ld = U.shape[1], padded_length(d) if W is None else W.stride(1)
     if W is not None:
         assert available(W) and W.shape == (runs, d, d) and W.stride() == (d * ld, ld, 1)
-    steps = counts.shape[1]
-    assert counts.shape == (runs, steps) and lr.shape == (runs, steps, 3)
+    assert lr.shape == (*weights.shape[:2], 3)
     learn = (1 if "E" in learned else 0) | (2 if "U" in learned else 0)
-    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
-    size = lib.dense_scratch(d, ld, m, int(counts.max()) if counts.numel() else 0)
-
-    def block(runs_: range) -> None:
-        first, count = runs_.start, len(runs_)
-        scratch = torch.empty(size, dtype=torch.float32)
-        status = lib.dense_steps(
-            count, steps, d, ld, n, m, 0 if W is None else W[first].data_ptr(), E[first].data_ptr(),
-            U[first].data_ptr(), counts[first].data_ptr(), rows[offsets[first] :].data_ptr(),
-            weights[offsets[first] :].data_ptr(), targets.data_ptr(), int(layer_norm), learn,
-            MODES[optimizer], eps, lr[first].data_ptr(), scratch.data_ptr(),
-        )  # fmt: skip
-        assert status == 0
-
-    run_blocks(block, runs, runs * steps * d * d)
+    run_spans(
+        lib.dense_steps, (d, ld, n, m), (W, E, U), weights, targets,
+        (int(layer_norm), learn, MODES[optimizer], eps), lr,
+        scratch=lambda k: lib.dense_scratch(d, ld, m, k), elements=d * d,
+    )  # fmt: skip
 
 
 def projected_steps(
     V: torch.Tensor,
     E: torch.Tensor,
     U: torch.Tensor,
-    counts: torch.Tensor,
-    rows: torch.Tensor,
     weights: torch.Tensor,
     targets: torch.Tensor,
     lr: torch.Tensor,
@@ -279,38 +263,26 @@ def projected_steps(
     """S sign-like steps of every run of the matrix model (fixed E, U), in place on the state
     ``V = Wᵀ Uᵀ`` (R, d, M), M ≤ 8: the batch's logits ``e_x V``, its weighted softmax error
     ``Δ``, ``Pᵀ = Δᵀ e`` and ``V −= lr · shape(P U) Uᵀ`` (as :func:`sign_project`), a span of
-    steps of a run per call. E (R, N, d); U (R, M, ld) as :func:`padded` makes it; counts,
-    rows, weights and targets as in :func:`dense_steps`; lr (R, S); optimizer "adam" (betas
-    (0, 0)) or "sign_sgd".
+    steps of a run per call. E (R, N, d); U (R, M, ld) as :func:`padded` makes it; weights and
+    targets as in :func:`dense_steps`; lr (R, S); optimizer "adam" (betas (0, 0)) or
+    "sign_sgd".
     """
     lib = load()
     assert lib is not None and supports(V) and all(t.is_contiguous() for t in (V, E, U))
     runs, n, d = E.shape
-    m, ld, steps = U.shape[1], U.shape[2], counts.shape[1]
-    assert V.shape == (runs, d, m) and ld == padded_length(d) and lr.shape == (runs, steps)
-    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
-    size = lib.projected_scratch(d, m)
-
-    def block(runs_: range) -> None:
-        first, count = runs_.start, len(runs_)
-        scratch = torch.empty(size, dtype=torch.float32)
-        status = lib.projected_steps(
-            count, steps, d, ld, n, m, E[first].data_ptr(), U[first].data_ptr(),
-            V[first].data_ptr(), counts[first].data_ptr(), rows[offsets[first] :].data_ptr(),
-            weights[offsets[first] :].data_ptr(), targets.data_ptr(), MODES[optimizer], eps,
-            lr[first].data_ptr(), scratch.data_ptr(),
-        )  # fmt: skip
-        assert status == 0
-
-    run_blocks(block, runs, runs * steps * d * d)
+    m, ld = U.shape[1], U.shape[2]
+    assert V.shape == (runs, d, m) and ld == padded_length(d) and lr.shape == weights.shape[:2]
+    run_spans(
+        lib.projected_steps, (d, ld, n, m), (E, U, V), weights, targets,
+        (MODES[optimizer], eps), lr, scratch=lambda k: lib.projected_scratch(d, m),
+        elements=d * d,
+    )  # fmt: skip
 
 
 def table_steps(
     table: torch.Tensor,
     gram_inputs: torch.Tensor,
     gram_outputs: torch.Tensor,
-    counts: torch.Tensor,
-    rows: torch.Tensor,
     weights: torch.Tensor,
     targets: torch.Tensor,
     lr: torch.Tensor,
@@ -318,46 +290,57 @@ def table_steps(
     """S plain SGD steps of every run of the matrix model, in place on its logit table
     ``T = E Wᵀ Uᵀ`` (R, N, M): ``T −= lr · (E Eᵀ)[:, x] Δ (U Uᵀ)`` over the k distinct tokens x
     of each step's batch, a span of steps of a run per call. gram_inputs (R, N, N),
-    gram_outputs (R, M, M); counts, rows, weights and targets as in :func:`dense_steps`; lr
-    (R, S).
+    gram_outputs (R, M, M); weights and targets as in :func:`dense_steps`; lr (R, S).
     """
     lib = load()
     assert lib is not None
     assert all(t.is_contiguous() and available(t) for t in (table, gram_inputs, gram_outputs))
-    runs, n, m = table.shape
-    steps = counts.shape[1]
-    assert lr.shape == (runs, steps)
-    counts, rows, weights, targets, lr, offsets = flat_steps(counts, rows, weights, targets, lr)
+    _, n, m = table.shape
+    assert lr.shape == weights.shape[:2]
+    run_spans(
+        lib.table_steps, (n, m), (table, gram_inputs, gram_outputs), weights, targets, (), lr,
+        scratch=lambda k: 2 * n * m, elements=16 * n * m,
+    )  # fmt: skip
+
+
+def run_spans(
+    function: Callable[..., int],
+    dims: Sequence[int],
+    state: Sequence[torch.Tensor | None],
+    weights: torch.Tensor,
+    targets: torch.Tensor,
+    options: Sequence[int | float],
+    lr: torch.Tensor,
+    *,
+    scratch: Callable[[int], int],
+    elements: int,
+) -> None:
+    """Call a span kernel of ``kernels.c`` on blocks of runs (over threads). Its arguments are
+    ``(runs, steps, *dims, *state, counts, rows, weights, targets, *options, lr, scratch)``:
+    pointers to the first run's ``state`` tensors (R, ·) (NULL for None), and the steps' tables
+    in (run, step) order, made here from ``weights`` (R, S, N): the number of distinct tokens
+    of every step (those of nonzero weight), their ids and their weights. ``scratch(k)``: the
+    floats a run-step with k distinct tokens needs; ``elements``: the work of a run-step, for
+    :func:`run_blocks`.
+    """
+    runs, steps = weights.shape[:2]
+    present = weights > 0
+    counts = present.sum(2).contiguous()  # int64
+    rows = present.nonzero()[:, 2].contiguous()
+    row_weights = weights[present].to(torch.float32).contiguous()
+    targets, lr = targets.to(torch.int64).contiguous(), lr.to(torch.float32).contiguous()
+    offsets = [0, *itertools.accumulate(counts.sum(1).tolist())]
+    size = scratch(int(counts.max()) if counts.numel() else 0)
 
     def block(runs_: range) -> None:
         first, count = runs_.start, len(runs_)
-        scratch = torch.empty(2 * n * m, dtype=torch.float32)
-        status = lib.table_steps(
-            count, steps, n, m, table[first].data_ptr(), gram_inputs[first].data_ptr(),
-            gram_outputs[first].data_ptr(), counts[first].data_ptr(),
-            rows[offsets[first] :].data_ptr(), weights[offsets[first] :].data_ptr(),
-            targets.data_ptr(), lr[first].data_ptr(), scratch.data_ptr(),
+        pointers = [0 if t is None else t[first].data_ptr() for t in state]
+        work = torch.empty(size, dtype=torch.float32)  # held while the kernel runs
+        status = function(
+            count, steps, *dims, *pointers, counts[first].data_ptr(),
+            rows[offsets[first] :].data_ptr(), row_weights[offsets[first] :].data_ptr(),
+            targets.data_ptr(), *options, lr[first].data_ptr(), work.data_ptr(),
         )  # fmt: skip
         assert status == 0
 
-    run_blocks(block, runs, runs * steps * n * m * 16)
-
-
-def flat_steps(
-    counts: torch.Tensor,
-    rows: torch.Tensor,
-    weights: torch.Tensor,
-    targets: torch.Tensor,
-    lr: torch.Tensor,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, list[int]]:
-    """The step tables of the span kernels in the C types, and where each run's rows start."""
-    counts = counts.to(torch.int64).contiguous()
-    offsets = [0, *itertools.accumulate(counts.sum(1).tolist())]
-    return (
-        counts,
-        rows.to(torch.int64).contiguous(),
-        weights.to(torch.float32).contiguous(),
-        targets.to(torch.int64).contiguous(),
-        lr.to(torch.float32).contiguous(),
-        offsets,
-    )
+    run_blocks(block, runs, runs * steps * elements)
