@@ -16,10 +16,11 @@ import numpy as np
 import torch
 
 from assocmem import rng
-from assocmem.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
-from assocmem.closed_form import _Problem, run_closed_form
-from assocmem.config import ClosedFormConfig
+from assocmem.closed_form import run_closed_form
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.closed_form.kernel import _Problem
 from assocmem.embeddings import nested_row_scales, standard_coordinates
+from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
 SETTINGS = {
     "fig1": dict(

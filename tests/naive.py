@@ -11,15 +11,15 @@ import numpy as np
 import torch
 
 from assocmem import rng
-from assocmem.config import ClosedFormConfig
-from assocmem.data import (
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.embeddings import standard_coordinates
+from assocmem.laws.tokens import (
     mod_targets,
     noisy_labels,
     random_targets,
     sample_tokens,
     zipf_probabilities,
 )
-from assocmem.embeddings import standard_coordinates
 
 
 def _size(rule: str, d: int, n: int) -> int:

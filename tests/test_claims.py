@@ -2,7 +2,7 @@
 
 import pytest
 
-from assocmem.claims import CLAIMS, ClaimRunner
+from assocmem.experiments.claims import CLAIMS, ClaimRunner
 
 
 @pytest.fixture(scope="module")

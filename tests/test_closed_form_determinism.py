@@ -3,7 +3,7 @@
 import numpy as np
 
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
+from assocmem.closed_form.config import ClosedFormConfig
 
 CFG = ClosedFormConfig(
     n_inputs=300,

@@ -7,8 +7,8 @@ import pytest
 from naive import naive_errors, naive_scores
 
 from assocmem.closed_form import run_closed_form, trial_scores
-from assocmem.config import ClosedFormConfig
-from assocmem.data import zipf_probabilities
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.laws.tokens import zipf_probabilities
 from assocmem.schemes import REGISTRY
 
 ALL_SCHEMES = (

@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from assocmem import rng
-from assocmem.data import (
+from assocmem.config.errors import ConfigError
+from assocmem.embeddings import draw_embeddings, nested_row_scales, standard_coordinates
+from assocmem.laws.tokens import (
     mod_targets,
     normalize_probabilities,
     prefix_counts,
@@ -12,8 +14,6 @@ from assocmem.data import (
     sample_tokens,
     zipf_probabilities,
 )
-from assocmem.embeddings import draw_embeddings, nested_row_scales, standard_coordinates
-from assocmem.errors import ConfigError
 
 
 def test_zipf_is_normalised_and_decreasing():
@@ -99,7 +99,7 @@ def test_nested_scales():
 
 def test_noisy_labels_rate_uniformity_and_nesting():
     """Flip rate within 5 binomial sd of ε; flipped labels uniform over the other outputs."""
-    from assocmem.data import noisy_labels, prefix_label_counts
+    from assocmem.laws.tokens import noisy_labels, prefix_label_counts
 
     clean = torch.zeros(100_000, dtype=torch.int64)
     labels = noisy_labels(clean, 5, 0.3, rng.generator(0, "labels", 0))

@@ -7,7 +7,7 @@ import pytest
 
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form, trial_scores
-from assocmem.config import ClosedFormConfig
+from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure1, figure3, figure4, frame_from_records, memory_matrices, save
 
 

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from assocmem.analysis.trained_beyond import noise_curves, run_records
 from assocmem.cli import main
 from assocmem.figures.beyond import (
     capacity_figure,
@@ -13,7 +14,6 @@ from assocmem.figures.beyond import (
     noise_figure,
     training_frame,
 )
-from assocmem.trained_beyond import noise_curves, run_records
 
 PAYLOADS = [
     {"memory": "hebbian", "settings": {"n_outputs": None},

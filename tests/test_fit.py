@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
+from assocmem.analysis.fit import auto_window, fit_joint, fit_power_law, fit_scaling
 from assocmem.cli import main
-from assocmem.errors import ConfigError
-from assocmem.fit import auto_window, fit_joint, fit_power_law, fit_scaling
+from assocmem.config.errors import ConfigError
 
 X = np.geomspace(10, 1000, 12)
 
@@ -96,7 +96,7 @@ def test_bad_inputs_are_config_errors():
 def closed_form_json(tmp_path_factory):
     """A small closed-form run written as the JSON ``assocmem closed-form`` prints."""
     from assocmem.closed_form import run_closed_form
-    from assocmem.config import ClosedFormConfig
+    from assocmem.closed_form.config import ClosedFormConfig
 
     cfg = ClosedFormConfig(
         n_inputs=200, schemes=("population", "empirical_threshold:P=d/8"),
@@ -144,9 +144,9 @@ def test_fit_cli_rejects_other_files(tmp_path, capsys):
 @pytest.mark.slow
 def test_claims_1_2_5_7_measured_exponents():
     """PAPER.md §6 claims 1, 2, 5, 7 as fitted slopes (100 trials, N = 1000, d ≥ 50 windows)."""
-    from assocmem.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
     from assocmem.closed_form import run_closed_form
-    from assocmem.config import ClosedFormConfig
+    from assocmem.closed_form.config import ClosedFormConfig
+    from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
     schemes = ("population", "population:rho=0.75", "population:rho=0.5", "threshold:P=d/8")
     fig4 = run_closed_form(ClosedFormConfig(schemes=schemes, dims=FIG4_DIMS, trials=100))

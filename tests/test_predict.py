@@ -5,11 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from assocmem.cli import main
-from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
-from assocmem.errors import ConfigError
-from assocmem.predict import (
+from assocmem.analysis.predict import (
     EmbeddingLaw,
     compare_records,
     predict_config,
@@ -17,7 +13,11 @@ from assocmem.predict import (
     scheme_weights,
     token_success,
 )
-from assocmem.theory import zipf
+from assocmem.analysis.theory import zipf
+from assocmem.cli import main
+from assocmem.closed_form import run_closed_form
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
 
 
 def naive_errors(p, targets, q_of_dim, dims, n_outputs, trials, rng):

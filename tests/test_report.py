@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
+from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure4
 from assocmem.report import ClaimRow, FigureEntry, Report, Table, render_html, write_report
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from test_report import CHROMIUM, chromium_probe
 
+from assocmem.experiments.reproduce import reproduce, small_dim_geometry
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
-from assocmem.reproduce import reproduce, small_dim_geometry
 from assocmem.sweep.results import load_curves
 
 

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.schemes import REGISTRY, SizeRule, parse_scheme
 
 

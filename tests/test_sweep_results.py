@@ -10,8 +10,8 @@ import pytest
 
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form
-from assocmem.config import config_from_mapping
-from assocmem.errors import ConfigError
+from assocmem.closed_form.config import config_from_mapping
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.results import aggregate, export, load_results, select_lr
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assocmem.cli import main
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.plan import Run, make_batches, make_plan, parse_shard, shard_batches
 from assocmem.sweep.spec import SpecError, load_spec, parse_spec, shipped_specs

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.sweep import execute
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.plan import make_plan

@@ -5,10 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from assocmem.cli import main
-from assocmem.errors import ConfigError
-from assocmem.schemes import REGISTRY
-from assocmem.theory import (
+from assocmem.analysis.theory import (
     compute_optimal_dim,
     compute_optimal_samples,
     data_exponent,
@@ -21,6 +18,9 @@ from assocmem.theory import (
     threshold_exponent,
     zipf,
 )
+from assocmem.cli import main
+from assocmem.config.errors import ConfigError
+from assocmem.schemes import REGISTRY
 
 
 def test_finite_data_error_matches_naive_sum():

@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 import torch
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
+from assocmem.evaluation import population_metrics
 from assocmem.training import TrainConfig, native, select_kernel, train
 from assocmem.training.engine import draw_run, run_group
-from assocmem.training.evaluation import population_metrics
 from assocmem.training.grid import expand_grid, summarize
 from assocmem.training.kernels import (
     AnalyticKernel,

@@ -5,15 +5,15 @@ import pytest
 
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
-from assocmem.data import zipf_probabilities
-from assocmem.distributions import zipf_alpha_kl, zipf_alpha_slope
-from assocmem.errors import ConfigError
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
+from assocmem.laws.tokens import zipf_probabilities
+from assocmem.laws.words import zipf_alpha_kl, zipf_alpha_slope
 
 pytest.importorskip("wordfreq")
 
-from assocmem.distributions import word_distribution  # noqa: E402
-from assocmem.real_data import compare_with_zipf  # noqa: E402
+from assocmem.analysis.real_data import compare_with_zipf  # noqa: E402
+from assocmem.laws.words import word_distribution  # noqa: E402
 
 
 @pytest.mark.parametrize("alpha", [0.6, 1.0, 2.0])

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import torch
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
 NESTED_CONVENTIONS = ("truncate", "renormalize")

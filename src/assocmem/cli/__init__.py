@@ -7,7 +7,7 @@ import sys
 from typing import NoReturn
 
 from assocmem import __version__
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 # Subcommand modules, in the order ``assocmem --help`` lists them.
 COMMANDS = (

@@ -4,7 +4,7 @@ import argparse
 import sys
 from typing import Any
 
-from assocmem.capacity import (
+from assocmem.analysis.capacity import (
     MEMORIES,
     REFERENCE_CONSTANTS,
     FrontierFit,
@@ -14,7 +14,7 @@ from assocmem.capacity import (
     trained_frontier,
 )
 from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.training.memorize import AdamSettings
 
 DEFAULT_REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}  # (trials, repeats)

@@ -3,9 +3,9 @@
 import argparse
 from typing import Any
 
-from assocmem.claims import CLAIMS, check_claims, format_measured
 from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
+from assocmem.experiments.claims import CLAIMS, check_claims, format_measured
 
 
 def register(subparsers: Any) -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
 from assocmem.closed_form import run_closed_form, summary_rows
-from assocmem.config import ClosedFormConfig, config_from_mapping
+from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+from assocmem.config.files import load_probabilities
 from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS
-from assocmem.files import load_probabilities
 from assocmem.schemes import REGISTRY
 
 EPILOG = """\

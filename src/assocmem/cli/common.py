@@ -6,7 +6,7 @@ import math
 import sys
 from typing import Any
 
-from assocmem.files import load_toml
+from assocmem.config.files import load_toml
 
 __all__ = ["add_format_argument", "format_table", "load_toml", "print_json"]
 

@@ -4,10 +4,10 @@ noise: error (or excess error) vs d, seed-averaged, with the fitted slope in d."
 import argparse
 from typing import Any
 
+from assocmem.analysis.trained_beyond import Curve, compare_trained_laws, noise_curves
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
-from assocmem.distributions import CREDITS
-from assocmem.errors import ConfigError
-from assocmem.trained_beyond import Curve, compare_trained_laws, noise_curves
+from assocmem.config.errors import ConfigError
+from assocmem.laws.words import CREDITS
 
 DEFAULTS: dict[str, Any] = {  # the paper's Adam setting (finding 4): B = 256, T = 10240
     "n_outputs": 5,

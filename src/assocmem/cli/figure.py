@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.figures import FIGURES, frame_from_records, save
 
 

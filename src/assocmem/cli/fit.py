@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from assocmem.analysis.fit import LOSSES, PowerLawFit, fit_joint, fit_scaling
+from assocmem.analysis.theory import SchemeLaw, scheme_law
 from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.errors import ConfigError
-from assocmem.fit import LOSSES, PowerLawFit, fit_joint, fit_scaling
-from assocmem.theory import SchemeLaw, scheme_law
+from assocmem.config.errors import ConfigError
 
 EPILOG = """\
 verdicts: consistent (the interval holds the asymptotic slope); finite-size miss (steeper or

@@ -5,14 +5,14 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
+from assocmem.analysis.predict import compare_records, predict_config
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig, config_from_mapping
+from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_probabilities, load_toml
 from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS
-from assocmem.errors import ConfigError
-from assocmem.files import load_probabilities, load_toml
-from assocmem.predict import compare_records, predict_config
+from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "fig4": {
@@ -40,8 +40,8 @@ def register(subparsers: Any) -> None:
         "predict",
         help="predicted error curves from the interference model, against Monte Carlo",
         description="Predict the mean population error at every d from the interference "
-        "picture of Theorem 1 (Gaussian scores; see assocmem.predict) and compare it with the "
-        "closed-form Monte Carlo engine. Same experiment flags as closed-form.",
+        "picture of Theorem 1 (Gaussian scores; see assocmem.analysis.predict) and compare it "
+        "with the closed-form Monte Carlo engine. Same experiment flags as closed-form.",
     )
     add = parser.add_argument
     add("--setting", choices=sorted(SETTINGS), help="a paper setting (flags override it)")

@@ -4,7 +4,7 @@ import argparse
 import time
 from typing import Any
 
-from assocmem.reproduce import ONLY_CHOICES, PAPER_ITEMS, reproduce
+from assocmem.experiments.reproduce import ONLY_CHOICES, PAPER_ITEMS, reproduce
 
 
 def register(subparsers: Any) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem.cli.common import format_table, print_json
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 EPILOG_RUN = """\
 SPEC is a TOML file or the name of a shipped spec (see `assocmem sweep specs`). Every input is

@@ -7,9 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.errors import ConfigError
-from assocmem.theory import (
+from assocmem.analysis.theory import (
     SchemeLaw,
     compute_optimal_dim,
     compute_optimal_samples,
@@ -20,6 +18,8 @@ from assocmem.theory import (
     theory_table,
     zipf,
 )
+from assocmem.cli.common import add_format_argument, format_table, print_json
+from assocmem.config.errors import ConfigError
 
 
 def register(subparsers: Any) -> None:

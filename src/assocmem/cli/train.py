@@ -5,7 +5,7 @@ import argparse
 from typing import Any
 
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
-from assocmem.distributions import DISTRIBUTION_SPELLINGS
+from assocmem.laws.words import DISTRIBUTION_SPELLINGS
 from assocmem.training.config import (
     EMBEDDING_KINDS,
     INITS,

@@ -4,7 +4,7 @@ import argparse
 from typing import Any
 
 from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.distributions import CREDITS, word_distribution
+from assocmem.laws.words import CREDITS, word_distribution
 
 
 def register(subparsers: Any) -> None:
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
             print(format_table(["lang", "top words", "mass left out", "α (KL)", "α (slope)"], rows))
             print(f"\n{CREDITS}")
         return 0
-    from assocmem.config import config_from_mapping
-    from assocmem.real_data import compare_with_zipf
+    from assocmem.analysis.real_data import compare_with_zipf
+    from assocmem.closed_form.config import config_from_mapping
 
     values = {
         "n_inputs": args.n_inputs,

@@ -23,7 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from assocmem.capacity import REFERENCE_CONSTANTS
+from assocmem.analysis.capacity import REFERENCE_CONSTANTS
 from assocmem.figures import training
 from assocmem.figures.style import colors, curve, new_figure, summarise
 

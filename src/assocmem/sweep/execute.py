@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from assocmem import __version__
-from assocmem.config import ClosedFormConfig
-from assocmem.errors import ConfigError
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
 from assocmem.sweep.store import RunRecord, Store

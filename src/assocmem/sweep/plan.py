@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assocmem.config import ClosedFormConfig
-from assocmem.errors import ConfigError
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.spec import Config, SweepSpec
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import MEMORY_BUDGET, state_bytes

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.store import read_rows
 
 REPLICATES = ("seed", "trial")  # what aggregation averages over

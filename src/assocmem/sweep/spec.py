@@ -32,9 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from assocmem.config import ClosedFormConfig, config_from_mapping
-from assocmem.errors import ConfigError
-from assocmem.files import load_toml
+from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_toml
 from assocmem.training.config import TrainConfig
 
 KINDS = ("closed_form", "train")
@@ -85,7 +85,7 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
     clean = dict(values)
     if "distribution" in clean:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
-        from assocmem.distributions import parse_distribution
+        from assocmem.laws.words import parse_distribution
 
         clean.update(parse_distribution(clean.pop("distribution")))
     for key in _TRAIN_BOOLS:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 STATUSES = ("ok", "diverged", "failed")
 BUSY_TIMEOUT_S = 120.0

@@ -13,9 +13,9 @@ from typing import Any
 
 import torch
 
-from assocmem.config import check_label_noise, check_words
-from assocmem.data import zipf_probabilities
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
+from assocmem.laws import check_label_noise, check_words
+from assocmem.laws.tokens import zipf_probabilities
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
 OPTIMIZERS = ("sgd", "adam", "sign_sgd", "normalized_sgd")
@@ -73,7 +73,7 @@ class TrainConfig:
         """The input law p over the N tokens, (N,) float64 (token 0 the most frequent)."""
         if self.words is None:
             return zipf_probabilities(self.n_inputs, self.alpha)
-        from assocmem.distributions import word_distribution
+        from assocmem.laws.words import word_distribution
 
         return torch.from_numpy(word_distribution(self.words, self.n_inputs).probabilities)
 

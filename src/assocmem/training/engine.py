@@ -20,12 +20,12 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from assocmem.data import label_law, mod_targets, noisy_error, sample_tokens
 from assocmem.embeddings import draw_embeddings
+from assocmem.evaluation import population_metrics
+from assocmem.laws.tokens import label_law, mod_targets, noisy_error, sample_tokens
 from assocmem.rng import generator
 from assocmem.runtime import flush_denormals
 from assocmem.training.config import TrainConfig
-from assocmem.training.evaluation import population_metrics
 from assocmem.training.kernels import (
     DTYPE,
     AbstractKernel,

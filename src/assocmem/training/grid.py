@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from assocmem.distributions import parse_distribution
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
+from assocmem.laws.words import parse_distribution
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import RunResult
 

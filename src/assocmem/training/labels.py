@@ -9,7 +9,7 @@ population label law, the expected gradient over noisy labels.
 
 import torch
 
-from assocmem.data import noisy_labels
+from assocmem.laws.tokens import noisy_labels
 from assocmem.rng import generator
 from assocmem.training.config import TrainConfig
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
+from assocmem.evaluation import wrong_tokens
 from assocmem.runtime import flush_denormals
-from assocmem.training.evaluation import wrong_tokens
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def _memorize(
 
 def check_settings(settings: AdamSettings) -> None:
     """Raise :class:`ConfigError` naming the first invalid Adam setting."""
-    from assocmem.errors import ConfigError
+    from assocmem.config.errors import ConfigError
 
     if not (math.isfinite(settings.lr) and settings.lr > 0):
         raise ConfigError("lr", f"must be a finite number > 0, got {settings.lr!r}")

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from assocmem.data import label_law, mod_targets
+from assocmem.laws.tokens import label_law, mod_targets
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import draw_run
 from assocmem.training.kernels import DTYPE

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 T_CHUNK_ELEMENTS = 1 << 23  # (len(T) × N) elements per chunk of the finite-data sum
 

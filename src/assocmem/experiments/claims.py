@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assocmem.analysis.theory import finite_data_error
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
-from assocmem.data import zipf_probabilities
-from assocmem.theory import finite_data_error
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.laws.tokens import zipf_probabilities
 
 FIG4_DIMS = tuple(dict.fromkeys(round(10 ** (1 + 2 * i / 19)) for i in range(20)))
 FIG1_DIMS = (10, 20, 50, 100, 200, 1000)

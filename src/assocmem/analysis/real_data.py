@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from assocmem.analysis.fit import fit_scaling
 from assocmem.closed_form import ClosedFormResult, run_closed_form
-from assocmem.config import ClosedFormConfig
-from assocmem.distributions import word_distribution
-from assocmem.fit import fit_scaling
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.laws.words import word_distribution
 
 
 @dataclass

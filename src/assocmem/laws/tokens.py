@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import torch
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes never depend on T_max
 

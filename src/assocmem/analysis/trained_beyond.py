@@ -6,12 +6,12 @@ return flat per-run records (the config fields and the metrics of
 :func:`assocmem.figures.beyond` reads, plus power-law fits in d:
 
 - :func:`compare_trained_laws`: the same grid on ``words:LANG`` and on the Zipf law over the same
-  N tokens closest in KL (α̂, :func:`assocmem.distributions.word_distribution`);
+  N tokens closest in KL (α̂, :func:`assocmem.laws.words.word_distribution`);
 - :func:`noise_curves`: the same grid at several label-noise levels ε; the fitted quantity is the
   excess error over the Bayes error ε (∝ the error against f*).
 
 Slopes: every curve of one comparison is fitted over the same window of d, chosen automatically
-(:func:`assocmem.fit.auto_window`) on the first curve (the real law; the first ε) whose
+(:func:`assocmem.analysis.fit.auto_window`) on the first curve (the real law; the first ε) whose
 automatic window holds at least three points.
 
 Learning rates: when the grid has several, each (law or ε, d) keeps the lr with the lowest
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.distributions import word_distribution
-from assocmem.fit import PowerLawFit, fit_scaling
+from assocmem.analysis.fit import PowerLawFit, fit_scaling
+from assocmem.laws.words import word_distribution
 from assocmem.training.engine import RunResult, train
 from assocmem.training.grid import expand_grid
 
@@ -79,7 +79,7 @@ def curve(
     seed: int = 0,
 ) -> Curve:
     """Seed-averaged ``metric`` vs d for records of one curve, and its slope in d (bootstrap)
-    over ``window`` (None: chosen by :func:`assocmem.fit.auto_window`)."""
+    over ``window`` (None: chosen by :func:`assocmem.analysis.fit.auto_window`)."""
     dims = sorted({r["dim"] for r in records})
     by_dim = [[r for r in records if r["dim"] == d] for d in dims]
     per_seed = np.array([[r[metric] for r in sorted(rs, key=lambda r: r["seed"])] for rs in by_dim])

@@ -1,7 +1,7 @@
 """Power-law fits of error curves, with bootstrap confidence intervals over trials.
 
 Conventions: a *slope* is the log-log slope ``s`` of ``E ≈ A · x^s`` (negative for a decaying
-error); theory exponents from :mod:`assocmem.theory` are ``a = −s``.
+error); theory exponents from :mod:`assocmem.analysis.theory` are ``a = −s``.
 
 Data layout: per-trial errors ``errors`` of shape (n_trials, n_points), where trial i is the
 same random draw at every point (common random numbers across d, T, schemes). Confidence
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import least_squares
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 LOSSES = ("linear", "soft_l1", "huber")
 FLAT_SLOPE = -0.05  # a reference slope above this is "no decay"

@@ -43,8 +43,9 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import log_ndtr
 
 from assocmem import rng
-from assocmem.config import ClosedFormConfig
-from assocmem.data import (
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
+from assocmem.laws.tokens import (
     mod_targets,
     normalize_probabilities,
     prefix_counts,
@@ -52,7 +53,6 @@ from assocmem.data import (
     sample_tokens,
     zipf_probabilities,
 )
-from assocmem.errors import ConfigError
 from assocmem.schemes import parse_scheme
 
 INPUT_KINDS = ("gaussian", "spherical")

@@ -4,7 +4,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:

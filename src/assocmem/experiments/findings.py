@@ -1,10 +1,10 @@
 """The optimisation findings of PAPER.md §4, judged from the stored training runs of
-``assocmem reproduce`` (the closed-form claims of §6 live in :mod:`assocmem.claims`).
+``assocmem reproduce`` (the closed-form claims of §6 live in :mod:`assocmem.experiments.claims`).
 
 Each finding reads record frames (one row per run) or error curves (one row per run and
-evaluated step) through ``frames`` (a :class:`assocmem.reproduce.StoredFrames`) and returns a
-:class:`~assocmem.claims.Claim`. Single-cell values are judged within ±40 % of the paper's at
-the full scale only (10 seeds); the quick scale's 3 seeds judge orderings.
+evaluated step) through ``frames`` (a :class:`assocmem.experiments.reproduce.StoredFrames`)
+and returns a :class:`~assocmem.experiments.claims.Claim`. Single-cell values are judged within
+±40 % of the paper's at the full scale only (10 seeds); the quick scale's 3 seeds judge orderings.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from assocmem.claims import Claim, format_measured
+from assocmem.experiments.claims import Claim, format_measured
 from assocmem.figures.style import summarise
 from assocmem.figures.training import (
     fastest_to_zero,
@@ -24,7 +24,7 @@ from assocmem.figures.training import (
 from assocmem.report import ClaimRow
 
 if TYPE_CHECKING:
-    from assocmem.reproduce import StoredFrames
+    from assocmem.experiments.reproduce import StoredFrames
 
 LRS = [0.1, 1.0, 10.0, 100.0]  # the step sizes of the authors' grid
 

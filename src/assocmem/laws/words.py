@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 CREDITS = (
     "Word frequencies: wordfreq by Robyn Speer (code Apache-2.0; data CC BY-SA 4.0, "

@@ -23,26 +23,31 @@ import torch
 from matplotlib.figure import Figure
 
 from assocmem import __version__
-from assocmem.capacity import FrontierPoint, fit_frontier, hebbian_frontier, trained_frontier
-from assocmem.claims import CLAIMS, EXPERIMENTS, format_measured
+from assocmem.analysis.capacity import (
+    FrontierPoint,
+    fit_frontier,
+    hebbian_frontier,
+    trained_frontier,
+)
+from assocmem.analysis.fit import fit_scaling
+from assocmem.analysis.theory import table1
 from assocmem.closed_form import trial_scores
-from assocmem.config import ClosedFormConfig
-from assocmem.data import mod_targets, zipf_probabilities
-from assocmem.distributions import word_distribution
-from assocmem.errors import ConfigError
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
+from assocmem.experiments.claims import CLAIMS, EXPERIMENTS, format_measured
+from assocmem.experiments.findings import FINDINGS, LRS, schedules_row
 from assocmem.figures import figure1, figure3, figure4, memory_matrices, save
 from assocmem.figures.beyond import capacity_figure, frontier_frame, laws_figure, noise_figure
 from assocmem.figures.training import figure5, figure7, figure8
 from assocmem.figures.update_map import figure6
-from assocmem.findings import FINDINGS, LRS, schedules_row
-from assocmem.fit import fit_scaling
+from assocmem.laws.tokens import mod_targets, zipf_probabilities
+from assocmem.laws.words import word_distribution
 from assocmem.report import ClaimRow, FigureEntry, Report, Table, write_report
 from assocmem.runtime import intra_op_threads
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.results import load_curves, load_results
 from assocmem.sweep.spec import SweepSpec, build_train, parse_spec
-from assocmem.theory import table1
 from assocmem.training.engine import stack_runs
 from assocmem.training.kernels import AutogradKernel
 from assocmem.training.optimizers import schedule_factor

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import torch
 
-from assocmem.errors import ConfigError
+from assocmem.config.errors import ConfigError
 
 FIELD = "schemes"
 

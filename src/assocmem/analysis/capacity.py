@@ -22,9 +22,9 @@ import torch
 
 from assocmem import rng
 from assocmem.closed_form import run_closed_form
-from assocmem.config import ClosedFormConfig
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError
 from assocmem.embeddings import draw_embeddings
-from assocmem.errors import ConfigError
 from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
 
 MEMORIES = ("hebbian", "trained")

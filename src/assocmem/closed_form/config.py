@@ -8,9 +8,10 @@ from typing import Any
 
 import torch
 
+from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_toml
 from assocmem.embeddings import NESTED_CONVENTIONS, check_kind
-from assocmem.errors import ConfigError
-from assocmem.files import load_toml
+from assocmem.laws import check_label_noise, check_words
 from assocmem.schemes import Scheme, parse_scheme
 
 TARGETS = ("mod", "random")
@@ -128,24 +129,6 @@ def validate(cfg: ClosedFormConfig) -> None:
     _check_memory(cfg)
 
 
-def check_words(words: Any, n_inputs: int) -> None:
-    """A language of the optional wordfreq lists with at least ``n_inputs`` words."""
-    if not isinstance(words, str):
-        raise ConfigError("words", f"must be a language code such as 'en', got {words!r}")
-    from assocmem.distributions import word_distribution
-
-    word_distribution(words, n_inputs)  # checks the language and N
-
-
-def check_label_noise(noise: Any, n_outputs: int) -> None:
-    """ε in [0, (M−1)/M): beyond it, f* is no longer the Bayes rule."""
-    noise_max = (n_outputs - 1) / n_outputs
-    ok = isinstance(noise, int | float) and not isinstance(noise, bool)
-    if not ok or not (noise == 0 or 0 < noise < noise_max):
-        allowed = f"[0, (M-1)/M) = [0, {noise_max:.3g})"
-        raise ConfigError("label_noise", f"must be in {allowed}, got {noise!r}")
-
-
 def _check_device(device: str) -> None:
     try:
         dev = torch.device(device)
@@ -239,7 +222,7 @@ def _parse_int(field: str, value: Any) -> Any:
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     """Build a config from a mapping (a TOML table or CLI flags), checking keys and types."""
     if "distribution" in values:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
-        from assocmem.distributions import parse_distribution
+        from assocmem.laws.words import parse_distribution
 
         law = parse_distribution(values["distribution"])
         values = {**{k: v for k, v in values.items() if k != "distribution"}, **law}

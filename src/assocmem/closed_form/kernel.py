@@ -33,8 +33,9 @@ import numpy as np
 import torch
 
 from assocmem import __version__, rng
-from assocmem.config import ClosedFormConfig, working_set_bytes
-from assocmem.data import (
+from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.embeddings import nested_row_scales, standard_coordinates
+from assocmem.laws.tokens import (
     label_law,
     mod_targets,
     noisy_error,
@@ -45,7 +46,6 @@ from assocmem.data import (
     sample_tokens,
     zipf_probabilities,
 )
-from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import Scheme
 
@@ -156,7 +156,7 @@ class _Problem:
         if cfg.probabilities is not None:
             probs = normalize_probabilities(cfg.probabilities)
         elif cfg.words is not None:
-            from assocmem.distributions import word_distribution
+            from assocmem.laws.words import word_distribution
 
             probs = torch.from_numpy(word_distribution(cfg.words, cfg.n_inputs).probabilities)
         else:

@@ -1,0 +1,1 @@
+"""Experiments: one per paper figure or study beyond the paper, with its judged claims."""
