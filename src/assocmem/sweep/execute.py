@@ -194,8 +194,7 @@ def _dask(
             client = Client(cluster)
     try:
         futures = {
-            client.submit(execute_batch, b, sweep, get_kind(b.kind), pure=False): b
-            for b in batches
+            client.submit(execute_batch, b, sweep, get_kind(b.kind), pure=False): b for b in batches
         }
         for future in as_completed(futures):
             batch = futures.pop(future)

@@ -20,6 +20,7 @@ from assocmem.sweep.identity import content_hash
 from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.spec import Config, SweepSpec
 
+
 @dataclass(frozen=True)
 class Run:
     """One record of the store: a validated config, and its trial index for kinds with trials."""

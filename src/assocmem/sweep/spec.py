@@ -3,7 +3,7 @@
 A spec file::
 
     name = "figure4"              # names the sweep in the results database
-    kind = "closed_form"          # a run kind: "closed_form" (ClosedFormConfig), "train" (TrainConfig)
+    kind = "closed_form"          # a run kind: "closed_form" or "train" (sweep/kinds)
     seeds = 1                     # a count k (seeds 0..k-1) or a list of seeds
     trials = 100                  # kinds with trials only: trial indices 0..trials-1 per point
     runs_per_batch = 10           # optional: at most this many runs per batch
