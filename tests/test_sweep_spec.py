@@ -26,42 +26,45 @@ dims = [4, 8]
 CF = 'kind = "closed_form"\n'
 TR = 'kind = "train"\n'
 
-# (spec text, a piece the one-line message must contain)
+SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
+
+# (spec text, the one problem's location, the start of its message)
 MALFORMED = [
-    ("[base]\nn_inputs = 10\n", "kind: must be one of"),
-    ('kind = "bogus"\n', "kind: must be one of closed_form, train"),
-    (CF + "colour = 3\n", "colour: unknown key"),
-    (CF + "[base]\nalpha = -1.0\n", "base.alpha: must be a number > 0"),
-    (CF + "[base]\nfoo = 1\n", "base.foo: unknown key"),
-    (CF + "[axes]\ndims = [10, -5]\n", "axes.dims[1]: must be an integer ≥ 1"),
-    (CF + "[axes]\nalpha = 2.0\n", "axes.alpha: must be a non-empty list"),
-    (CF + "[axes]\nalpha = []\n", "axes.alpha: must be a non-empty list"),
-    (TR + "[zip]\nlr = [1.0, 2.0]\nbatch_size = [16]\n", "zip: lists must have equal lengths"),
-    (CF + "seeds = 0\n", "seeds: must be a count"),
-    (CF + "seeds = [-1, 2]\n", "seeds[0]: must be an integer ≥ 0"),
-    (CF + "seeds = [1, 1]\n", "seeds: seeds must be distinct"),
-    (CF + "trials = 0\n", "trials: must be an integer in 1"),
-    (TR + "trials = 3\n", "trials: only closed_form sweeps have trials"),
-    (CF + "runs_per_batch = 0\n", "runs_per_batch: must be an integer ≥ 1"),
-    (CF + '[base]\nschemes = ["nope"]\n', "base.schemes"),
-    (TR + '[axes]\noptimizer = ["sgd", "rmsprop"]\n', "axes.optimizer[1]: unknown value"),
-    (TR + "[base]\nn_samples = 64\n[axes]\nbatch_size = [16, 128]\n", "axes.batch_size[1]: must"),
+    ("[base]\nn_inputs = 10\n", "kind", "must be one of closed_form, train, got None"),
+    ('kind = "bogus"\n', "kind", "must be one of closed_form, train, got 'bogus'"),
+    (CF + "colour = 3\n", "colour", "unknown key; allowed: name,"),
+    (CF + "[base]\nalpha = -1.0\n", "base.alpha", "must be a number > 0"),
+    (CF + "[base]\nfoo = 1\n", "base.foo", "unknown key"),
+    (CF + "[axes]\ndims = [10, -5]\n", "axes.dims[1]", "must be an integer ≥ 1"),
+    (CF + "[axes]\nalpha = 2.0\n", "axes.alpha", "must be a non-empty list"),
+    (CF + "[axes]\nalpha = []\n", "axes.alpha", "must be a non-empty list"),
+    (TR + "[zip]\nlr = [1.0, 2.0]\nbatch_size = [16]\n", "zip", "lists must have equal lengths"),
+    (CF + "seeds = 0\n", "seeds", "must be a count"),
+    (CF + "seeds = [-1, 2]\n", "seeds[0]", "must be an integer ≥ 0"),
+    (CF + "seeds = [1, 1]\n", "seeds", "seeds must be distinct"),
+    (CF + "trials = 0\n", "trials", "must be an integer in 1"),
+    (TR + "trials = 3\n", "trials", "only closed_form sweeps have trials"),
+    (CF + "runs_per_batch = 0\n", "runs_per_batch", "must be an integer ≥ 1"),
+    (CF + '[base]\nschemes = ["nope"]\n', "base.schemes", "unknown scheme"),
+    (TR + '[axes]\noptimizer = ["sgd", "rmsprop"]\n', "axes.optimizer[1]", "unknown value"),
+    (TR + "[base]\nn_samples = 64\n[axes]\nbatch_size = [16, 128]\n", "axes.batch_size[1]", "must"),
     (
         TR + "[axes]\nn_samples = [64, 1024]\nbatch_size = [16, 128]\n",
-        "point (n_samples=64, batch_size=128): batch_size: must be ≤",
+        "point (n_samples=64, batch_size=128)",
+        "batch_size: must be ≤",
     ),
-    (CF + "[base\nalpha = 2\n", "malformed TOML"),
-    (CF + "base = 3\n", "base: must be a table"),
-    (CF + "[base]\nalpha = 2.0\n[axes]\nalpha = [1.0, 2.0]\n", "axes.alpha: also set in [base]"),
-    (CF + "seeds = 2\n[base]\nseed = 3\n", "seeds: seed is also set"),
-    (CF + 'name = ""\n', "name: must be a non-empty string"),
-    (TR + "[zip]\nlr = [0.0, 1.0]\ndim = [4, 8]\n", "zip.lr[0]: must be a finite number > 0"),
-    (CF + "[axes]\nalpha = [2, 2.0]\n", "two runs have the same config"),
-    (CF + "[base]\ntrials = 5\n", "base.trials: set trials at the top level"),
-    (CF + '[base]\nn_samples = ["log:10:bad:3"]\n', "base.n_samples: bad range"),
-    (CF + "[base]\nn_inputs = 10000000\ndims = [10000]\n", "base.memory_gb"),
-    (TR + '[base]\nbetas = "x"\n', "base.betas: must be a list"),
-    (TR + "[axes]\nlayer_norm = [false, 3]\n", "axes.layer_norm[1]: must be true or false"),
+    (CF + "[base\nalpha = 2\n", "config", "malformed TOML"),
+    (CF + "base = 3\n", "base", "must be a table"),
+    (CF + "[base]\nalpha = 2.0\n[axes]\nalpha = [1.0, 2.0]\n", "axes.alpha", "also set in [base]"),
+    (CF + "seeds = 2\n[base]\nseed = 3\n", "seeds", "seed is also set"),
+    (CF + 'name = ""\n', "name", "must be a non-empty string"),
+    (TR + "[zip]\nlr = [0.0, 1.0]\ndim = [4, 8]\n", "zip.lr[0]", "must be a finite number > 0"),
+    (CF + "[axes]\nalpha = [2, 2.0]\n", SOURCE, "two runs have the same config"),
+    (CF + "[base]\ntrials = 5\n", "base.trials", "set trials at the top level"),
+    (CF + '[base]\nn_samples = ["log:10:bad:3"]\n', "base.n_samples", "bad range"),
+    (CF + "[base]\nn_inputs = 10000000\ndims = [10000]\n", "base.memory_gb", "this run needs"),
+    (TR + '[base]\nbetas = "x"\n', "base.betas", "must be a list"),
+    (TR + "[axes]\nlayer_norm = [false, 3]\n", "axes.layer_norm[1]", "must be true or false"),
 ]
 
 
@@ -87,12 +90,31 @@ def existing_db(tmp_path: Path, template_db: Path) -> Path:
     return db
 
 
-@pytest.mark.parametrize(("text", "expected"), MALFORMED, ids=[m[1][:30] for m in MALFORMED])
+def problems_of(path: Path) -> list[tuple[str, str]]:
+    """The (location, message) of each problem that planning the spec file reports."""
+    try:
+        make_plan(load_spec(path))
+    except SpecError as err:
+        return [(p.split(": ", 1)[0], p.split(": ", 1)[1]) for p in err.problems]
+    except ConfigError as err:
+        return [(SOURCE if err.field == str(path) else err.field, err.message)]
+    return []
+
+
+@pytest.mark.parametrize(
+    ("text", "location", "message"), MALFORMED, ids=[f"{m[1]}:{m[2][:20]}" for m in MALFORMED]
+)
 def test_malformed_spec_one_line_exit_2_db_untouched(
-    tmp_path: Path, existing_db: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+    tmp_path: Path,
+    existing_db: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    location: str,
+    message: str,
 ) -> None:
     spec = tmp_path / "bad.toml"
     spec.write_text(text)
+    expected = f"{str(spec) if location == SOURCE else location}: {message}"
     before = sha(existing_db)
     files_before = sorted(p.name for p in tmp_path.iterdir())
     fresh = tmp_path / "fresh.db"
@@ -109,8 +131,46 @@ def test_malformed_spec_one_line_exit_2_db_untouched(
     assert sorted(p.name for p in tmp_path.iterdir()) == files_before  # no -wal/-shm left either
 
 
-def test_at_least_twenty_malformed_specs() -> None:
-    assert len(MALFORMED) >= 20
+def test_at_least_twenty_malformed_specs(tmp_path: Path) -> None:
+    """Each malformed spec has exactly one problem, at the location and with the message
+    expected; together they exercise at least twenty distinct locations."""
+    for i, (text, location, message) in enumerate(MALFORMED):
+        path = tmp_path / f"bad{i}.toml"
+        path.write_text(text)
+        problems = problems_of(path)
+        assert len(problems) == 1, (text, problems)
+        assert problems[0][0] == location, (text, problems)
+        assert problems[0][1].startswith(message), (text, problems)
+    assert len({location for _, location, _ in MALFORMED}) >= 20
+
+
+def test_every_bad_field_of_base_is_reported() -> None:
+    """A [base] with several bad fields names each of them, not only the first."""
+    raw = {"kind": "closed_form", "base": {"alpha": -1.0, "n_inputs": 0, "foo": 1}}
+    with pytest.raises(SpecError) as info:
+        parse_spec(raw, source="s.toml")
+    assert sorted(p.split(":")[0] for p in info.value.problems) == [
+        "base.alpha",
+        "base.foo",
+        "base.n_inputs",
+    ]
+    raw = {"kind": "train", "base": {"dim": -1, "optimizer": "rmsprop", "layer_norm": 3}}
+    with pytest.raises(SpecError) as info:
+        parse_spec(raw, source="s.toml")
+    assert sorted(p.split(":")[0] for p in info.value.problems) == [
+        "base.dim",
+        "base.layer_norm",
+        "base.optimizer",
+    ]
+
+
+def test_a_field_set_aside_is_not_blamed_twice() -> None:
+    """batch_size is rejected; without it the default 64 > n_samples = 32 names batch_size
+    again, which is the same problem: one problem only, n_samples is not blamed."""
+    raw = {"kind": "train", "base": {"n_samples": 32, "batch_size": "x"}}
+    with pytest.raises(SpecError) as info:
+        parse_spec(raw, source="s.toml")
+    assert [p.split(":")[0] for p in info.value.problems] == ["base.batch_size"]
 
 
 def test_every_problem_reported_at_once() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assocmem.config.errors import ConfigError
-from assocmem.sweep import execute
 from assocmem.sweep.execute import run_sweep
+from assocmem.sweep.kinds import RUN_KINDS
 from assocmem.sweep.plan import make_plan
 from assocmem.sweep.spec import load_spec
 from assocmem.sweep.store import RunRecord, Store, merge, read_rows
@@ -91,21 +91,24 @@ def test_failed_batch_is_recorded_and_retried(
     spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "r.db"
-    real = execute.KERNELS["closed_form"]
+    kind = RUN_KINDS["closed_form"]
+    real = kind.execute
+    calls: list[int] = []
 
-    def broken(batch: execute.Batch) -> list:
-        if batch.index == 1:
+    def broken(configs: list, trials: list) -> list:
+        calls.append(len(calls))
+        if len(calls) == 2:  # the second batch
             raise RuntimeError("out of memory\nsecond line")
-        return real(batch)
+        return real(configs, trials)
 
-    monkeypatch.setitem(execute.KERNELS, "closed_form", broken)
+    monkeypatch.setattr(kind, "execute", broken)
     report = run_sweep(spec, db)
     assert report.statuses == {"ok": 18, "failed": 2}
     failed = [r for r in read_rows(db) if r["status"] == "failed"]
     assert [r["message"] for r in failed] == ["RuntimeError: out of memory second line"] * 2
     assert failed[0]["metrics"] is None
     assert run_sweep(spec, db).written == 0  # failed runs count as done unless retried
-    monkeypatch.setitem(execute.KERNELS, "closed_form", real)
+    monkeypatch.setattr(kind, "execute", real)
     retried = run_sweep(spec, db, retry_failed=True)
     assert retried.written == 2 and retried.statuses == {"ok": 2}
     assert {r["status"] for r in read_rows(db)} == {"ok"}
@@ -134,16 +137,19 @@ def test_nan_metric_is_diverged_and_strict_json(
     spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The closed-form path with an injected NaN: ``diverged``, stored as JSON null."""
-    real = execute.KERNELS["closed_form"]
+    kind = RUN_KINDS["closed_form"]
+    real = kind.execute
+    calls: list[int] = []
 
-    def with_nan(batch: execute.Batch) -> list:
-        out = real(batch)
-        if batch.index == 0:
+    def with_nan(configs: list, trials: list) -> list:
+        out = real(configs, trials)
+        calls.append(len(calls))
+        if len(calls) == 1:  # the first batch
             out[0][0]["errors"][0][0] = float("nan")
             return [(out[0][0], "diverged"), *out[1:]]
         return out
 
-    monkeypatch.setitem(execute.KERNELS, "closed_form", with_nan)
+    monkeypatch.setattr(kind, "execute", with_nan)
     db = tmp_path / "r.db"
     assert run_sweep(spec, db).statuses == {"ok": 19, "diverged": 1}
     with sqlite3.connect(db) as conn:

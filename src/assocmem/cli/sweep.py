@@ -76,7 +76,7 @@ def _register_results(commands: Any) -> None:
     add = results.add_argument
     add("--db", required=True, metavar="FILE", help="the SQLite results database")
     add("--sweep", help="only the runs of this sweep (its spec's name)")
-    add("--kind", choices=("closed_form", "train"), help="only runs of this kind")
+    add("--kind", help="only runs of this kind (a run kind: closed_form, train, …)")
     add("--aggregate", action="store_true", help="mean, std, sem over seeds and trials")
     add("--select-lr", choices=("mean", "heldout", "per_seed_oracle"), help="one lr per point")
     add(
@@ -140,8 +140,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def results_command(args: argparse.Namespace) -> int:
+    from assocmem.sweep.kinds import get_kind
     from assocmem.sweep.results import aggregate, export, load_results, require_parquet, select_lr
 
+    if args.kind is not None:
+        get_kind(args.kind)  # an unknown kind: exit 2 naming the registered ones
     if args.format == "parquet":
         require_parquet()
         if not args.out:

@@ -17,16 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from assocmem import __version__
-from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
-from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
+from assocmem.sweep.kinds import Outcome, RunKind, get_kind
+from assocmem.sweep.plan import Batch, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
 from assocmem.sweep.store import RunRecord, Store
-from assocmem.training.config import TrainConfig
 
 EXECUTORS = ("local", "dask")
 
@@ -60,80 +58,28 @@ def provenance(device: str) -> dict[str, Any]:
     }
 
 
-def _closed_form_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
-    """One ``run_closed_form`` call over the batch's trials of one point."""
-    from assocmem.closed_form import run_closed_form
-
-    cfg = batch.runs[0].config
-    assert isinstance(cfg, ClosedFormConfig)
-    trials = [run.trial for run in batch.runs if run.trial is not None]
-    assert len(trials) == len(batch.runs)
-    result = run_closed_form(cfg, trials=trials)
-    columns = [[c.scheme, c.n_samples] for c in result.columns]
-    out = []
-    for row in range(len(trials)):
-        errors, head = result.errors[row], result.head[row]
-        finite = bool(np.isfinite(errors).all() and np.isfinite(head).all())
-        metrics = {
-            "columns": columns,
-            "dims": list(result.dims),
-            "errors": errors.tolist(),  # (n_columns, n_dims)
-            "head": head.tolist(),
-        }
-        out.append((metrics, "ok" if finite else "diverged"))
-    return out
-
-
-def _train_metrics(batch: Batch) -> list[tuple[dict[str, Any], str]]:
-    """One ``train_group`` call: runs that differ only in seed and lr."""
-    from assocmem.training.engine import train_group
-
-    configs = [run.config for run in batch.runs if isinstance(run.config, TrainConfig)]
-    assert len(configs) == len(batch.runs)
-    results = train_group(configs)
-    out = []
-    for result in results:
-        metrics: dict[str, Any] = {
-            "error": result.error,
-            "head_error": result.head_error,
-            "tail_error": result.tail_error,
-            "cross_entropy": result.cross_entropy,
-            "p_correct": result.p_correct,
-            "noisy_error": result.noisy_error,
-            "bayes_error": result.bayes_error,
-            "excess_error": result.excess_error,
-        }
-        if result.curve:
-            metrics["curve"] = [list(point) for point in result.curve]
-        if result.snapshots:
-            metrics["snapshots"] = {str(k): v for k, v in result.snapshots.items()}
-        finite = all(np.isfinite(metrics[k]) for k in ("error", "head_error", "tail_error"))
-        out.append((metrics, result.status if finite else "diverged"))
-    return out
-
-
-KERNELS: dict[str, Callable[[Batch], list[tuple[dict[str, Any], str]]]] = {
-    "closed_form": _closed_form_metrics,
-    "train": _train_metrics,
-}
-
-
 def _one_line(err: BaseException) -> str:
     text = " ".join(str(err).split()) or "(no message)"
     return f"{type(err).__name__}: {text}"[:500]
 
 
-def execute_batch(batch: Batch, sweep: str) -> list[RunRecord]:
-    """Compute one batch; an exception marks its runs ``failed`` (with the message)."""
+def execute_batch(batch: Batch, sweep: str, kind: RunKind | None = None) -> list[RunRecord]:
+    """Compute one batch with its run kind (``kind``, else the registry's entry for
+    ``batch.kind``); an exception marks its runs ``failed`` (with the message).
+
+    Dask workers get ``kind`` itself, so a kind registered by a module of a higher layer works
+    there too (unpickling it imports that module on the worker)."""
+    kind = kind or get_kind(batch.kind)
     start = time.perf_counter()
     try:
-        results: list[tuple[dict[str, Any] | None, str]] = list(KERNELS[batch.kind](batch))
+        configs = [run.config for run in batch.runs]
+        results: list[Outcome] = kind.execute(configs, [run.trial for run in batch.runs])
         message = None
     except Exception as err:  # the sweep goes on; the runs are recorded as failed
         results = [(None, "failed")] * len(batch.runs)
         message = _one_line(err)
     wall = time.perf_counter() - start
-    prov = provenance(batch.runs[0].config.device)
+    prov = provenance(kind.device(batch.runs[0].config))
     prov.update(
         wall_seconds=round(wall / len(batch.runs), 6),
         batch_wall_seconds=round(wall, 4),
@@ -155,7 +101,7 @@ def execute_batch(batch: Batch, sweep: str) -> list[RunRecord]:
 
 
 def failed_records(batch: Batch, sweep: str, message: str) -> list[RunRecord]:
-    prov = provenance(batch.runs[0].config.device)
+    prov = provenance(get_kind(batch.kind).device(batch.runs[0].config))
     return [
         RunRecord(run.key, run.kind, sweep, run.config_record(), None, "failed", message, prov)
         for run in batch.runs
@@ -247,7 +193,9 @@ def _dask(
             )
             client = Client(cluster)
     try:
-        futures = {client.submit(execute_batch, b, sweep, pure=False): b for b in batches}
+        futures = {
+            client.submit(execute_batch, b, sweep, get_kind(b.kind), pure=False): b for b in batches
+        }
         for future in as_completed(futures):
             batch = futures.pop(future)
             try:
@@ -342,16 +290,11 @@ def spec_document(spec: SweepSpec) -> dict[str, Any]:
     }
 
 
-def plan_for(spec: SweepSpec | str | Path) -> Plan:
-    return make_plan(spec if isinstance(spec, SweepSpec) else load_spec(spec))
-
-
 __all__ = [
     "EXECUTORS",
     "Hooks",
     "Run",
     "SweepReport",
     "execute_batch",
-    "plan_for",
     "run_sweep",
 ]

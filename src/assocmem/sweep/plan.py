@@ -1,116 +1,43 @@
 """Planning: a spec's runs, each with a stable content hash, grouped into batches.
 
-A *run* is the unit the store records: for ``closed_form`` one (point config, trial index) — a
-trial's numbers depend only on its config, seed and index (ARCHITECTURE.md idea 3) — holding
-the errors of every (scheme, d, T) of that trial; for ``train`` one training run.
+A *run* is the unit the store records: one point config and, for kinds with trials, one trial
+index (for ``closed_form``: the errors of every (scheme, d, T) of that trial, whose numbers
+depend only on its config, seed and index; for ``train``: one training run).
 
 A *batch* is the unit executed and committed at once: runs that share one tensor program (one
 ``run_closed_form`` call over a chunk of trials of one point; one ``train_group`` call over runs
-with equal :meth:`TrainConfig.batch_key`). Batches are formed from the whole spec, before any
-filtering, so they, and the shard that owns each one, do not change when a sweep resumes.
+that differ only in seed and lr). Each run kind says how (:mod:`assocmem.sweep.kinds`). Batches
+are formed from the whole spec, before any filtering, so they, and the shard that owns each
+one, do not change when a sweep resumes.
 """
 
-import dataclasses
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
+from assocmem.sweep.identity import content_hash
+from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.spec import Config, SweepSpec
-from assocmem.training.config import TrainConfig
-from assocmem.training.engine import MEMORY_BUDGET, state_bytes
-from assocmem.training.kernels import select_kernel
-
-SCHEMA = 1  # part of every run's identity: bump if the meaning of a record changes
-DEFAULT_TRIALS_PER_BATCH = 10
-DEFAULT_TRAIN_RUNS_PER_BATCH = 256
-# Fields that change how a run is computed, not what it computes: left out of its hash.
-OPERATIONAL = {"closed_form": ("trials", "device", "memory_gb"), "train": ("device",)}
-# Fields added after a kind's records were first stored: left out of the hash at their default,
-# so runs stored before they existed keep their identity (and a resumed sweep skips them).
-ADDED_FIELDS: dict[str, dict[str, Any]] = {"train": {"words": None, "label_noise": 0.0}}
-
-
-def _normalise(value: Any) -> Any:
-    """JSON-ready, with integral floats as ints so ``alpha = 2`` and ``2.0`` hash alike."""
-    kind = type(value)
-    if kind is float:
-        return int(value) if value.is_integer() else value
-    if kind is dict:
-        return {str(k): _normalise(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [_normalise(v) for v in value]
-    if value is None or kind is bool or kind is int or kind is str:
-        return value
-    if isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return _normalise(float(value))
-    raise TypeError(f"cannot hash a {kind.__name__}")
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(
-        _normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    )
-
-
-def content_hash(identity: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(identity).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
 class Run:
-    """One record of the store: a validated config, and the trial index for closed_form."""
+    """One record of the store: a validated config, and its trial index for kinds with trials."""
 
-    kind: str
+    kind: str  # a registered run kind (:mod:`assocmem.sweep.kinds`)
     config: Config
     trial: int | None
-    key: str  # content hash of :meth:`identity`
+    key: str  # content hash of the kind's :meth:`~assocmem.sweep.kinds.RunKind.identity`
 
     @staticmethod
     def make(kind: str, config: Config, trial: int | None = None) -> "Run":
-        identity = run_identity(kind, config, trial)
+        identity = get_kind(kind).identity(config, trial)
         return Run(kind=kind, config=config, trial=trial, key=content_hash(identity))
 
     def config_record(self) -> dict[str, Any]:
-        """The config as stored (JSON-ready), with the trial for closed_form runs."""
-        record = config_values(self.config)
-        if self.kind == "closed_form":
-            record.pop("trials")
-            record["trial"] = self.trial
-        return record
-
-
-_FIELD_NAMES: dict[str, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    if cls.__qualname__ not in _FIELD_NAMES:
-        names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "extra")
-        _FIELD_NAMES[cls.__qualname__] = names
-    return _FIELD_NAMES[cls.__qualname__]
-
-
-def config_values(config: Config) -> dict[str, Any]:
-    """The config's fields (``asdict`` without its deep copies; tuples stay tuples)."""
-    return {name: getattr(config, name) for name in _field_names(type(config))}
-
-
-def run_identity(kind: str, config: Config, trial: int | None) -> dict[str, Any]:
-    values = config_values(config)
-    for name in OPERATIONAL[kind]:
-        values.pop(name, None)
-    for name, default in ADDED_FIELDS.get(kind, {}).items():
-        if name in values and values[name] == default:
-            values.pop(name)
-    identity: dict[str, Any] = {"schema": SCHEMA, "kind": kind, "config": values}
-    if trial is not None:
-        identity["trial"] = trial
-    return identity
+        """The config as stored (JSON-ready), with the trial for kinds with trials."""
+        return get_kind(self.kind).record(self.config, self.trial)
 
 
 @dataclass(frozen=True)
@@ -131,40 +58,22 @@ class Plan:
 
 def expand_runs(spec: SweepSpec) -> list[Run]:
     """Every run of ``spec``, in a stable order (axes, zip, seeds, then trials)."""
-    runs = []
-    for point in spec.points():
-        if spec.kind == "closed_form":
-            runs += [Run.make(spec.kind, point, trial) for trial in range(spec.trials)]
-        else:
-            runs.append(Run.make(spec.kind, point))
-    return runs
-
-
-def _group_key(run: Run) -> Any:
-    """Runs with equal keys share one tensor program (for train: ``TrainConfig.batch_key``)."""
-    if isinstance(run.config, TrainConfig):
-        names = _field_names(TrainConfig)
-        return tuple(getattr(run.config, n) for n in names if n not in ("seed", "lr"))
-    return canonical_json(config_values(run.config))  # one closed-form point
-
-
-def batch_size_limit(run: Run, runs_per_batch: int | None) -> int:
-    if isinstance(run.config, TrainConfig):
-        fit = max(1, MEMORY_BUDGET // state_bytes(run.config))
-        return min(fit, runs_per_batch or DEFAULT_TRAIN_RUNS_PER_BATCH)
-    return runs_per_batch or DEFAULT_TRIALS_PER_BATCH
+    trials = spec.run_kind.trials(spec.trials)
+    return [Run.make(spec.kind, point, trial) for point in spec.points() for trial in trials]
 
 
 def make_batches(runs: Sequence[Run], runs_per_batch: int | None = None) -> list[Batch]:
+    """Runs grouped by their kind's :meth:`~assocmem.sweep.kinds.RunKind.group_key`, each
+    group cut into chunks of at most its :meth:`~assocmem.sweep.kinds.RunKind.batch_limit`."""
     groups: dict[Any, list[Run]] = {}
     for run in runs:
-        groups.setdefault(_group_key(run), []).append(run)
+        groups.setdefault((run.kind, get_kind(run.kind).group_key(run.config)), []).append(run)
     batches: list[Batch] = []
-    for members in groups.values():
-        size = batch_size_limit(members[0], runs_per_batch)
+    for (kind, _), members in groups.items():
+        size = get_kind(kind).batch_limit(members[0].config, runs_per_batch)
         for start in range(0, len(members), size):
             chunk = tuple(members[start : start + size])
-            batches.append(Batch(index=len(batches), kind=chunk[0].kind, runs=chunk))
+            batches.append(Batch(index=len(batches), kind=kind, runs=chunk))
     return batches
 
 
@@ -203,20 +112,7 @@ def shard_batches(batches: Sequence[Batch], shard: tuple[int, int] | None) -> li
 
 def run_work(run: Run) -> float:
     """A rough count of multiply-adds for one run (for the dry-run's estimate only)."""
-    cfg = run.config
-    if isinstance(cfg, ClosedFormConfig):
-        columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
-        n, m, d = cfg.n_inputs, cfg.n_outputs, max(cfg.dims)
-        return float(n * d * (m + 2) + n * m * columns * len(cfg.dims) * 4)
-    n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
-    kernel = select_kernel(cfg).__name__
-    if kernel == "TableSGDKernel":
-        per_step = n * n * m
-    elif kernel == "ProjectedMatrixKernel":
-        per_step = d * d * m
-    else:
-        per_step = 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
-    return float(cfg.steps * per_step + n * d * d)
+    return get_kind(run.kind).work(run.config)
 
 
 def summary(plan: Plan, done: set[str], shard: tuple[int, int] | None = None) -> dict[str, Any]:

@@ -10,7 +10,6 @@ records stored before these existed); a closed-form run (one trial) becomes one 
 ``wall_seconds``, ``host`` and ``git``.
 """
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,6 +17,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from assocmem.config.errors import ConfigError
+from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.store import read_rows
 
 REPLICATES = ("seed", "trial")  # what aggregation averages over
@@ -33,73 +33,18 @@ LR_METHODS = {
     "heldout": "lr chosen on held-out seeds, error reported on the other seeds",
     "per_seed_oracle": "best lr per seed (optimistic oracle, as in the paper's code)",
 }
-_CLOSED_FORM_VECTORS = ("dims", "schemes", "n_samples", "trial")
-
-
-def _hashable(value: Any) -> Any:
-    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
-
-
-def _base_row(row: dict[str, Any]) -> dict[str, Any]:
-    prov = row["provenance"]
-    return {
-        "hash": row["hash"],
-        "sweep": row["sweep"],
-        "status": row["status"],
-        "message": row["message"],
-        "wall_seconds": prov.get("wall_seconds"),
-        "host": prov.get("host"),
-        "git": prov.get("git"),
-        "created": row["created"],
-    }
-
-
-def _train_rows(row: dict[str, Any]) -> list[dict[str, Any]]:
-    out = _base_row(row)
-    out.update({k: _hashable(v) for k, v in row["config"].items()})
-    metrics = row["metrics"] or {}
-    out.update({name: _float(metrics.get(name)) for name in METRICS})
-    return [out]
-
-
-def _closed_form_rows(row: dict[str, Any]) -> list[dict[str, Any]]:
-    config = {k: _hashable(v) for k, v in row["config"].items() if k not in _CLOSED_FORM_VECTORS}
-    common = {**_base_row(row), **config, "trial": row["config"]["trial"]}
-    metrics = row["metrics"]
-    if metrics is None:  # a failed run: no numbers
-        return [{**common, "scheme": None, "dim": None, "n_samples": None, "error": math.nan}]
-    out = []
-    for c, (scheme, n_samples) in enumerate(metrics["columns"]):
-        for i, dim in enumerate(metrics["dims"]):
-            error, head = _float(metrics["errors"][c][i]), _float(metrics["head"][c][i])
-            out.append(
-                {
-                    **common,
-                    "scheme": scheme,
-                    "dim": dim,
-                    "n_samples": math.inf if n_samples is None else n_samples,
-                    "error": error,
-                    "head_error": head,
-                    "tail_error": error - head,
-                }
-            )
-    return out
-
-
-def _float(value: Any) -> float:
-    return math.nan if value is None else float(value)
 
 
 def load_results(
     db: str | Path, *, sweep: str | None = None, kind: str | None = None
 ) -> pd.DataFrame:
-    """Every stored run (or those of one sweep / kind) as a DataFrame (see the module doc)."""
+    """Every stored run (or those of one sweep / kind) as a DataFrame: each run's rows as its
+    kind gives them (:meth:`~assocmem.sweep.kinds.RunKind.rows`, see the module doc)."""
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         if kind is not None and row["kind"] != kind:
             continue
-        expand = _closed_form_rows if row["kind"] == "closed_form" else _train_rows
-        rows += [{"kind": row["kind"], **r} for r in expand(row)]
+        rows += [{"kind": row["kind"], **r} for r in get_kind(row["kind"]).rows(row)]
     return pd.DataFrame(rows)
 
 
@@ -108,10 +53,7 @@ def load_curves(db: str | Path, *, sweep: str | None = None) -> pd.DataFrame:
     one row per (run, evaluated step), the run's config columns then ``step`` and ``error``."""
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
-        curve = (row["metrics"] or {}).get("curve") if row["kind"] == "train" else None
-        if curve:
-            run = {**_base_row(row), **{k: _hashable(v) for k, v in row["config"].items()}}
-            rows += [{**run, "step": int(step), "error": float(error)} for step, error in curve]
+        rows += get_kind(row["kind"]).curves(row)
     return pd.DataFrame(rows)
 
 

@@ -3,9 +3,9 @@
 A spec file::
 
     name = "figure4"              # names the sweep in the results database
-    kind = "closed_form"          # "closed_form" (ClosedFormConfig) or "train" (TrainConfig)
+    kind = "closed_form"          # a run kind: "closed_form" or "train" (sweep/kinds)
     seeds = 1                     # a count k (seeds 0..k-1) or a list of seeds
-    trials = 100                  # closed_form only: trial indices 0..trials-1 per point
+    trials = 100                  # kinds with trials only: trial indices 0..trials-1 per point
     runs_per_batch = 10           # optional: at most this many runs per batch
 
     [base]                        # fields of the config, shared by every run
@@ -27,17 +27,19 @@ line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with cod
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
-from assocmem.training.config import TrainConfig
+from assocmem.sweep.kinds import RUN_KINDS, RunKind, get_kind
+from assocmem.sweep.kinds.closed_form import build_closed_form
+from assocmem.sweep.kinds.train import build_train
 
-KINDS = ("closed_form", "train")
+__all__ = ["SpecError", "SweepSpec", "build_closed_form", "build_train", "load_spec", "parse_spec"]
+
 TOP_KEYS = (
     "name",
     "description",
@@ -51,8 +53,7 @@ TOP_KEYS = (
 )
 MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
 SEEDS_MAX = 100_000
-_TRAIN_TUPLES = ("betas", "decay_steps", "snapshot_steps")
-_TRAIN_BOOLS = tuple(f.name for f in fields(TrainConfig) if isinstance(f.default, bool))
+Config = Any  # a point config: the frozen dataclass its run kind builds
 
 
 class SpecError(ConfigError):
@@ -67,61 +68,24 @@ class SpecError(ConfigError):
         super().__init__(source, f"{count}: {text}")
 
 
-Config = ClosedFormConfig | TrainConfig
-
-
-def build_closed_form(values: Mapping[str, Any]) -> ClosedFormConfig:
-    """A closed-form point config; trials are the sweep's business (see :class:`SweepSpec`)."""
-    if "trials" in values:
-        raise ConfigError("trials", "set trials at the top level of a sweep spec")
-    return config_from_mapping({**values, "trials": 1})
-
-
-def build_train(values: Mapping[str, Any]) -> TrainConfig:
-    """A training config from plain TOML values (lists for its tuple fields)."""
-    allowed = ({f.name for f in fields(TrainConfig)} - {"extra"}) | {"distribution"}
-    unknown = sorted(set(values) - allowed)
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
-    clean = dict(values)
-    if "distribution" in clean:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
-        from assocmem.laws.words import parse_distribution
-
-        clean.update(parse_distribution(clean.pop("distribution")))
-    for key in _TRAIN_BOOLS:
-        if key in clean and not isinstance(clean[key], bool):
-            raise ConfigError(key, f"must be true or false, got {clean[key]!r}")
-    for key in _TRAIN_TUPLES:
-        if key in clean:
-            if not isinstance(clean[key], list | tuple):
-                raise ConfigError(key, f"must be a list, got {clean[key]!r}")
-            clean[key] = tuple(clean[key])
-    try:
-        return TrainConfig(**clean)
-    except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
-        raise ConfigError("config", str(err)) from None
-
-
-BUILDERS: dict[str, Callable[[Mapping[str, Any]], Config]] = {
-    "closed_form": build_closed_form,
-    "train": build_train,
-}
-
-
 @dataclass(frozen=True)
 class SweepSpec:
     """A validated sweep: ``points()`` × ``seeds`` × ``range(trials)`` is its list of runs."""
 
     name: str
-    kind: str
+    kind: str  # a registered run kind (:mod:`assocmem.sweep.kinds`)
     base: dict[str, Any]
     axes: dict[str, list[Any]]
     zipped: dict[str, list[Any]]
     seeds: list[int] | None  # None: the seed of the base config
-    trials: int  # closed_form: trial indices per point; train: 1
+    trials: int  # trial indices per point for kinds with trials; else 1
     runs_per_batch: int | None
     source: str = ""
     description: str = ""
+
+    @property
+    def run_kind(self) -> RunKind:
+        return get_kind(self.kind)
 
     def point_values(self) -> list[dict[str, Any]]:
         """The raw field values of every point: axes product × zipped rows × seeds."""
@@ -143,7 +107,7 @@ class SweepSpec:
     def points(self) -> list[Config]:
         """Every point's validated config; values valid one at a time may still clash (e.g.
         batch_size > n_samples): all such points are reported in one :class:`SpecError`."""
-        build = BUILDERS[self.kind]
+        build = self.run_kind.build
         varied = [*self.axes, *self.zipped]
         configs, problems = [], []
         for values in self.point_values():
@@ -245,68 +209,101 @@ def _check_table(
     return out
 
 
-def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
-    """Validate a spec mapping in full; raise :class:`SpecError` listing every problem."""
-    problems = _Problems()
+def _check_base(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> dict[str, Any]:
+    """The ``[base]`` table, each of its bad fields reported.
+
+    Every bad field is reported: a field the config rejects is set aside and the rest is built
+    again, until it builds or a rejection names no field of the table still there (a varied
+    field, whose value may be what makes the base valid, is not reported here).
+    """
+    base = raw.get("base", {})
+    if not isinstance(base, dict):
+        problems.add("base", f"must be a table of config fields, got {base!r}")
+        return {}
+    varied = {*_keys(raw.get("axes")), *_keys(raw.get("zip"))}
+    left = dict(base)
+    while True:
+        try:
+            kind.build(left)
+            break
+        except ConfigError as err:
+            if err.field in varied or (err.field in base and err.field not in left):
+                break  # a varied field, or a field already reported: nothing new to say
+            problems.add(f"base.{err.field}", err.message)
+            if err.field not in left:
+                break  # not one field of the table (e.g. a combination)
+            del left[err.field]
+    return dict(base)
+
+
+def _check_trials(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> int:
+    trials = raw.get("trials", 1)
+    if not kind.has_trials and "trials" in raw:
+        with_trials = ", ".join(name for name, k in RUN_KINDS.items() if k.has_trials)
+        problems.add("trials", f"only {with_trials} sweeps have trials; use seeds")
+    elif not _int_at_least(trials, 1) or trials > SEEDS_MAX:
+        problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
+    return int(trials) if _int_at_least(trials, 1) else 1
+
+
+def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tuple[str, str]:
+    """The top-level keys, the sweep's name and description."""
     for key in raw:
         if key not in TOP_KEYS:
             problems.add(key, f"unknown key; allowed: {', '.join(TOP_KEYS)}")
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        problems.add("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
-        raise SpecError(source, problems.items)
-    build = BUILDERS[kind]
     name = raw.get("name", Path(source).stem)
     if not isinstance(name, str) or not name.strip():
         problems.add("name", f"must be a non-empty string, got {name!r}")
     description = raw.get("description", "")
     if not isinstance(description, str):
         problems.add("description", "must be a string")
-    base = raw.get("base", {})
-    if not isinstance(base, dict):
-        problems.add("base", f"must be a table of config fields, got {base!r}")
-        base = {}
-    varied = {*_keys(raw.get("axes")), *_keys(raw.get("zip"))}
-    try:
-        build(base)
-    except ConfigError as err:
-        if err.field not in varied:  # a varied field may be what makes the base valid
-            problems.add(f"base.{err.field}", err.message)
-    base_ok = not problems.items
-    axes = _check_table("axes", raw.get("axes"), build, base, problems, base_ok)
-    zipped = _check_table("zip", raw.get("zip"), build, base, problems, base_ok)
+    return str(name), str(description)
+
+
+def _check_zip(axes: dict[str, Any], zipped: dict[str, list[Any]], problems: _Problems) -> None:
     for key in set(axes) & set(zipped):
         problems.add(f"zip.{key}", "also an axis in [axes]; vary it in one place")
     lengths = {len(v) for v in zipped.values()}
     if len(lengths) > 1:
         sizes = ", ".join(f"{k} has {len(v)}" for k, v in zipped.items())
         problems.add("zip", f"lists must have equal lengths ({sizes})")
+
+
+def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
+    """Validate a spec mapping in full; raise :class:`SpecError` listing every problem."""
+    problems = _Problems()
+    name, description = _check_named(raw, source, problems)
+    kind_name = raw.get("kind")
+    if not isinstance(kind_name, str) or kind_name not in RUN_KINDS:
+        problems.add("kind", f"must be one of {', '.join(RUN_KINDS)}, got {kind_name!r}")
+        raise SpecError(source, problems.items)
+    kind = RUN_KINDS[kind_name]
+    base = _check_base(kind, raw, problems)
+    base_ok = not problems.items  # values are checked one by one on a valid base only
+    axes = _check_table("axes", raw.get("axes"), kind.build, base, problems, base_ok)
+    zipped = _check_table("zip", raw.get("zip"), kind.build, base, problems, base_ok)
+    _check_zip(axes, zipped, problems)
     seeds = _parse_seeds(raw.get("seeds"), problems)
     if "seeds" in raw and ("seed" in base or "seed" in axes or "seed" in zipped):
         problems.add("seeds", "seed is also set in base/axes/zip; give the seeds in one place")
-    trials = raw.get("trials", 1)
-    if kind == "train" and "trials" in raw:
-        problems.add("trials", "only closed_form sweeps have trials; use seeds")
-    elif not _int_at_least(trials, 1) or trials > SEEDS_MAX:
-        problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
+    trials = _check_trials(kind, raw, problems)
     runs_per_batch = raw.get("runs_per_batch")
     if runs_per_batch is not None and not _int_at_least(runs_per_batch, 1):
         problems.add("runs_per_batch", f"must be an integer ≥ 1, got {runs_per_batch!r}")
     if problems.items:
         raise SpecError(source, problems.items)
-    spec = SweepSpec(
-        name=str(name),
-        kind=kind,
-        base=dict(base),
+    return SweepSpec(
+        name=name,
+        kind=kind_name,
+        base=base,
         axes=axes,
         zipped=zipped,
         seeds=seeds,
-        trials=int(trials),
+        trials=trials,
         runs_per_batch=runs_per_batch,
         source=source,
         description=description,
     )
-    return spec
 
 
 def shipped_specs() -> dict[str, Path]:

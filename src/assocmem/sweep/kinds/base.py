@@ -1,0 +1,128 @@
+"""What a kind of run must say for a sweep to plan, execute, store and read it back.
+
+A :class:`RunKind` is stateless: one instance per kind sits in the registry
+(:mod:`assocmem.sweep.kinds`). The sweep machinery (spec, plan, execute, results) only ever calls
+these methods; it never looks at a kind's name beyond finding it in the registry.
+"""
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from assocmem.sweep.identity import SCHEMA, canonical_json, config_values
+
+Outcome = tuple[dict[str, Any] | None, str]  # a run's metrics document and its status
+
+
+class RunKind(ABC):
+    """One kind of run: a config type, how its runs are identified, batched, computed and read.
+
+    A *point* is one validated config (one cell of a spec's grid, one seed); a *run* is one
+    stored record: a point and, for kinds with :attr:`has_trials`, one trial index.
+    """
+
+    name: ClassVar[str]  # the spec's ``kind`` and the database's ``kind`` column
+    # Fields that change how a run is computed, not what it computes: left out of its hash.
+    operational: ClassVar[tuple[str, ...]] = ("device",)
+    # Fields added after the kind's records were first stored: left out of the hash at these
+    # defaults, so runs stored before the field existed keep their identity.
+    added_fields: ClassVar[Mapping[str, Any]] = {}
+    has_trials: ClassVar[bool] = False  # a spec's top-level ``trials`` gives runs per point
+    default_runs_per_batch: ClassVar[int] = 1
+
+    @abstractmethod
+    def build(self, values: Mapping[str, Any]) -> Any:
+        """The validated point config of plain TOML ``values`` (a frozen dataclass).
+
+        Raises
+        ------
+        ConfigError
+            Naming the field at fault (``err.field``), so a spec can place the problem.
+        """
+
+    @abstractmethod
+    def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
+        """Compute one batch: ``configs[i]`` at trial ``trials[i]`` (None without trials).
+
+        Returns one ``(metrics, status)`` per run, in order; status is ``ok`` or ``diverged``
+        (a non-finite output). Raising marks every run of the batch ``failed``.
+        """
+
+    @abstractmethod
+    def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The tidy result rows of one stored run (:func:`assocmem.sweep.store.read_rows`)."""
+
+    @abstractmethod
+    def work(self, config: Any) -> float:
+        """A rough count of multiply-adds for one run (for the dry run's estimate only)."""
+
+    def curves(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The error along training of one stored run, one row per step (none by default)."""
+        return []
+
+    def trials(self, n_trials: int) -> list[int | None]:
+        """The trial indices of one point: ``0 … n_trials-1``, or one run without trials."""
+        return list(range(n_trials)) if self.has_trials else [None]
+
+    def identity(self, config: Any, trial: int | None) -> dict[str, Any]:
+        """What a run's hash is taken of: schema, kind, non-operational fields, trial."""
+        values = config_values(config)
+        for name in self.operational:
+            values.pop(name, None)
+        for name, default in self.added_fields.items():
+            if name in values and values[name] == default:
+                values.pop(name)
+        identity: dict[str, Any] = {"schema": SCHEMA, "kind": self.name, "config": values}
+        if trial is not None:
+            identity["trial"] = trial
+        return identity
+
+    def record(self, config: Any, trial: int | None) -> dict[str, Any]:
+        """The config as stored with a run (JSON-ready), with its trial when it has one."""
+        values = config_values(config)
+        if trial is not None:
+            values["trial"] = trial
+        return values
+
+    def group_key(self, config: Any) -> Hashable:
+        """Runs with equal keys share one batch (default: the same point)."""
+        return canonical_json(config_values(config))
+
+    def batch_limit(self, config: Any, runs_per_batch: int | None) -> int:
+        """The most runs of this point's group computed together."""
+        return runs_per_batch or self.default_runs_per_batch
+
+    def device(self, config: Any) -> str:
+        """The device a run computes on (for provenance)."""
+        return str(getattr(config, "device", "cpu"))
+
+
+def hashable(value: Any) -> Any:
+    """Lists as tuples, so config columns of a DataFrame can be grouped on."""
+    return tuple(hashable(v) for v in value) if isinstance(value, list) else value
+
+
+def as_float(value: Any) -> float:
+    """A stored number, NaN for JSON null (a non-finite value) or a missing one."""
+    return math.nan if value is None else float(value)
+
+
+def base_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The bookkeeping columns every result row of a stored run starts with."""
+    prov = row["provenance"]
+    return {
+        "hash": row["hash"],
+        "sweep": row["sweep"],
+        "status": row["status"],
+        "message": row["message"],
+        "wall_seconds": prov.get("wall_seconds"),
+        "host": prov.get("host"),
+        "git": prov.get("git"),
+        "created": row["created"],
+    }
+
+
+def config_columns(row: Mapping[str, Any], skip: Sequence[str] = ()) -> dict[str, Any]:
+    """A stored run's config fields as DataFrame cells (lists as tuples), less ``skip``."""
+    return {k: hashable(v) for k, v in row["config"].items() if k not in skip}

@@ -1,0 +1,120 @@
+"""Training runs: one :class:`TrainConfig` each; a batch is one ``train_group`` call over runs
+that differ only in seed and lr, cut to the engine's memory budget."""
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import fields
+from typing import Any, ClassVar
+
+import numpy as np
+
+from assocmem.config.errors import ConfigError
+from assocmem.sweep.identity import config_values
+from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
+from assocmem.training.config import TrainConfig
+
+# The metrics of a training run, as stored (attributes of the engine's ``RunResult``); NaN in
+# result rows of records stored before a metric existed.
+METRICS = (
+    "error", "head_error", "tail_error", "cross_entropy",
+    "p_correct", "noisy_error", "bayes_error", "excess_error",
+)  # fmt: skip
+_FINITE = ("error", "head_error", "tail_error")  # a run is ``diverged`` unless these are finite
+_TUPLES = ("betas", "decay_steps", "snapshot_steps")
+_BOOLS = tuple(f.name for f in fields(TrainConfig) if isinstance(f.default, bool))
+_SHARED_IN_BATCH = ("seed", "lr")  # what varies between the runs of one tensor program
+DEFAULT_RUNS_PER_BATCH = 256
+
+
+def build_train(values: Mapping[str, Any]) -> TrainConfig:
+    """A training config from plain TOML values (lists for its tuple fields)."""
+    allowed = ({f.name for f in fields(TrainConfig)} - {"extra"}) | {"distribution"}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
+    clean = dict(values)
+    if "distribution" in clean:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
+        from assocmem.laws.words import parse_distribution
+
+        clean.update(parse_distribution(clean.pop("distribution")))
+    for key in _BOOLS:
+        if key in clean and not isinstance(clean[key], bool):
+            raise ConfigError(key, f"must be true or false, got {clean[key]!r}")
+    for key in _TUPLES:
+        if key in clean:
+            if not isinstance(clean[key], list | tuple):
+                raise ConfigError(key, f"must be a list, got {clean[key]!r}")
+            clean[key] = tuple(clean[key])
+    try:
+        return TrainConfig(**clean)
+    except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
+        raise ConfigError("config", str(err)) from None
+
+
+class TrainKind(RunKind):
+    """One training run per point (its seed is a field of the point)."""
+
+    name = "train"
+    added_fields: ClassVar[Mapping[str, Any]] = {"words": None, "label_noise": 0.0}
+    default_runs_per_batch = DEFAULT_RUNS_PER_BATCH
+
+    def build(self, values: Mapping[str, Any]) -> TrainConfig:
+        return build_train(values)
+
+    def group_key(self, config: Any) -> Hashable:
+        """Every field but seed and lr: the runs of one ``train_group`` tensor program."""
+        return tuple(v for k, v in config_values(config).items() if k not in _SHARED_IN_BATCH)
+
+    def batch_limit(self, config: Any, runs_per_batch: int | None) -> int:
+        """At most ``runs_per_batch`` (default 256), and what fits the engine's memory budget."""
+        from assocmem.training.engine import MEMORY_BUDGET, state_bytes
+
+        fit = max(1, MEMORY_BUDGET // state_bytes(config))
+        return min(fit, runs_per_batch or self.default_runs_per_batch)
+
+    def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
+        """One ``train_group`` call: runs that differ only in seed and lr."""
+        from assocmem.training.engine import train_group
+
+        assert all(isinstance(c, TrainConfig) for c in configs) and not any(trials)
+        out: list[Outcome] = []
+        for result in train_group(list(configs)):
+            metrics: dict[str, Any] = {name: getattr(result, name) for name in METRICS}
+            if result.curve:
+                metrics["curve"] = [list(point) for point in result.curve]
+            if result.snapshots:
+                metrics["snapshots"] = {str(k): v for k, v in result.snapshots.items()}
+            finite = all(np.isfinite(metrics[k]) for k in _FINITE)
+            out.append((metrics, result.status if finite else "diverged"))
+        return out
+
+    def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """One row: the config fields, then :data:`METRICS`."""
+        metrics = row["metrics"] or {}
+        values = {name: as_float(metrics.get(name)) for name in METRICS}
+        return [{**base_row(row), **config_columns(row), **values}]
+
+    def curves(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """One row per evaluated step (``eval_every``): the config, ``step`` and ``error``."""
+        curve = (row["metrics"] or {}).get("curve")
+        if not curve:
+            return []
+        run = {**base_row(row), **config_columns(row)}
+        return [{**run, "step": int(step), "error": float(error)} for step, error in curve]
+
+    def work(self, config: Any) -> float:
+        from assocmem.training.kernels import (
+            ProjectedMatrixKernel,
+            TableSGDKernel,
+            select_kernel,
+        )
+
+        cfg = config
+        n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
+        kernel = select_kernel(cfg)
+        if kernel is TableSGDKernel:
+            per_step = n * n * m
+        elif kernel is ProjectedMatrixKernel:
+            per_step = d * d * m
+        else:
+            per_step = 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
+        return float(cfg.steps * per_step + n * d * d)
