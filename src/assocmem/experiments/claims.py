@@ -32,7 +32,7 @@ CLOSED_FORM = [e for e in EXPERIMENTS.values() if e.claims and _closed_form(e)]
 CLAIMS: dict[str, Judge] = dict(
     sorted(
         ((cid, judge) for e in CLOSED_FORM for cid, judge in e.claims.items()),
-        key=lambda item: claim_order(Claim(item[0], "")),
+        key=lambda item: claim_order(item[0]),
     )
 )
 SWEEPS: dict[str, RawSpec] = {n: raw for e in CLOSED_FORM for n, raw in e.sweeps("full").items()}
@@ -62,4 +62,4 @@ def check_claims(ids: Collection[str] | None = None, **runner_kw: Any) -> list[C
     """Measure and judge the closed-form claims ``ids`` (default all), in the paper's order."""
     runner = ClaimRunner(**runner_kw)
     claims = [claim for e in CLOSED_FORM for claim in e.judge(runner, "full", only=ids)]
-    return sorted(claims, key=claim_order)
+    return sorted(claims, key=lambda c: claim_order(c.id))

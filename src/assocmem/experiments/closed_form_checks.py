@@ -16,7 +16,7 @@ from assocmem.laws.tokens import zipf_probabilities
 from assocmem.report import Claim
 
 RHOS = (1.0, 0.75, 0.5)
-OVERFLOW = {
+OVERFLOW_BASE = {
     "n_inputs": 1000,
     "schemes": ["seen_once"],
     "dims": [10, 1000],
@@ -34,7 +34,7 @@ def rho_sweeps(scale: str) -> dict[str, RawSpec]:
 def overflow_sweeps(scale: str) -> dict[str, RawSpec]:
     return {
         f"overflow_{nested}": closed_form_sweep(
-            OVERFLOW | ({"nested": nested} if nested != "truncate" else {}), scale
+            OVERFLOW_BASE | ({"nested": nested} if nested != "truncate" else {}), scale
         )
         for nested in NESTED
     }
@@ -111,7 +111,7 @@ FINITE_DATA = Experiment(
     item=None,
     claims={"6": claim6},
 )
-OVERFLOW_EXPERIMENT = Experiment(
+OVERFLOW = Experiment(
     name="overflow",
     title="Seen-once overflow",
     caption="The seen-once scheme at d = 10 and 1000, T = 10 and 10⁴, both nested conventions "

@@ -113,9 +113,9 @@ def _shown(spec: SweepSpec) -> dict[str, Any]:
     return spec.base | spec.axes | spec.zipped
 
 
-def claim_order(claim: Claim) -> tuple[bool, str]:
-    """The paper's order: the closed-form claims 1–8, then the findings §4.1, §4.2, …"""
-    return claim.id.startswith("§"), claim.id
+def claim_order(claim_id: str) -> tuple[bool, str]:
+    """Sort key of the paper's order: the closed-form claims 1–8, then the findings §4.1, …"""
+    return claim_id.startswith("§"), claim_id
 
 
 def shipped_sweep(name: str) -> RawSpec:

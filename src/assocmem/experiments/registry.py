@@ -6,7 +6,7 @@ and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it
 """
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
-from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW_EXPERIMENT, RHO
+from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
 from assocmem.experiments.figure3 import FIGURE_3
@@ -31,7 +31,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         TABLE_1,
         RHO,
         FINITE_DATA,
-        OVERFLOW_EXPERIMENT,
+        OVERFLOW,
         NOISE,
         LAWS,
         CAPACITY_FRONTIER,

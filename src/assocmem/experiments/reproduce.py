@@ -43,10 +43,10 @@ class Reproduction:
         checked = [c for c in self.claims if c.passed is not None]
         failing = [c.id for c in checked if not c.passed]
         verdict = f"claims: {len(checked) - len(failing)} of {len(checked)} checked pass"
-        verdict += f"; failing: {', '.join(failing)}" if failing else ""
-        verdict += f" ({len(self.claims) - len(checked)} shown, not judged)" * any(
-            c.passed is None for c in self.claims
-        )
+        if failing:
+            verdict += f"; failing: {', '.join(failing)}"
+        if len(checked) < len(self.claims):
+            verdict += f" ({len(self.claims) - len(checked)} shown, not judged)"
         figures = f"figures: {len(self.figures)} written to {self.report.parent / 'figures'}"
         return "\n".join(
             [verdict, figures, f"report: {self.report}", f"time: {self.seconds:.1f} s"]
@@ -95,7 +95,7 @@ def reproduce(
     )
     figures = [path for e in to_draw for path in add_experiment(report, e, ctx)]
     claims = [claim for e in to_judge for claim in e.judge(ctx.frames, scale)]
-    report.claims = sorted(claims, key=claim_order)
+    report.claims = sorted(claims, key=lambda c: claim_order(c.id))
     report.provenance = run_provenance(ctx, sweeps, device, time.perf_counter() - start)
     write_claims(report.claims, out / "claims.json")
     path = write_report(report, out / "report.html")
