@@ -13,7 +13,7 @@ import pytest
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure4
-from assocmem.report import ClaimRow, FigureEntry, Report, Table, render_html, write_report
+from assocmem.report import Claim, FigureEntry, Report, Table, render_html, write_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_FLAGS = [
@@ -54,9 +54,9 @@ def report(tmp_path_factory) -> Path:
             FigureEntry.from_figure("figure-4b", "Figure 4 again", "same", {"n": 100}, fig),
         ],
         claims=[
-            ClaimRow("1", "threshold slope −1", "slope=-1.02", True),
-            ClaimRow("2", "q = p slope", "slope=-0.1", False),
-            ClaimRow("6", "finite-data sum", "", None, "needs N = 10⁶"),
+            Claim("1", "threshold slope −1", {"slope": -1.02}, True, figure="figure-4"),
+            Claim("2", "q = p slope", {"slope": -0.1}, False, figure="figure-9"),
+            Claim("6", "finite-data sum", {}, None, note="needs N = 10⁶"),
         ],
         tables=[Table("Table 1", ["scheme", "theory", "measured"], [["threshold", -1.0, -1.02]])],
         provenance={"assocmem": "test"},
@@ -76,10 +76,35 @@ def test_report_is_self_contained(report):
     assert text.count('class="pass"') == 1 and text.count('class="fail"') == 1
 
 
-def test_render_is_deterministic(report):
-    # Same Report object rendered twice gives the same page.
-    rep = Report(title="t", claims=[ClaimRow("1", "s", "m", True)])
-    assert render_html(rep) == render_html(rep)
+def _small_report(verdict: bool | None = True, slope: float = -1.02) -> Report:
+    claim = Claim("1", "slope −1", {"slope": slope, "dims": 13}, verdict, "±0.1", "figure-4")
+    table = Table("T", ["a", "b"], [["x", 1.5]], "note")
+    return Report(title="t", claims=[claim], tables=[table], provenance={"git": "abc"})
+
+
+def test_render_is_deterministic():
+    """Two reports built independently from equal values render the same page; a changed
+    verdict or measured value renders differently, and the page shows what was measured."""
+    page = render_html(_small_report())
+    assert page == render_html(_small_report())
+    assert render_html(_small_report(verdict=False)) != page
+    assert render_html(_small_report(slope=-0.98)) != page
+    assert "slope=-1.02, dims=13" in page and '<span class="pass">pass</span>' in page
+    assert "±0.1" in page and "1 of 1 checked pass" in page
+    assert '<span class="skip">not checked</span>' in render_html(_small_report(verdict=None))
+
+
+def test_claim_links_to_its_figure_only_when_drawn(report):
+    text = report.read_text()
+    assert '<a href="#figure-4">figure-4</a>' in text  # drawn in this report
+    assert "<td>figure-9</td>" in text  # not drawn: plain text, no dangling link
+
+
+def test_claim_to_dict_is_strict_json():
+    claim = Claim("§4.4b", "s", {"steps": float("inf"), "n": 3, "e": 0.5}, None, "none", "f")
+    data = json.loads(json.dumps(claim.to_dict(), allow_nan=False))
+    assert data["measured"] == {"steps": "inf", "n": 3, "e": 0.5}
+    assert data["passed"] is None and data["figure"] == "f" and data["tolerance"] == "none"
 
 
 def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dict:

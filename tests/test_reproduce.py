@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from test_report import CHROMIUM, chromium_probe
 
-from assocmem.experiments.reproduce import reproduce, small_dim_geometry
+from assocmem.experiments.figure8 import small_dim_geometry
+from assocmem.experiments.reproduce import reproduce
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
 from assocmem.sweep.results import load_curves
 
@@ -27,14 +28,17 @@ def _rows(db):
 
 
 def test_reproduce_one_figure_then_reuse(tmp_path):
-    path = reproduce(tmp_path, only=["4", "memory"])
+    done = reproduce(tmp_path, only=["4", "memory"])
+    assert [p.name for p in done.figures] == ["figure-4.png", "memory.png"]
+    assert done.claims == [] and json.loads((tmp_path / "claims.json").read_text()) == []
+    path = done.report
     assert (tmp_path / "figures" / "figure-4.png").exists()
     assert (tmp_path / "figures" / "figure-4.svg").exists()
     assert (tmp_path / "figures" / "memory.png").exists()
     first = _provenance(path)
     assert first["runs_written_now"] == first["runs_stored"] == 20  # one run per quick trial
     rows = _rows(tmp_path / "runs.db")
-    again = _provenance(reproduce(tmp_path, only=["4", "memory"]))
+    again = _provenance(reproduce(tmp_path, only=["4", "memory"]).report)
     assert again["runs_written_now"] == 0 and _rows(tmp_path / "runs.db") == rows
 
 
@@ -104,8 +108,11 @@ def test_bad_only_item_is_rejected(tmp_path):
 @pytest.mark.slow
 def test_quick_reproduction_in_a_browser(tmp_path):
     """The main job: every figure displays, every claim checked at quick scale passes."""
-    path = reproduce(tmp_path, scale="quick")
-    text = path.read_text()
+    done = reproduce(tmp_path, scale="quick")
+    text = done.report.read_text()
+    path = done.report
+    stored = json.loads((tmp_path / "claims.json").read_text())
+    assert [c["id"] for c in stored] == [c.id for c in done.claims] and len(stored) == 17
     # claims 1–8 and findings §4.1–4.6b pass; §4.7 (unstable in the paper) is shown, not judged
     assert text.count('class="pass"') == 16 and 'class="fail"' not in text
     if CHROMIUM:
@@ -119,12 +126,12 @@ def test_quick_reproduction_in_a_browser(tmp_path):
 def test_beyond_section_then_reuse(tmp_path):
     """Issue 7 in the report: three figures and the capacity table; a re-run trains nothing
     and searches nothing (the frontier searches are cached, the runs stored)."""
-    path = reproduce(tmp_path, only=["beyond"])
+    path = reproduce(tmp_path, only=["beyond"]).report
     for key in ("beyond-noise", "beyond-laws", "beyond-capacity"):
         assert (tmp_path / "figures" / f"{key}.png").exists()
     text = path.read_text()
     assert "Capacity frontier" in text and text.count("<tr>") >= 5
     cache = (tmp_path / "capacity-quick.json").read_text()
-    again = _provenance(reproduce(tmp_path, only=["beyond"]))
+    again = _provenance(reproduce(tmp_path, only=["beyond"]).report)
     assert again["runs_written_now"] == 0
     assert (tmp_path / "capacity-quick.json").read_text() == cache

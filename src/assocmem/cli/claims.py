@@ -1,18 +1,19 @@
-"""``assocmem claims``: measure the checkable claims of PAPER.md §6 and judge them."""
+"""``assocmem claims``: measure the closed-form claims of the paper and judge them."""
 
 import argparse
 from typing import Any
 
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.config.errors import ConfigError
-from assocmem.experiments.claims import CLAIMS, check_claims, format_measured
+from assocmem.experiments.claims import CLAIMS, check_claims
+from assocmem.report import format_measured
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "claims",
-        help="check the paper's claims (PAPER.md §6) on closed-form memories",
-        description="Run the experiments behind the claims of PAPER.md §6 and print measured "
+        help="check the paper's claims on closed-form memories",
+        description="Run the experiments behind the paper's closed-form claims and print measured "
         "values with pass/fail. Exit code 1 when a claim fails.",
     )
     parser.add_argument(

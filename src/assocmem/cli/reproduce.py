@@ -1,7 +1,6 @@
 """``assocmem reproduce``: the paper's figures, Table 1 and claims into one report."""
 
 import argparse
-import time
 from typing import Any
 
 from assocmem.experiments.reproduce import ONLY_CHOICES, PAPER_ITEMS, reproduce
@@ -12,8 +11,8 @@ def register(subparsers: Any) -> None:
         "reproduce",
         help="reproduce the paper's figures, Table 1 and claims into OUT/report.html",
         description="Run (or resume) every experiment as a sweep into OUT/runs.db, then draw the "
-        "figures (OUT/figures/*.png, *.svg) and write OUT/report.html. A second run reuses the "
-        "stored results and only redraws.",
+        "figures (OUT/figures/*.png, *.svg) and write OUT/report.html and OUT/claims.json (every "
+        "judged claim). A second run reuses the stored results and only redraws.",
     )
     scale = parser.add_mutually_exclusive_group()
     scale.add_argument(
@@ -54,8 +53,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    start = time.perf_counter()
-    path = reproduce(
+    done = reproduce(
         args.out,
         scale=args.scale,
         only=[*(args.only or PAPER_ITEMS), "beyond"] if args.beyond else args.only,
@@ -64,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
         device=args.device,
         progress=not args.quiet,
     )
-    print(f"{path}  ({time.perf_counter() - start:.1f} s)")
+    print(done.summary())
     return 0

@@ -1,18 +1,19 @@
-"""The optimisation findings of PAPER.md §4, judged from the stored training runs of
-``assocmem reproduce`` (the closed-form claims of §6 live in :mod:`assocmem.experiments.claims`).
+"""The optimisation findings of Cabannes et al. 2024 (§4), judged from the stored training runs
+of ``assocmem reproduce`` (the closed-form claims live with their experiments, see
+:mod:`assocmem.experiments.claims`); Figures 5, 7 and 8 list the findings they judge.
 
 Each finding reads record frames (one row per run) or error curves (one row per run and
-evaluated step) through ``frames`` (a :class:`assocmem.experiments.reproduce.StoredFrames`)
-and returns a :class:`~assocmem.experiments.claims.Claim`. Single-cell values are judged within
+evaluated step) through ``frames`` (a :class:`assocmem.experiments.frames.StoredFrames`)
+and returns a :class:`~assocmem.report.Claim`. Single-cell values are judged within
 ±40 % of the paper's at the full scale only (10 seeds); the quick scale's 3 seeds judge orderings.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from assocmem.experiments.claims import Claim, format_measured
+from assocmem.experiments.frames import StoredFrames
 from assocmem.figures.style import summarise
 from assocmem.figures.training import (
     fastest_to_zero,
@@ -21,10 +22,7 @@ from assocmem.figures.training import (
     steps_to_zero,
     tuned,
 )
-from assocmem.report import ClaimRow
-
-if TYPE_CHECKING:
-    from assocmem.experiments.reproduce import StoredFrames
+from assocmem.report import Claim
 
 LRS = [0.1, 1.0, 10.0, 100.0]  # the step sizes of the authors' grid
 
@@ -60,6 +58,7 @@ def finding1(frames: "StoredFrames", scale: str) -> Claim:
         bool(tracks and degrades)
         and all(g <= 0.01 for g in tracks)
         and all(g > 0.03 for g in degrades),
+        tolerance="all max_gap_d (d ≥ N) ≤ 0.01 and all max_gap_d (d < N) > 0.03",
     )
 
 
@@ -75,6 +74,7 @@ def finding2(frames: "StoredFrames", scale: str) -> Claim:
         {f"lr{lr:g}": e for lr, e in zip(LRS, errors, strict=True)},
         all(a > b for a, b in zip(errors, errors[1:], strict=False))
         and all(_close(e, t, scale) for e, t in zip(errors, paper, strict=True)),
+        tolerance="errors strictly decreasing in lr; each within ±40 % of the paper (full scale)",
     )
 
 
@@ -89,6 +89,7 @@ def finding3(frames: "StoredFrames", scale: str) -> Claim:
         {f"B16_d{d}": s for d, s in zip(dims, small, strict=True)}
         | {f"B1024_d{d}": v for d, v in zip(dims, large, strict=True)},
         all(s < v for s, v in zip(small, large, strict=True)),
+        tolerance="B16_d < B1024_d at every d",
     )
 
 
@@ -110,6 +111,7 @@ def finding4(frames: "StoredFrames", scale: str) -> Claim:
         "tuned lr; with the paper's per-seed oracle lr, ≈ 0.0013 vs 0.0048 (±40 %)" + VALUES_NOTE,
         {"adam": adam, "sgd": sgd, "adam_oracle": adam_o, "sgd_oracle": sgd_o},
         adam < sgd and _close(adam_o, 0.0013, scale) and _close(sgd_o, 0.0048, scale),
+        tolerance="adam < sgd; oracle values within ±40 % of the paper (full scale)",
     )
 
 
@@ -129,6 +131,7 @@ def finding4b(frames: "StoredFrames", scale: str) -> Claim:
         bool(np.isfinite(steps["sign_sgd"]) and np.isfinite(steps["normalized_sgd"]))
         and steps["sgd"] >= 5 * max(steps["sign_sgd"], steps["normalized_sgd"])
         and bool((gd_small["final"] > 0).all()),
+        tolerance="sign-GD, normalised GD reach zero; GD ≥ 5× their steps; GD > 0 at lr ≤ 1",
     )
 
 
@@ -142,6 +145,7 @@ def finding5(frames: "StoredFrames", scale: str) -> Claim:
         "≈ 0.014 vs 0.028 (±40 %)" + VALUES_NOTE,
         {"layer_norm": with_ln, "no_layer_norm": without},
         with_ln < without and _close(with_ln, 0.014, scale) and _close(without, 0.028, scale),
+        tolerance="layer_norm < no_layer_norm; each within ±40 % of the paper (full scale)",
     )
 
 
@@ -157,6 +161,7 @@ def finding6(frames: "StoredFrames", scale: str) -> Claim:
         {f"learned_d{d}": v for d, v in zip(dims, learned, strict=True)},
         all(scale != "full" or 0.0006 <= v <= 0.0035 for v in learned)
         and all(a < b for a, b in zip(learned, matrix, strict=True)),
+        tolerance="learned_d < matrix error at every d; learned_d in [0.0006, 0.0035] (full scale)",
     )
 
 
@@ -169,10 +174,11 @@ def finding6b(frames: "StoredFrames", scale: str) -> Claim:
         "M up to about 20 (error ≤ 0.005 for every M ≤ 20)",
         {f"M{m}": e for m, e in error.items()},
         all(e <= 0.005 for m, e in error.items() if m <= 20),
+        tolerance="M ≤ 20: error ≤ 0.005",
     )
 
 
-def schedules_row(frames: "StoredFrames") -> ClaimRow:
+def finding7(frames: "StoredFrames", scale: str) -> Claim:
     """Finding 7 is unstable in the paper itself: measured and shown, not judged."""
     curves = frames.curves("schedules")
     keys = ["schedule", "lr", "decay_steps", "decay_factor"]
@@ -181,23 +187,12 @@ def schedules_row(frames: "StoredFrames") -> ClaimRow:
         f"{schedule_label(tuple(row[k] for k in keys))} @ step {row['step']}": row["mean"]
         for _, row in stats.iterrows()
     }
-    return ClaimRow(
+    return Claim(
         "§4.7",
         "schedules (batch 1, N = 10, d = 5, α = 1.5): a large step learns fast but overwrites "
         "memories when d < N; decaying it after a large-step phase damps this",
-        format_measured(measured),
+        measured,
         None,
-        "PAPER.md calls this claim unstable: the curves are drawn in Figure 7, not judged",
+        tolerance="not judged",
+        note="the paper calls this claim unstable: the curves are drawn in Figure 7, not judged",
     )
-
-
-FINDINGS = {
-    "1": finding1,
-    "2": finding2,
-    "3": finding3,
-    "4": finding4,
-    "4b": finding4b,
-    "5": finding5,
-    "6": finding6,
-    "6b": finding6b,
-}

@@ -5,6 +5,7 @@ import base64
 import html
 import io
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,15 +33,52 @@ class FigureEntry:
         return cls(key, title, caption, settings, buffer.getvalue())
 
 
+Measured = dict[str, float]
+
+
 @dataclass
-class ClaimRow:
-    """A checkable claim: passed is None when it is not meaningful at this scale (say why)."""
+class Claim:
+    """One checkable claim of an experiment, measured and judged.
+
+    ``id`` is unique across all experiments (the paper's numbering: ``"1"`` … ``"8"`` for the
+    closed-form claims, ``"§4.1"`` … for the optimisation findings); ``figure`` names the
+    experiment that judges it (``"figure-4"``; set by the experiment registry); ``tolerance``
+    states what passes; ``passed`` is None when the claim is not judged at this scale (``note``
+    says why).
+    """
 
     id: str
     statement: str
-    measured: str
-    passed: bool | None
+    measured: Measured = field(default_factory=dict)
+    passed: bool | None = False
+    tolerance: str = ""
+    figure: str = ""
     note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (non-finite measured values as the strings "inf", "-inf", "nan")."""
+        return {
+            "id": self.id,
+            "figure": self.figure,
+            "statement": self.statement,
+            "measured": {k: _json_number(v) for k, v in self.measured.items()},
+            "tolerance": self.tolerance,
+            "passed": self.passed,
+            "note": self.note,
+        }
+
+
+def _json_number(value: float) -> float | str:
+    return value if isinstance(value, int) or math.isfinite(value) else str(float(value))
+
+
+def format_measured(measured: Measured) -> str:
+    """``name=value, …`` with 4 significant digits (integers as they are)."""
+
+    def fmt(v: float) -> str:
+        return str(v) if isinstance(v, int) else f"{v:.4g}" if math.isfinite(v) else str(v)
+
+    return ", ".join(f"{k}={fmt(v)}" for k, v in measured.items())
 
 
 @dataclass
@@ -56,7 +94,7 @@ class Report:
     title: str
     subtitle: str = ""
     figures: list[FigureEntry] = field(default_factory=list)
-    claims: list[ClaimRow] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -104,15 +142,28 @@ def _figure(entry: FigureEntry) -> str:
     )
 
 
+def _claim_row(claim: Claim, anchors: set[str]) -> list[str]:
+    """The claim's cells; its figure links to the figure when the report holds it."""
+    figure = _esc(claim.figure)
+    if claim.figure in anchors:
+        figure = f'<a href="#{figure}">{figure}</a>'
+    return [
+        _esc(claim.id),
+        figure,
+        _esc(claim.statement),
+        _esc(format_measured(claim.measured)),
+        _esc(claim.tolerance),
+        _verdict(claim.passed),
+        _esc(claim.note),
+    ]
+
+
 def render_html(report: Report) -> str:
     """The report as one HTML string with every image embedded."""
     nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
     claims = _table(
-        ["claim", "statement", "measured", "result", "note"],
-        [
-            [_esc(c.id), _esc(c.statement), _esc(c.measured), _verdict(c.passed), _esc(c.note)]
-            for c in report.claims
-        ],
+        ["claim", "figure", "statement", "measured", "tolerance", "result", "note"],
+        [_claim_row(c, {f.key for f in report.figures}) for c in report.claims],
         table_id="claims",
     )
     tables = "".join(

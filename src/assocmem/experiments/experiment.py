@@ -1,0 +1,145 @@
+"""The :class:`Experiment` schema: one paper figure, table or study of ``assocmem reproduce``.
+
+An experiment names the sweeps it reads (per scale), the claims it judges, and how it draws its
+figure or table from the stored records. :mod:`assocmem.experiments.registry` lists them;
+``reproduce`` loops over that list. Adding a study = one module defining an ``Experiment`` and
+one line in the registry.
+
+Sweeps are written as the tables of a sweep spec (``kind``, ``trials`` or ``seeds``, ``base``,
+``axes``, ``zip``; see :mod:`assocmem.sweep.spec`), without a name or device: ``reproduce`` names
+each ``NAME-SCALE`` and sets the device.
+"""
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_toml
+from assocmem.experiments.frames import StoredFrames
+from assocmem.report import Claim, Table
+from assocmem.sweep.spec import SweepSpec, parse_spec, shipped_specs
+
+SCALES = ("quick", "full")
+RawSpec = dict[str, Any]  # the tables of a sweep spec: kind, trials | seeds, base, axes, zip
+Judge = Callable[[Any, str], Claim]  # (record frames named as the sweeps, scale) -> Claim
+# Closed-form trials per point at each scale (the paper's: 100).
+TRIALS = {"quick": 20, "full": 100}
+# Training: the grid's d values and seeds per scale, and the authors' N = 100, M = 5, α = 2.
+TRAIN_DIMS = {"quick": [10, 100, 1000], "full": [10, 20, 50, 100, 200, 500, 1000]}
+TRAIN_SEEDS = {"quick": 3, "full": 10}
+TRAIN_BASE = {"n_inputs": 100, "n_outputs": 5, "alpha": 2.0}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an experiment draws from: the stored frames of the selected sweeps, the output
+    folder (for caches such as the Figure 8 geometry), the scale and the parsed specs."""
+
+    frames: StoredFrames
+    out: Path
+    scale: str
+    specs: dict[str, SweepSpec]
+
+
+def no_sweeps(scale: str) -> dict[str, RawSpec]:
+    """The sweeps of an experiment that computes directly (pure arithmetic, one picture)."""
+    return {}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One paper figure, table or study.
+
+    Attributes
+    ----------
+    name : the report anchor, the figure's file stem and each claim's ``figure`` ("figure-4").
+    title, caption : shown in the report.
+    item : the ``reproduce --only`` item that draws it ("4", "memory", "beyond"), or None for an
+        experiment that only judges claims (run under the "claims" item).
+    sweeps : scale → the sweeps it reads, by name (the frames its draw and claims read).
+    claims : claim id → judge; judged under the "claims" item (paper experiments only).
+    draw, table : its figure and/or table, from a :class:`Context`.
+    settings : the settings shown under the figure (default: its sweeps' specs).
+    """
+
+    name: str
+    title: str
+    caption: str
+    item: str | None
+    sweeps: Callable[[str], dict[str, RawSpec]] = no_sweeps
+    claims: Mapping[str, Judge] = field(default_factory=dict)
+    draw: Callable[[Context], Figure] | None = None
+    table: Callable[[Context], Table] | None = None
+    settings: Callable[[Context], Any] | None = None
+
+    def specs(self, scale: str, device: str) -> dict[str, SweepSpec]:
+        """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``."""
+        return {
+            name: parse_spec(
+                {**raw, "name": f"{name}-{scale}", "base": {**raw["base"], "device": device}},
+                source=f"reproduce:{name}",
+            )
+            for name, raw in self.sweeps(scale).items()
+        }
+
+    def judge(self, frames: Any, scale: str, only: Collection[str] | None = None) -> list[Claim]:
+        """Its claims (those of ``only`` if given), measured on ``frames``, judged at ``scale``."""
+        claims = []
+        for claim_id, judge in self.claims.items():
+            if only is not None and claim_id not in only:
+                continue
+            claim = judge(frames, scale)
+            if claim.id != claim_id:
+                raise ValueError(f"{self.name}: claim {claim_id!r} was judged as {claim.id!r}")
+            claims.append(replace(claim, figure=self.name))
+        return claims
+
+    def figure_settings(self, ctx: Context) -> Any:
+        """The settings shown under the figure: one sweep's spec, or each sweep's by name."""
+        if self.settings is not None:
+            return self.settings(ctx)
+        specs = {name: ctx.specs[name] for name in self.sweeps(ctx.scale)}
+        shown = {name: _shown(spec) for name, spec in specs.items()}
+        return next(iter(shown.values())) if len(shown) == 1 else shown
+
+
+def _shown(spec: SweepSpec) -> dict[str, Any]:
+    if spec.kind == "closed_form":
+        return spec.base | {"trials": spec.trials}
+    return spec.base | spec.axes | spec.zipped
+
+
+def claim_order(claim_id: str) -> tuple[bool, str]:
+    """Sort key of the paper's order: the closed-form claims 1–8, then the findings §4.1, …"""
+    return claim_id.startswith("§"), claim_id
+
+
+def shipped_sweep(name: str) -> RawSpec:
+    """A spec shipped in ``assocmem/specs`` (``assocmem sweep specs``) as its raw tables: the one
+    source of that figure's settings."""
+    path = shipped_specs().get(name)
+    if path is None:
+        raise ConfigError("spec", f"no shipped spec {name!r}")
+    return load_toml(path)
+
+
+def closed_form_sweep(
+    base: Mapping[str, Any], scale: str, trials: Mapping[str, int] = TRIALS
+) -> RawSpec:
+    """A closed-form sweep of one config (lists of schemes, dims, T) with ``trials[scale]``."""
+    return {"kind": "closed_form", "trials": trials[scale], "base": dict(base)}
+
+
+def training_sweep(part: Mapping[str, Any], scale: str) -> RawSpec:
+    """A training sweep: ``part`` gives ``base`` and ``axes`` (over :data:`TRAIN_BASE` and the
+    d values of :data:`TRAIN_DIMS`), and optionally ``zip`` and ``seeds`` per scale."""
+    axes = {"dim": TRAIN_DIMS[scale], **part["axes"]}
+    varied = {*axes, *part.get("zip", {})}
+    base = {k: v for k, v in {**TRAIN_BASE, **part["base"]}.items() if k not in varied}
+    seeds = part.get("seeds", TRAIN_SEEDS)[scale]
+    raw = {"kind": "train", "seeds": seeds, "base": base, "axes": axes}
+    return raw | ({"zip": part["zip"]} if "zip" in part else {})
