@@ -18,7 +18,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = "src/assocmem/training/kernels.c"
-COMMON_FLAGS = ["-O3", "-ffp-contract=off", "-fno-math-errno", "-Wno-psabi"]
+COMMON_FLAGS = ["-O3", "-ffp-contract=off", "-fno-math-errno", "-g0", "-Wno-psabi"]
 X86 = platform.machine().lower() in {"x86_64", "amd64"}
 # Library name suffix -> flags of its instruction set (baseline: the platform's own, SSE2
 # on x86-64). native.VARIANTS lists the same names with the CPU features each needs.

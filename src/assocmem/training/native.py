@@ -130,7 +130,7 @@ def open_library(variant: str) -> ctypes.CDLL:
     """
     path = library_path(variant)
     if path is None:
-        raise OSError(f"_kernels_{variant} was not built (no C compiler at install time?)")
+        raise OSError(f"no library _kernels_{variant} built in {FOLDER}")
     lib = ctypes.CDLL(str(path))
     for name, (restype, parameters) in SIGNATURES.items():
         function = getattr(lib, name)
@@ -148,13 +148,16 @@ def choose(wanted: str) -> Choice:
         if wanted not in candidates:
             return Choice(None, "", f"{SWITCH}={wanted} but this CPU lacks its instructions")
         candidates = [wanted]
+    built = [variant for variant in candidates if library_path(variant) is not None]
+    if not built:
+        return Choice(None, "", f"no library built in {FOLDER} (no C compiler at install time?)")
     failures = []
-    for variant in candidates:
+    for variant in built:
         try:
             return Choice(open_library(variant), variant, "")
         except OSError as error:
             failures.append(str(error))
-    return Choice(None, "", "; ".join(failures) or "no compiled kernel for this CPU")
+    return Choice(None, "", "; ".join(failures))
 
 
 def chosen() -> Choice:
@@ -189,7 +192,7 @@ def reason_unavailable() -> str | None:
 
 
 def available(tensor: torch.Tensor) -> bool:
-    """Whether the compiled kernels take this tensor: CPU float32, and a compiler was found."""
+    """Whether the compiled kernels take this tensor: CPU float32, and a library was loaded."""
     cpu_float = tensor.device.type == "cpu" and tensor.dtype == torch.float32
     return cpu_float and load() is not None
 
