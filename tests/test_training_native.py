@@ -17,7 +17,9 @@ from assocmem.training.kernels import (
 )
 from assocmem.training.reference import reference_train
 
-needs_native = pytest.mark.skipif(native.load() is None, reason="no C compiler")
+needs_native = pytest.mark.skipif(
+    native.load() is None, reason=f"compiled kernel unavailable: {native.reason_unavailable()}"
+)
 
 
 def torch_sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, sign: bool) -> torch.Tensor:
