@@ -21,8 +21,7 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.spec import Config, SweepSpec
 from assocmem.training.config import TrainConfig
-from assocmem.training.engine import MEMORY_BUDGET, state_bytes
-from assocmem.training.kernels import select_kernel
+from assocmem.training.planning import group_runs, work_estimate
 
 SCHEMA = 1  # part of every run's identity: bump if the meaning of a record changes
 DEFAULT_TRIALS_PER_BATCH = 10
@@ -96,7 +95,10 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 
 def config_values(config: Config) -> dict[str, Any]:
-    """The config's fields (``asdict`` without its deep copies; tuples stay tuples)."""
+    """The config's fields (``asdict`` without its deep copies; tuples stay tuples); a train
+    config's in its flat spelling (the optimiser's name and hyper-parameters as fields)."""
+    if isinstance(config, TrainConfig):
+        return config.flat_values()
     return {name: getattr(config, name) for name in _field_names(type(config))}
 
 
@@ -140,32 +142,27 @@ def expand_runs(spec: SweepSpec) -> list[Run]:
     return runs
 
 
-def _group_key(run: Run) -> Any:
-    """Runs with equal keys share one tensor program (for train: ``TrainConfig.batch_key``)."""
-    if isinstance(run.config, TrainConfig):
-        names = _field_names(TrainConfig)
-        return tuple(getattr(run.config, n) for n in names if n not in ("seed", "lr"))
-    return canonical_json(config_values(run.config))  # one closed-form point
-
-
-def batch_size_limit(run: Run, runs_per_batch: int | None) -> int:
-    if isinstance(run.config, TrainConfig):
-        fit = max(1, MEMORY_BUDGET // state_bytes(run.config))
-        return min(fit, runs_per_batch or DEFAULT_TRAIN_RUNS_PER_BATCH)
-    return runs_per_batch or DEFAULT_TRIALS_PER_BATCH
-
-
 def make_batches(runs: Sequence[Run], runs_per_batch: int | None = None) -> list[Batch]:
-    groups: dict[Any, list[Run]] = {}
-    for run in runs:
-        groups.setdefault(_group_key(run), []).append(run)
-    batches: list[Batch] = []
-    for members in groups.values():
-        size = batch_size_limit(members[0], runs_per_batch)
-        for start in range(0, len(members), size):
-            chunk = tuple(members[start : start + size])
-            batches.append(Batch(index=len(batches), kind=chunk[0].kind, runs=chunk))
-    return batches
+    """Runs grouped into batches: train runs by :func:`group_runs` (batch key, memory budget),
+    closed-form trials by point."""
+    configs = [run.config for run in runs if isinstance(run.config, TrainConfig)]
+    if configs and len(configs) == len(runs):
+        limit = runs_per_batch or DEFAULT_TRAIN_RUNS_PER_BATCH
+        chunks = group_runs(configs, max_runs=limit)
+    else:
+        chunks = _point_chunks(runs, runs_per_batch or DEFAULT_TRIALS_PER_BATCH)
+    return [
+        Batch(index=i, kind=runs[chunk[0]].kind, runs=tuple(runs[j] for j in chunk))
+        for i, chunk in enumerate(chunks)
+    ]
+
+
+def _point_chunks(runs: Sequence[Run], size: int) -> list[list[int]]:
+    """Indices of closed-form runs grouped by point, cut into chunks of ``size`` trials."""
+    groups: dict[str, list[int]] = {}
+    for index, run in enumerate(runs):
+        groups.setdefault(canonical_json(config_values(run.config)), []).append(index)
+    return [g[i : i + size] for g in groups.values() for i in range(0, len(g), size)]
 
 
 def make_plan(spec: SweepSpec) -> Plan:
@@ -208,15 +205,7 @@ def run_work(run: Run) -> float:
         columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
         n, m, d = cfg.n_inputs, cfg.n_outputs, max(cfg.dims)
         return float(n * d * (m + 2) + n * m * columns * len(cfg.dims) * 4)
-    n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
-    kernel = select_kernel(cfg).__name__
-    if kernel == "TableSGDKernel":
-        per_step = n * n * m
-    elif kernel == "ProjectedMatrixKernel":
-        per_step = d * d * m
-    else:
-        per_step = 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
-    return float(cfg.steps * per_step + n * d * d)
+    return work_estimate(cfg)
 
 
 def summary(plan: Plan, done: set[str], shard: tuple[int, int] | None = None) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def build_closed_form(values: Mapping[str, Any]) -> ClosedFormConfig:
 
 def build_train(values: Mapping[str, Any]) -> TrainConfig:
     """A training config from plain TOML values (lists for its tuple fields)."""
-    allowed = ({f.name for f in fields(TrainConfig)} - {"extra"}) | {"distribution"}
+    allowed = set(TrainConfig.flat_keys()) | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
@@ -97,7 +97,7 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
                 raise ConfigError(key, f"must be a list, got {clean[key]!r}")
             clean[key] = tuple(clean[key])
     try:
-        return TrainConfig(**clean)
+        return TrainConfig.from_flat(clean)
     except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
         raise ConfigError("config", str(err)) from None
 
