@@ -76,10 +76,10 @@ class TrainConfig:
         hyper-parameters (``momentum``, ``weight_decay``, ``betas``, ``eps``…) top-level keys.
 
         A hyper-parameter the chosen optimiser does not have is a :class:`ConfigError` unless
-        it is at the value records give it (e.g. ``momentum = 0`` under Adam). Unknown keys
-        raise ``TypeError``, as the constructor does.
+        it is at the value records give it (e.g. ``momentum = 0`` under Adam). Lists are read
+        as tuples (records are JSON). Unknown keys raise ``TypeError``, as the constructor does.
         """
-        settings = dict(values)
+        settings = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
         name = settings.pop("optimizer", SGD.name)
         entry = optimizer_entry(name)
         own = entry.hyper_parameters()
@@ -88,7 +88,6 @@ class TrainConfig:
             if key not in settings:
                 continue
             value = settings.pop(key)
-            value = tuple(value) if isinstance(value, list) else value
             if key in own:
                 hyper[key] = value
             elif value != default:

@@ -38,8 +38,9 @@ class RunInputs:
 
 def per_run_products(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
     """``left[r] @ right[r]`` for every run, (R, a, c) from (R, a, b) and (R, b, c): one ``mm``
-    a run, so a run's product is the same whatever runs share its group."""
-    return torch.stack([a @ b for a, b in zip(left, right, strict=True)])
+    a run on copies in fresh (aligned) memory, so a run's product is the same whatever runs
+    share its group (MKL's result depends on the operands' alignment and on the batch)."""
+    return torch.stack([a.clone() @ b.clone() for a, b in zip(left, right, strict=True)])
 
 
 def gram(X: torch.Tensor) -> torch.Tensor:
