@@ -7,13 +7,13 @@ import torch
 
 from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import run_group, stack_runs
-from assocmem.training.kernels import dense as dense_module
 from assocmem.training.kernels import (
     AnalyticKernel,
     AutogradKernel,
     DenseKernel,
     LayerNormSGDKernel,
 )
+from assocmem.training.kernels import dense as dense_module
 from assocmem.training.reference import reference_train
 
 SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}

@@ -9,11 +9,11 @@ import torch
 from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import run_group
-from assocmem.training.kernels import dense
 from assocmem.training.kernels import (
     DenseKernel,
     ProjectedMatrixKernel,
     TableSGDKernel,
+    dense,
     softmax_error,
 )
 from assocmem.training.reference import reference_train

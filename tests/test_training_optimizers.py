@@ -26,8 +26,13 @@ IDENTITIES: list[tuple[dict[str, Any], str]] = [
         "88b5b49a8a7b3a1de2f9112c01bfc8218e4d7be182387159c86340386edeb445",
     ),
     (
-        {"optimizer": "adam", "betas": [0.9, 0.999], "eps": 1e-6, "weight_decay": 0.01,
-         "lr_scaling": "none"},
+        {
+            "optimizer": "adam",
+            "betas": [0.9, 0.999],
+            "eps": 1e-6,
+            "weight_decay": 0.01,
+            "lr_scaling": "none",
+        },
         "a5f0fbc00371fa1f60cb9632a5d9f831138aacbe5eed64705d03dd97e918b239",
     ),  # fmt: skip
     (
@@ -43,8 +48,13 @@ IDENTITIES: list[tuple[dict[str, Any], str]] = [
         "0230109c556ad0b61c33c7e19d3d83af919b1e5af18b1818b7db8b9977d8ba49",
     ),
     (
-        {"model": "learned", "layer_norm": True, "schedule": "step", "decay_steps": [10],
-         "snapshot_steps": [5]},
+        {
+            "model": "learned",
+            "layer_norm": True,
+            "schedule": "step",
+            "decay_steps": [10],
+            "snapshot_steps": [5],
+        },
         "3aab0067fbbb480d8d37933581eea29ee7907128f60dff0303b02fd701453e5a",
     ),  # fmt: skip
 ]

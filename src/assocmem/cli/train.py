@@ -8,8 +8,8 @@ from assocmem.cli.common import add_format_argument, format_table, load_toml, pr
 from assocmem.laws.words import DISTRIBUTION_SPELLINGS
 from assocmem.training.config import EMBEDDING_KINDS, INITS, LR_SCALINGS, MODELS, SCHEDULES
 from assocmem.training.engine import train
-from assocmem.training.optimizers import OPTIMIZERS
 from assocmem.training.grid import best_lr_rows, expand_grid, summarize, summary_headers
+from assocmem.training.optimizers import OPTIMIZERS
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in

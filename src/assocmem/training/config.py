@@ -79,7 +79,9 @@ class TrainConfig:
         it is at the value records give it (e.g. ``momentum = 0`` under Adam). Lists are read
         as tuples (records are JSON). Unknown keys raise ``TypeError``, as the constructor does.
         """
-        settings = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        settings: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+        }
         name = settings.pop("optimizer", SGD.name)
         entry = optimizer_entry(name)
         own = entry.hyper_parameters()

@@ -3,7 +3,7 @@
 import torch
 
 from assocmem.training.config import TrainConfig
-from assocmem.training.kernels.base import DTYPE, take_rows, scatter_rows, weighted_softmax_error
+from assocmem.training.kernels.base import DTYPE, scatter_rows, take_rows, weighted_softmax_error
 from assocmem.training.kernels.parameters import ParameterKernel
 from assocmem.training.models import LAYER_NORM_EPS
 

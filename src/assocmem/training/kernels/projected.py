@@ -15,7 +15,6 @@ from assocmem.training.kernels.base import (
     AbstractKernel,
     RunInputs,
     gram,
-    per_run_products,
     weighted_softmax_error,
 )
 from assocmem.training.optimizers import NORM_FLOOR, lr_factor
