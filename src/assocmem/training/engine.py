@@ -176,8 +176,9 @@ def run_group(
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
     task = Task.of(cfg)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
-    inputs = stack_runs(configs, w_product=kernel_class.w_product)
-    kernel = kernel_class(cfg, inputs, task.targets)
+    with intra_op_threads(1):  # tiny per-run products: one thread is fastest, and exact
+        inputs = stack_runs(configs, w_product=kernel_class.w_product)
+        kernel = kernel_class(cfg, inputs, task.targets)
     if cfg.label_noise and cfg.full_batch:
         kernel.targets = task.law  # the expected gradient over noisy labels
     recorder = Recorder(cfg, len(configs), task)
