@@ -67,7 +67,7 @@ def time_slice(configs: list[TrainConfig], per_cell: int) -> tuple[float, float,
         reference_total += reference
         timed += len(chosen)
         print(
-            f"  {runs[0].optimizer:5s} d={runs[0].dim:5d} B={runs[0].batch_size:5d}: "
+            f"  {runs[0].optimizer.name:5s} d={runs[0].dim:5d} B={runs[0].batch_size:5d}: "
             f"engine {engine:7.2f} s, reference {reference:8.2f} s for {len(runs)} runs "
             f"({reference / engine:6.1f}x)",
             flush=True,

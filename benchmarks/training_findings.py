@@ -31,7 +31,7 @@ def grid(seeds: int, **axes: object) -> list[TrainConfig]:
     lists = {k: list(v) if isinstance(v, list | tuple) else [v] for k, v in axes.items()}
     lists["seed"] = list(range(seeds))
     return [
-        TrainConfig(**dict(zip(lists, combo, strict=True)))
+        TrainConfig.from_flat(dict(zip(lists, combo, strict=True)))
         for combo in itertools.product(*lists.values())
     ]
 

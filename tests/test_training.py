@@ -9,12 +9,13 @@ import torch
 from assocmem.config.errors import ConfigError
 from assocmem.evaluation import population_metrics
 from assocmem.training import TrainConfig, native, select_kernel, train
-from assocmem.training.engine import draw_run, run_group
+from assocmem.training.engine import draw_run, run_group, stack_runs
 from assocmem.training.grid import expand_grid, summarize
 from assocmem.training.kernels import (
     AnalyticKernel,
     AutogradKernel,
     DenseKernel,
+    LabelLawAutogradKernel,
     ProjectedMatrixKernel,
     QUpdateKernel,
     TableSGDKernel,
@@ -47,7 +48,7 @@ ENGINE_ONLY: dict[str, dict[str, Any]] = {
 
 
 def small(**changes: object) -> TrainConfig:
-    return TrainConfig(**{**SMALL, **changes})  # type: ignore[arg-type]
+    return TrainConfig.from_flat({**SMALL, **changes})
 
 
 @pytest.mark.parametrize("name", [*CASES, *ENGINE_ONLY])
@@ -86,15 +87,31 @@ def test_sign_like_kernels_match_autograd() -> None:
         assert torch.allclose(fast, slow, atol=1e-5), name
 
 
-def test_kernel_selection() -> None:
+@pytest.mark.parametrize("compiled", [True, False])
+def test_kernel_selection(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Selection reads the config only: the same kernels with and without a compiled kernel,
+    # and it never asks for one (planning must not compile).
+    monkeypatch.setattr(native, "load", lambda: pytest.fail("selection compiled the kernels"))
     assert select_kernel(small(optimizer="sgd")) is TableSGDKernel
+    assert select_kernel(small(optimizer="sgd", momentum=0.9)) is TableSGDKernel
+    assert select_kernel(small(optimizer="nesterov")) is TableSGDKernel
     assert select_kernel(small(optimizer="adam")) is ProjectedMatrixKernel
+    assert select_kernel(small(optimizer="normalized_sgd")) is ProjectedMatrixKernel
+    assert select_kernel(small(optimizer="adam", weight_decay=0.1)) is AnalyticKernel
     assert select_kernel(small(optimizer="adam", betas=(0.9, 0.99))) is AnalyticKernel
-    per_run = DenseKernel if native.load() is not None else AnalyticKernel  # small d
-    assert select_kernel(small(optimizer="adam", layer_norm=True)) is per_run
-    assert select_kernel(small(model="learned")) is per_run
-    assert select_kernel(small(model="learned"), fast=False) is AutogradKernel
+    assert select_kernel(small(optimizer="adam", layer_norm=True)) is DenseKernel
+    assert select_kernel(small(model="learned")) is DenseKernel
+    assert select_kernel(small(model="learned", optimizer="nesterov")) is AnalyticKernel
+    assert select_kernel(small(model="learned", device="cpu"), fast=False) is AutogradKernel
+    assert select_kernel(small(model="learned", label_noise=0.1)) is LabelLawAutogradKernel
+    assert select_kernel(small(label_noise=0.1)) is TableSGDKernel
     assert select_kernel(small(model="qupdate")) is QUpdateKernel
+    assert select_kernel(small(model="qupdate"), fast=False) is QUpdateKernel
+    # Whether the compiled kernel takes the steps is decided when the kernel is built.
+    monkeypatch.setattr(native, "load", lambda: object() if compiled else None)
+    cfg = small(model="learned")
+    kernel = DenseKernel(cfg, stack_runs([cfg]), torch.arange(cfg.n_inputs) % cfg.n_outputs)
+    assert kernel.steps_by == ("compiled" if compiled else "batch")
 
 
 def test_qupdate_follows_equation_16() -> None:
@@ -176,7 +193,11 @@ def test_larger_steps_memorise_more() -> None:
         ({"lr": math.nan}, "lr"),
         ({"dim": 0}, "dim"),
         ({"batch_size": 10**6}, "batch_size"),
-        ({"betas": (1.0, 0.0)}, "betas"),
+        ({"optimizer": "adam", "betas": (1.0, 0.0)}, "betas"),
+        ({"optimizer": "adam", "eps": 0.0}, "eps"),
+        ({"betas": (0.9, 0.99)}, "betas"),  # SGD has no betas
+        ({"optimizer": "adam", "momentum": 0.9}, "momentum"),  # Adam has no momentum
+        ({"optimizer": "nesterov", "momentum": 0.0}, "momentum"),
         ({"momentum": 1.0}, "momentum"),
         ({"full_batch": True, "n_steps": 0}, "n_steps"),
         ({"model": "qupdate", "optimizer": "adam"}, "model"),

@@ -6,13 +6,14 @@ import pytest
 import torch
 
 from assocmem.training import TrainConfig, native, select_kernel
-from assocmem.training.engine import run_group
+from assocmem.training.engine import run_group, stack_runs
 from assocmem.training.kernels import (
     AnalyticKernel,
     AutogradKernel,
     DenseKernel,
     LayerNormSGDKernel,
 )
+from assocmem.training.kernels import dense as dense_module
 from assocmem.training.reference import reference_train
 
 SMALL = {"n_inputs": 20, "dim": 12, "n_samples": 96, "batch_size": 8}
@@ -39,7 +40,7 @@ TORCH_OPTIM = [name for name in CASES if "sign_sgd" not in name]
 
 
 def small(**changes: object) -> TrainConfig:
-    return TrainConfig(**{**SMALL, **changes})  # type: ignore[arg-type]
+    return TrainConfig.from_flat({**SMALL, **changes})
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -70,18 +71,28 @@ def test_dense_kernel_is_batch_invariant(name: str) -> None:
     assert torch.equal(together[1], alone[0])
 
 
-def test_dense_kernel_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("compiled", [True, False])
+def test_dense_kernel_selection(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kernel class from the config alone; its way of stepping from the compiled kernel's
+    # availability (patched both ways) and the config.
+    monkeypatch.setattr(native, "load", lambda: object() if compiled else None)
     big = {"dim": 512}
-    assert select_kernel(small(model="learned", **big)) is DenseKernel
-    assert select_kernel(small(optimizer="adam", layer_norm=True, **big)) is DenseKernel
-    assert select_kernel(small(model="learned", momentum=0.9, **big)) is AnalyticKernel
-    compiled = native.load() is not None  # compiled, one run at a time wins at every d
-    assert (select_kernel(small(model="learned")) is DenseKernel) == compiled
-    assert (select_kernel(small(model="relu", **big)) is DenseKernel) == compiled
-    monkeypatch.setenv("ASSOCMEM_NATIVE", "0")  # torch ops: batched unless d×d matrices
-    assert select_kernel(small(model="learned", **big)) is DenseKernel
-    assert select_kernel(small(model="learned")) is AnalyticKernel
-    assert select_kernel(small(model="relu", **big)) is AnalyticKernel
+    expected = {  # config → (kernel, steps_by with the compiled kernel, without)
+        "learned_big": ({"model": "learned", **big}, DenseKernel, "compiled", "runs"),
+        "ln_adam_big": ({"optimizer": "adam", "layer_norm": True, **big}, DenseKernel,
+                        "compiled", "runs"),
+        "learned_small": ({"model": "learned"}, DenseKernel, "compiled", "batch"),
+        "relu_big": ({"model": "relu", **big}, DenseKernel, "compiled", "batch"),
+        "learned_momentum": ({"model": "learned", "momentum": 0.9, **big}, AnalyticKernel,
+                             None, None),
+    }  # fmt: skip
+    for name, (changes, kernel_class, with_compiled, without) in expected.items():
+        cfg = small(**changes)
+        assert select_kernel(cfg) is kernel_class, name
+        if kernel_class is DenseKernel:
+            targets = torch.arange(cfg.n_inputs) % cfg.n_outputs
+            kernel = DenseKernel(cfg, stack_runs([cfg]), targets)
+            assert kernel.steps_by == (with_compiled if compiled else without), name
 
 
 @pytest.mark.parametrize("name", ["learned_adam", "matrix_ln_adam", "learned_sign_sgd"])
@@ -89,6 +100,7 @@ def test_dense_kernel_without_compiled_kernels(name: str, monkeypatch: pytest.Mo
     cfg = small(**CASES[name])
     _, autograd = run_group([cfg], kernel_class=AutogradKernel)
     monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
+    monkeypatch.setattr(dense_module, "DENSE_MIN_DIM", 1)  # torch ops a run at a time, small d
     _, dense = run_group([cfg], kernel_class=DenseKernel)
     assert (dense - autograd).abs().max().item() <= 2e-5 * (1 + autograd.abs().max().item())
 

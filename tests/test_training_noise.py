@@ -42,7 +42,7 @@ NOISY: dict[str, dict[str, Any]] = {
 
 
 def small(**changes: Any) -> TrainConfig:
-    return TrainConfig(**{**SMALL, **changes})
+    return TrainConfig.from_flat({**SMALL, **changes})
 
 
 def cases() -> list[Any]:

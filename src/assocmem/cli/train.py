@@ -6,16 +6,10 @@ from typing import Any
 
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
 from assocmem.laws.words import DISTRIBUTION_SPELLINGS
-from assocmem.training.config import (
-    EMBEDDING_KINDS,
-    INITS,
-    LR_SCALINGS,
-    MODELS,
-    OPTIMIZERS,
-    SCHEDULES,
-)
+from assocmem.training.config import EMBEDDING_KINDS, INITS, LR_SCALINGS, MODELS, SCHEDULES
 from assocmem.training.engine import train
 from assocmem.training.grid import best_lr_rows, expand_grid, summarize, summary_headers
+from assocmem.training.optimizers import OPTIMIZERS
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -59,7 +53,7 @@ def register(subparsers: Any) -> None:
         help="ε: a sample's label is f*(x) w.p. 1-ε, else another output (an axis; default 0)",
     )
     add("--models", nargs="+", choices=MODELS, help="matrix | learned | relu | qupdate")
-    add("--optimizers", nargs="+", choices=OPTIMIZERS, help="default sgd")
+    add("--optimizers", nargs="+", choices=list(OPTIMIZERS), help="default sgd")
     add("--layer-norm", nargs="+", choices=("off", "on"), help="L2-normalise W e_x (default off)")
     add("--dims", nargs="+", type=int, help="dimensions d (default 100)")
     add("--n-samples", nargs="+", type=int, help="sample sizes T (default 10240)")
@@ -72,7 +66,7 @@ def register(subparsers: Any) -> None:
     add("--embeddings", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
     add("--output-embeddings", choices=EMBEDDING_KINDS, help="output embeddings (default gaussian)")
     add("--lr-scaling", choices=LR_SCALINGS, help="learning-rate convention (default paper)")
-    add("--momentum", type=float, help="SGD momentum (default 0)")
+    add("--momentum", type=float, help="SGD momentum (default 0; nesterov: 0.9)")
     add("--weight-decay", type=float, help="L2 weight decay (default 0)")
     add("--betas", nargs=2, type=float, help="Adam betas (default 0 0)")
     add("--eps", type=float, help="Adam eps (default 1e-8)")

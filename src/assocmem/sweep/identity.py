@@ -52,5 +52,8 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 def config_values(config: Any) -> dict[str, Any]:
     """A config dataclass's fields but ``extra`` (``asdict`` without its deep copies; tuples stay
-    tuples)."""
+    tuples); a config that defines ``flat_values()`` (a training config, whose optimiser is a
+    sub-config) is stored and hashed in that flat spelling."""
+    if hasattr(config, "flat_values"):
+        return dict(config.flat_values())
     return {name: getattr(config, name) for name in _field_names(type(config))}

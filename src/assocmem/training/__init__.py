@@ -1,7 +1,17 @@
-"""Trained associative memories: the batched training engine of PAPER.md §4."""
+"""Trained associative memories: the batched training engine (Cabannes et al. 2024, §5)."""
 
 from assocmem.training.config import TrainConfig
 from assocmem.training.engine import RunResult, train, train_group
 from assocmem.training.kernels import select_kernel
+from assocmem.training.optimizers import OPTIMIZERS
+from assocmem.training.planning import group_runs
 
-__all__ = ["RunResult", "TrainConfig", "select_kernel", "train", "train_group"]
+__all__ = [
+    "OPTIMIZERS",
+    "RunResult",
+    "TrainConfig",
+    "group_runs",
+    "select_kernel",
+    "train",
+    "train_group",
+]

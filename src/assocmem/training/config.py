@@ -1,14 +1,20 @@
-"""One frozen, validated configuration per training run (PAPER.md §4).
+"""One frozen, validated configuration per training run (Cabannes et al. 2024, §4–5).
 
 Defaults follow the authors' grid: N = 100, M = 5, α = 2, ``f*(x) = x mod M``, Gaussian
 ``N(0, 1/d)`` embeddings, W initialised at ``N(0, 1/d)``, one pass over ``T`` fresh samples in
 ``T / B`` steps, and the paper's learning-rate convention (``lr_scaling = "paper"``): under
 Adam the step of W is ``lr / d`` and that of learned embeddings ``lr / √d``; every other
 optimiser uses ``lr`` unscaled.
+
+The optimiser is a frozen sub-config (:mod:`assocmem.training.optimizers`) owning its
+hyper-parameters. TOML specs, the CLI and records spell a config flat (``optimizer = "adam"``,
+``betas = [0.9, 0.999]``, ``momentum``, ``eps``, ``weight_decay``): :meth:`TrainConfig.from_flat`
+reads that spelling and :meth:`TrainConfig.flat_values` / :meth:`TrainConfig.to_dict` write it.
 """
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 import torch
@@ -16,9 +22,10 @@ import torch
 from assocmem.config.errors import ConfigError
 from assocmem.laws import check_label_noise, check_words
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.training.optimizers import FLAT_DEFAULTS, OPTIMIZERS, AbstractOptimizer
+from assocmem.training.optimizers.sgd import SGD
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
-OPTIMIZERS = ("sgd", "adam", "sign_sgd", "normalized_sgd")
 INITS = ("zero", "gaussian")
 EMBEDDING_KINDS = ("gaussian", "spherical")
 LR_SCALINGS = ("paper", "none")
@@ -45,13 +52,10 @@ class TrainConfig:
     init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
     embeddings: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
     output_embeddings: str = "gaussian"  # output embeddings U
-    optimizer: str = "sgd"  # sgd | adam | sign_sgd | normalized_sgd
+    # An entry of OPTIMIZERS with its hyper-parameters; a name (``"adam"``) gives its defaults.
+    optimizer: AbstractOptimizer = field(default_factory=SGD)
     lr: float = 1.0
     lr_scaling: str = "paper"  # paper: Adam uses lr/d for W, lr/√d for E, U; none: lr as is
-    momentum: float = 0.0  # SGD
-    weight_decay: float = 0.0  # SGD and Adam (L2 added to the gradient, as torch.optim)
-    betas: tuple[float, float] = (0.0, 0.0)  # Adam; (0, 0) is the paper's sign-like Adam
-    eps: float = 1e-8  # Adam
     schedule: str = "constant"  # constant | step
     decay_steps: tuple[int, ...] = ()  # step schedule: multiply lr by decay_factor at these steps
     decay_factor: float = 0.1
@@ -62,7 +66,43 @@ class TrainConfig:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.optimizer, str):  # a name: that optimiser at its defaults
+            object.__setattr__(self, "optimizer", optimizer_entry(self.optimizer)())
         validate(self)
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, Any]) -> "TrainConfig":
+        """A config from its flat spelling (TOML, CLI, records): ``optimizer`` a name and its
+        hyper-parameters (``momentum``, ``weight_decay``, ``betas``, ``eps``…) top-level keys.
+
+        A hyper-parameter the chosen optimiser does not have is a :class:`ConfigError` unless
+        it is at the value records give it (e.g. ``momentum = 0`` under Adam). Lists are read
+        as tuples (records are JSON). Unknown keys raise ``TypeError``, as the constructor does.
+        """
+        settings: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+        }
+        name = settings.pop("optimizer", SGD.name)
+        entry = optimizer_entry(name)
+        own = entry.hyper_parameters()
+        hyper: dict[str, Any] = {}
+        for key, default in hyper_parameter_defaults().items():
+            if key not in settings:
+                continue
+            value = settings.pop(key)
+            if key in own:
+                hyper[key] = value
+            elif value != default:
+                raise ConfigError(
+                    key, f"optimizer {name!r} has no {key}; its settings: {', '.join(own)}"
+                )
+        return cls(**settings, optimizer=entry(**hyper))
+
+    @classmethod
+    def flat_keys(cls) -> tuple[str, ...]:
+        """Every key :meth:`from_flat` takes."""
+        names = [f.name for f in fields(cls) if f.name != "extra"]
+        return (*names, *hyper_parameter_defaults())
 
     @property
     def law(self) -> str:
@@ -88,16 +128,42 @@ class TrainConfig:
             getattr(self, f.name) for f in fields(self) if f.name not in ("seed", "lr", "extra")
         )
 
+    def flat_values(self) -> dict[str, Any]:
+        """The config as records and run hashes spell it (tuples stay tuples): ``optimizer``
+        its name, then every field, the optimiser's hyper-parameters after ``lr_scaling``
+        (where they were fields), ``momentum``, ``weight_decay``, ``betas`` and ``eps`` always
+        (at :data:`FLAT_DEFAULTS` when the optimiser lacks them)."""
+        items = [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "extra"]
+        at = [name for name, _ in items].index("lr_scaling") + 1
+        hyper = list(self.optimizer.flat_values().items())
+        values = dict(items[:at] + hyper + items[at:])
+        values["optimizer"] = self.optimizer.name
+        return values
+
     def to_dict(self) -> dict[str, Any]:
-        record = asdict(self)
-        record.pop("extra")
-        record["betas"] = list(self.betas)
-        record["decay_steps"] = list(self.decay_steps)
-        record["snapshot_steps"] = list(self.snapshot_steps)
-        return record
+        """:meth:`flat_values`, JSON-ready (lists for tuples)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.flat_values().items()}
 
     def with_(self, **changes: Any) -> "TrainConfig":
         return replace(self, **changes)
+
+
+def optimizer_entry(name: Any) -> type[AbstractOptimizer]:
+    """The registry entry of an optimiser name, or a :class:`ConfigError` listing them."""
+    if not isinstance(name, str) or name not in OPTIMIZERS:
+        raise ConfigError("optimizer", f"unknown value {name!r}; allowed: {', '.join(OPTIMIZERS)}")
+    return OPTIMIZERS[name]
+
+
+def hyper_parameter_defaults() -> dict[str, Any]:
+    """Every optimiser hyper-parameter key, at the value a config without it records: the
+    :data:`FLAT_DEFAULTS`, then a newer optimiser's own fields at their defaults."""
+    defaults = dict(FLAT_DEFAULTS)
+    for entry in OPTIMIZERS.values():
+        for f in fields(entry):
+            if f.name not in defaults:
+                defaults[f.name] = f.default if f.default is not MISSING else None
+    return defaults
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -132,7 +198,9 @@ def validate(cfg: TrainConfig) -> None:
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(name, f"must be true or false, got {getattr(cfg, name)!r}")
     _choice("model", cfg.model, MODELS)
-    _choice("optimizer", cfg.optimizer, OPTIMIZERS)
+    if not isinstance(cfg.optimizer, AbstractOptimizer):
+        raise ConfigError("optimizer", f"must be an optimiser of {', '.join(OPTIMIZERS)}")
+    cfg.optimizer.validate()
     _choice("init", cfg.init, INITS)
     _choice("embeddings", cfg.embeddings, EMBEDDING_KINDS)
     _choice("output_embeddings", cfg.output_embeddings, EMBEDDING_KINDS)
@@ -142,13 +210,6 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.device == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device", "cuda requested but no CUDA device is available; use cpu")
     _finite("lr", cfg.lr, low=0.0, strict=True)
-    _finite("momentum", cfg.momentum, low=0.0)
-    if cfg.momentum >= 1:
-        raise ConfigError("momentum", f"must be in [0, 1), got {cfg.momentum}")
-    _finite("weight_decay", cfg.weight_decay, low=0.0)
-    if len(cfg.betas) != 2 or any(not (0 <= b < 1) for b in cfg.betas):
-        raise ConfigError("betas", f"must be two numbers in [0, 1), got {cfg.betas!r}")
-    _finite("eps", cfg.eps, low=0.0, strict=True)
     _finite("decay_factor", cfg.decay_factor, low=0.0, strict=True)
     if cfg.full_batch:
         _positive_int("n_steps", cfg.n_steps)
@@ -164,6 +225,6 @@ def validate(cfg: TrainConfig) -> None:
         _positive_int("decay_steps", step, 0)
     for step in cfg.snapshot_steps:
         _positive_int("snapshot_steps", step, 0)
-    if cfg.model == "qupdate" and (cfg.full_batch or cfg.optimizer != "sgd"):
+    if cfg.model == "qupdate" and (cfg.full_batch or cfg.optimizer.name != SGD.name):
         raise ConfigError("model", "qupdate approximates one-pass SGD: needs optimizer = sgd")
     _positive_int("seed", cfg.seed, 0)

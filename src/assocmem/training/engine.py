@@ -9,7 +9,8 @@ A step uses the batch only through the counts ``c(x)`` of each token in it: the 
 cross-entropy over the batch is ``Σ_x c(x)/B · CE(x)``; full-batch training uses ``p(x)`` in
 place of ``c(x)/B``. The kernels that hold a group's state and take its steps are in
 :mod:`assocmem.training.kernels`; this module draws the runs' inputs, chooses a kernel, runs the
-steps in spans between record points and records the results.
+steps in spans between record points and records the results. Which runs form a group is
+:func:`assocmem.training.planning.group_runs`.
 """
 
 import math
@@ -21,24 +22,16 @@ import torch
 from tqdm import tqdm
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import population_metrics
+from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import label_law, mod_targets, noisy_error, sample_tokens
 from assocmem.rng import generator
-from assocmem.runtime import flush_denormals
+from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
-from assocmem.training.kernels import (
-    DTYPE,
-    AbstractKernel,
-    AnalyticKernel,
-    AutogradKernel,
-    DenseKernel,
-    RunInputs,
-    select_kernel,
-)
+from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_kernel
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
+from assocmem.training.planning import MEMORY_BUDGET, group_runs
 
-MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
 SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × S × N weights)
 
 
@@ -150,6 +143,25 @@ def train_group(
     return run_group(configs, fast=fast, progress=progress)[0]
 
 
+@dataclass(frozen=True)
+class Task:
+    """What a group's runs learn: the input law p (N,), the targets f* (N,) and the label law
+    L(y|x) (N, M) (one-hot without label noise)."""
+
+    probs: torch.Tensor
+    targets: torch.Tensor
+    law: torch.Tensor
+
+    @staticmethod
+    def of(cfg: TrainConfig) -> "Task":
+        targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
+        return Task(
+            probs=cfg.probabilities().to(cfg.device, DTYPE),
+            targets=targets,
+            law=label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE),
+        )
+
+
 def run_group(
     configs: Sequence[TrainConfig],
     *,
@@ -162,61 +174,98 @@ def run_group(
     ``kernel_class`` overrides :func:`select_kernel` (tests compare kernels on one config)."""
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
-    runs = len(configs)
-    probs = cfg.probabilities().to(cfg.device, DTYPE)
-    targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-    law = label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE)  # (N, M)
+    task = Task.of(cfg)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
-    inputs = stack_runs(configs, w_product=kernel_class.w_product)
-    kernel = kernel_class(cfg, inputs, targets)
+    with intra_op_threads(1):  # tiny per-run products: one thread is fastest, and exact
+        inputs = stack_runs(configs, w_product=kernel_class.w_product)
+        kernel = kernel_class(cfg, inputs, task.targets)
     if cfg.label_noise and cfg.full_batch:
-        kernel.targets = law  # the expected gradient over noisy labels
-    curves: list[list[tuple[int, float]]] = [[] for _ in configs]
-    snapshots: list[dict[int, list[list[float]]]] = [{} for _ in configs]
+        kernel.targets = task.law  # the expected gradient over noisy labels
+    recorder = Recorder(cfg, len(configs), task)
+    with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
+        train_steps(kernel, cfg, inputs, task, recorder, progress)
+    with intra_op_threads(1):  # a run's numbers never depend on its companions
+        final_logits = kernel.logits()
+        final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
+    return results(configs, final, recorder), final_logits
 
-    def record(step: int) -> None:
-        if cfg.eval_every and step % cfg.eval_every == 0:
-            errors = population_metrics(kernel.logits(), targets, probs).error.tolist()
-            for curve, value in zip(curves, errors, strict=True):
-                curve.append((step, value))
-        if step in cfg.snapshot_steps:
-            scores = torch.softmax(kernel.logits().double(), dim=2).tolist()
-            for snap, table in zip(snapshots, scores, strict=True):
-                snap[step] = table
 
-    def next_stop(t: int) -> int:  # the end of the span from step t: a record point at most
-        stops = [cfg.steps, t + (SPAN_STEPS if kernel.spans and inputs.labels is None else 1)]
+class Recorder:
+    """The error curves and softmax snapshots of a group's runs at their record points."""
+
+    def __init__(self, cfg: TrainConfig, runs: int, task: Task) -> None:
+        self.cfg, self.task = cfg, task
+        self.curves: list[list[tuple[int, float]]] = [[] for _ in range(runs)]
+        self.snapshots: list[dict[int, list[list[float]]]] = [{} for _ in range(runs)]
+
+    def stops_after(self, t: int) -> list[int]:
+        """The record points after step t."""
+        cfg, stops = self.cfg, [s for s in self.cfg.snapshot_steps if s > t]
         if cfg.eval_every:
             stops.append((t // cfg.eval_every + 1) * cfg.eval_every)
-        stops += [s for s in cfg.snapshot_steps if s > t]
-        return min(stops)
+        return stops
 
-    record(0)
-    B, t = cfg.batch_size, 0
-    with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
-        while t < cfg.steps:
-            end = next_stop(t)
-            tokens = None
-            if inputs.tokens is not None:
-                tokens = inputs.tokens[:, t * B : end * B].reshape(runs, end - t, B)
-            if inputs.labels is not None and tokens is not None:  # noisy samples, one step
-                labels = inputs.labels[:, t * B : end * B]
-                kernel.targets = batch_label_law(tokens[:, 0], labels, cfg.n_inputs, cfg.n_outputs)
-            lr = inputs.lr[:, None].expand(-1, end - t)
-            if cfg.schedule != "constant":
-                factors = [schedule_factor(cfg, s) for s in range(t, end)]
-                lr = lr * torch.tensor(factors, dtype=DTYPE, device=lr.device)
-            kernel.advance(t, tokens, step_weights(tokens, probs, runs, end - t, B), lr)
-            if progress is not None:
-                progress.update(runs * (end - t))
-            t = end
-            record(t)
-    final_logits = kernel.logits()
-    final = population_metrics(final_logits, targets, probs, law=law)
-    results = []
+    def record(self, step: int, kernel: AbstractKernel) -> None:
+        cfg = self.cfg
+        with intra_op_threads(1):
+            if cfg.eval_every and step % cfg.eval_every == 0:
+                metrics = population_metrics(kernel.logits(), self.task.targets, self.task.probs)
+                for curve, value in zip(self.curves, metrics.error.tolist(), strict=True):
+                    curve.append((step, value))
+            if step in cfg.snapshot_steps:
+                scores = torch.softmax(kernel.logits().double(), dim=2).tolist()
+                for snap, table in zip(self.snapshots, scores, strict=True):
+                    snap[step] = table
+
+
+def train_steps(
+    kernel: AbstractKernel,
+    cfg: TrainConfig,
+    inputs: RunInputs,
+    task: Task,
+    recorder: Recorder,
+    progress: tqdm | None,
+) -> None:
+    """Advance the kernel through all ``cfg.steps`` steps, in spans that end at record points
+    (spans of one step where each step has its own targets: noisy labels)."""
+    runs, B = inputs.lr.shape[0], cfg.batch_size
+    span = SPAN_STEPS if kernel.spans and inputs.labels is None else 1
+    recorder.record(0, kernel)
+    t = 0
+    while t < cfg.steps:
+        end = min([cfg.steps, t + span, *recorder.stops_after(t)])
+        tokens = None
+        if inputs.tokens is not None:
+            tokens = inputs.tokens[:, t * B : end * B].reshape(runs, end - t, B)
+        if inputs.labels is not None and tokens is not None:  # noisy samples, one step
+            labels = inputs.labels[:, t * B : end * B]
+            kernel.targets = batch_label_law(tokens[:, 0], labels, cfg.n_inputs, cfg.n_outputs)
+        weights = step_weights(tokens, task.probs, runs, end - t, B)
+        kernel.advance(t, tokens, weights, scheduled_lr(cfg, inputs.lr, t, end))
+        if progress is not None:
+            progress.update(runs * (end - t))
+        t = end
+        recorder.record(t, kernel)
+
+
+def scheduled_lr(cfg: TrainConfig, lr: torch.Tensor, start: int, end: int) -> torch.Tensor:
+    """The learning rates of steps start … end − 1 of every run, (R, S), from lr (R,)."""
+    rates = lr[:, None].expand(-1, end - start)
+    if cfg.schedule == "constant":
+        return rates
+    factors = [schedule_factor(cfg, s) for s in range(start, end)]
+    return rates * torch.tensor(factors, dtype=DTYPE, device=lr.device)
+
+
+def results(
+    configs: Sequence[TrainConfig], final: PopulationMetrics, recorder: Recorder
+) -> list[RunResult]:
+    """Every run's record from the group's final population metrics."""
+    cfg = configs[0]
+    out = []
     for r, run_cfg in enumerate(configs):
         finite = bool(final.finite[r])
-        results.append(
+        out.append(
             RunResult(
                 config=run_cfg,
                 status="ok" if finite else "diverged",
@@ -224,13 +273,13 @@ def run_group(
                 head_error=float(final.head_error[r]),
                 tail_error=float(final.tail_error[r]),
                 cross_entropy=float(final.cross_entropy[r]) if finite else math.nan,
-                curve=curves[r],
-                snapshots=snapshots[r],
+                curve=recorder.curves[r],
+                snapshots=recorder.snapshots[r],
                 **noisy_fields(float(final.error[r]), cfg),
                 p_correct=float(final.p_correct[r]) if final.p_correct is not None else math.nan,
             )
         )
-    return results, final_logits
+    return out
 
 
 def noisy_fields(error: float, cfg: TrainConfig) -> dict[str, float]:
@@ -241,33 +290,6 @@ def noisy_fields(error: float, cfg: TrainConfig) -> dict[str, float]:
         "bayes_error": cfg.label_noise,
         "excess_error": noisy - cfg.label_noise,
     }
-
-
-def state_bytes(cfg: TrainConfig) -> int:
-    """Rough bytes one run of this config holds while training (for chunking)."""
-    d, n, m = cfg.dim, cfg.n_inputs, cfg.n_outputs
-    per_run = n * n + n * d + m * d + 4 * n * m
-    if issubclass(select_kernel(cfg), AutogradKernel | AnalyticKernel):
-        per_run += 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d
-    elif select_kernel(cfg) is DenseKernel:
-        per_run += 2 * d * d
-    elif select_kernel(cfg).w_product:
-        per_run += 4 * d * m + 2 * n * d
-    if not cfg.full_batch:
-        per_run += 2 * cfg.n_samples * (2 if cfg.label_noise else 1)  # int64 tokens (and labels)
-    return 4 * per_run
-
-
-def plan(configs: Sequence[TrainConfig], budget: int = MEMORY_BUDGET) -> list[list[int]]:
-    """Indices of ``configs`` grouped by batch key, each group cut to fit ``budget`` bytes."""
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for index, cfg in enumerate(configs):
-        groups.setdefault(cfg.batch_key(), []).append(index)
-    chunks = []
-    for indices in groups.values():
-        size = max(1, budget // state_bytes(configs[indices[0]]))
-        chunks += [indices[i : i + size] for i in range(0, len(indices), size)]
-    return chunks
 
 
 def train(
@@ -281,7 +303,7 @@ def train(
     results: list[RunResult | None] = [None] * len(configs)
     total = sum(cfg.steps for cfg in configs)
     with tqdm(total=total, disable=not progress, unit="run-step", leave=False) as bar:
-        for chunk in plan(configs, budget):
+        for chunk in group_runs(configs, budget=budget):
             for index, result in zip(
                 chunk,
                 train_group([configs[i] for i in chunk], fast=fast, progress=bar),

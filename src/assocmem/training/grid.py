@@ -5,14 +5,14 @@ Grid axes (each a value or a list; the grid is their product): ``models``, ``opt
 seeds 0..k-1), ``label_noises`` (ε), and ``distributions`` (token laws spelled ``zipf``,
 ``zipf:ALPHA`` or ``words:LANG``, as in ``assocmem closed-form``). A singular field name (``lr``,
 ``dim``, ``label_noise``, ``distribution``…) sets an axis too. Every other key is a scalar field
-of :class:`TrainConfig`.
+of :class:`TrainConfig` in its flat spelling (:meth:`TrainConfig.from_flat`: ``momentum``,
+``betas``… beside ``optimizer``).
 """
 
 import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
 from assocmem.config.errors import ConfigError
@@ -48,7 +48,7 @@ def _as_list(key: str, value: Any) -> list[Any]:
 
 def expand_grid(spec: Mapping[str, Any]) -> list[TrainConfig]:
     """Every config of the grid ``spec`` (validated; unknown keys are a :class:`ConfigError`)."""
-    scalar_names = {f.name for f in fields(TrainConfig)} - {"extra"}
+    scalar_names = set(TrainConfig.flat_keys())
     base: dict[str, Any] = {}
     axes: dict[str, list[Any]] = {}
     laws: list[dict[str, Any]] = [{}]
@@ -69,7 +69,7 @@ def expand_grid(spec: Mapping[str, Any]) -> list[TrainConfig]:
     for law, *combo in itertools.product(laws, *(axes[name] for name in names)):
         try:
             values = {**base, **law, **dict(zip(names, combo, strict=True))}
-            configs.append(TrainConfig(**values))
+            configs.append(TrainConfig.from_flat(values))
         except TypeError as err:
             raise ConfigError("config", str(err)) from None
     return configs
@@ -109,7 +109,7 @@ def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
             {
                 "model": cfg.model,
                 "ln": cfg.layer_norm,
-                "optimizer": cfg.optimizer,
+                "optimizer": cfg.optimizer.name,
                 "d": cfg.dim,
                 "T": cfg.n_samples if not cfg.full_batch else None,
                 "B": cfg.batch_size if not cfg.full_batch else None,

@@ -45,19 +45,13 @@ class ReferenceMemory(nn.Module):
 
 
 def make_optimizer(cfg: TrainConfig, model: ReferenceMemory) -> torch.optim.Optimizer:
+    """The ``torch.optim`` counterpart of the config's optimiser, one group per parameter
+    (each with its learning-rate factor); optimisers without one raise NotImplementedError."""
     groups = [
         {"params": [param], "lr": cfg.lr * lr_factor(cfg, name)}
         for name, param in model.named_parameters()
     ]
-    if cfg.optimizer == "sgd":
-        return torch.optim.SGD(
-            groups, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
-        )
-    if cfg.optimizer == "adam":
-        return torch.optim.Adam(
-            groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay
-        )
-    raise ValueError(f"the reference covers torch.optim's sgd and adam, not {cfg.optimizer!r}")
+    return cfg.optimizer.torch_optimizer(groups)
 
 
 def reference_train(cfg: TrainConfig) -> torch.Tensor:

@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from assocmem.config.errors import ConfigError
-from assocmem.sweep.identity import config_values
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 from assocmem.training.config import TrainConfig
 
@@ -21,13 +20,12 @@ METRICS = (
 _FINITE = ("error", "head_error", "tail_error")  # a run is ``diverged`` unless these are finite
 _TUPLES = ("betas", "decay_steps", "snapshot_steps")
 _BOOLS = tuple(f.name for f in fields(TrainConfig) if isinstance(f.default, bool))
-_SHARED_IN_BATCH = ("seed", "lr")  # what varies between the runs of one tensor program
 DEFAULT_RUNS_PER_BATCH = 256
 
 
 def build_train(values: Mapping[str, Any]) -> TrainConfig:
     """A training config from plain TOML values (lists for its tuple fields)."""
-    allowed = ({f.name for f in fields(TrainConfig)} - {"extra"}) | {"distribution"}
+    allowed = set(TrainConfig.flat_keys()) | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
@@ -45,7 +43,7 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
                 raise ConfigError(key, f"must be a list, got {clean[key]!r}")
             clean[key] = tuple(clean[key])
     try:
-        return TrainConfig(**clean)
+        return TrainConfig.from_flat(clean)
     except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
         raise ConfigError("config", str(err)) from None
 
@@ -61,15 +59,16 @@ class TrainKind(RunKind):
         return build_train(values)
 
     def group_key(self, config: Any) -> Hashable:
-        """Every field but seed and lr: the runs of one ``train_group`` tensor program."""
-        return tuple(v for k, v in config_values(config).items() if k not in _SHARED_IN_BATCH)
+        """Every field but seed and lr: the runs of one ``train_group`` tensor program (the
+        training layer's own grouping, :meth:`TrainConfig.batch_key`)."""
+        return config.batch_key()
 
     def batch_limit(self, config: Any, runs_per_batch: int | None) -> int:
-        """At most ``runs_per_batch`` (default 256), and what fits the engine's memory budget."""
-        from assocmem.training.engine import MEMORY_BUDGET, state_bytes
+        """At most ``runs_per_batch`` (default 256), and what fits the engine's memory budget
+        (:func:`assocmem.training.planning.runs_per_chunk`, as ``train`` chunks)."""
+        from assocmem.training.planning import runs_per_chunk
 
-        fit = max(1, MEMORY_BUDGET // state_bytes(config))
-        return min(fit, runs_per_batch or self.default_runs_per_batch)
+        return runs_per_chunk(config, max_runs=runs_per_batch or self.default_runs_per_batch)
 
     def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
         """One ``train_group`` call: runs that differ only in seed and lr."""
@@ -102,19 +101,6 @@ class TrainKind(RunKind):
         return [{**run, "step": int(step), "error": float(error)} for step, error in curve]
 
     def work(self, config: Any) -> float:
-        from assocmem.training.kernels import (
-            ProjectedMatrixKernel,
-            TableSGDKernel,
-            select_kernel,
-        )
+        from assocmem.training.planning import work_estimate
 
-        cfg = config
-        n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
-        kernel = select_kernel(cfg)
-        if kernel is TableSGDKernel:
-            per_step = n * n * m
-        elif kernel is ProjectedMatrixKernel:
-            per_step = d * d * m
-        else:
-            per_step = 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
-        return float(cfg.steps * per_step + n * d * d)
+        return work_estimate(config)

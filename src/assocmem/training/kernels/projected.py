@@ -1,0 +1,97 @@
+"""The matrix model under sign-like steps (sign-like Adam β = (0, 0), sign-SGD, normalised SGD).
+
+The state is ``V = Wᵀ Uᵀ`` (d×M). The gradient's ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
+(d×M, rank ≤ M); its elementwise shape (the optimiser's direction) is projected back by ``Uᵀ``
+row by row in the compiled kernel of :mod:`assocmem.training.native` (``projected_steps``, a
+span of steps per call), never storing the d×d matrix (torch ops, a few runs at a time, for
+normalised SGD or where no compiler is found). O(d²M) per step, independent of B.
+"""
+
+import torch
+
+from assocmem.training import native
+from assocmem.training.config import TrainConfig
+from assocmem.training.kernels.base import (
+    AbstractKernel,
+    RunInputs,
+    gram,
+    weighted_softmax_error,
+)
+from assocmem.training.optimizers import NORM_FLOOR, lr_factor
+
+GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the torch ops
+
+
+class ProjectedMatrixKernel(AbstractKernel):
+    """Matrix model under sign-like steps without weight decay: track ``V = Wᵀ Uᵀ``.
+
+    Compiled (the optimisers of ``native.MODES``), a run takes a span of whole steps per call
+    (:func:`native.projected_steps`); otherwise :meth:`step` does one step of every run.
+    """
+
+    w_product = "WU"
+    spans = True
+
+    def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
+        super().__init__(cfg, inputs, targets)
+        assert inputs.W_product is not None
+        self.E, self.U = inputs.E, inputs.U
+        self.U_t = inputs.U.transpose(1, 2).contiguous()  # (R, d, M)
+        self.gram_outputs = gram(self.U)  # (R, M, M)
+        self.V = inputs.W_product  # (R, d, M)
+        self.lr_factor = lr_factor(cfg, "W")
+        self.use_native = self.optimizer.stateless and native.supports(self.V)
+        if self.use_native:  # U's rows padded to whole vectors (zeros: no effect)
+            self.U_padded = native.padded(inputs.U)
+
+    @classmethod
+    def supports(cls, cfg: TrainConfig) -> bool:
+        plain_matrix = cfg.model == "matrix" and not cfg.layer_norm and not cfg.label_noise
+        sign_like = cfg.optimizer.sign_like
+        return plain_matrix and sign_like and not cfg.optimizer.weight_decay
+
+    @classmethod
+    def state_elements(cls, cfg: TrainConfig) -> int:
+        return 4 * cfg.dim * cfg.n_outputs + 2 * cfg.n_inputs * cfg.dim
+
+    @classmethod
+    def step_work(cls, cfg: TrainConfig) -> int:
+        return cfg.dim**2 * cfg.n_outputs
+
+    def logits(self) -> torch.Tensor:
+        return torch.bmm(self.E, self.V)
+
+    def advance(
+        self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
+        if not self.use_native:
+            super().advance(t0, tokens, weights, lr)
+            return
+        native.projected_steps(
+            self.V, self.E, self.U_padded, weights, self.targets, lr * self.lr_factor,
+            optimizer=self.optimizer.name, eps=getattr(self.optimizer, "eps", 0.0),
+        )  # fmt: skip
+
+    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+        """One step of every run with torch ops (normalised SGD, or no compiled kernel)."""
+        rate = (lr * self.lr_factor)[:, None, None]
+        scaled = weighted_softmax_error(self.logits(), self.targets, weights)
+        P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
+        if not self.optimizer.stateless:  # normalised SGD: ‖P U‖_F² = ⟨Pᵀ P, U Uᵀ⟩
+            norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
+            norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
+            self.V.sub_(rate / norm[:, None, None] * torch.bmm(P, self.gram_outputs))
+            return
+        self.V.sub_(rate * self.shaped_projection(P))
+
+    def shaped_projection(self, P: torch.Tensor) -> torch.Tensor:
+        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M), a few
+        runs' d×d gradients at a time."""
+        runs, dim, _ = P.shape
+        chunk = max(1, min(runs, GRADIENT_ELEMENTS // dim**2))
+        change = torch.empty_like(P)
+        for start in range(0, runs, chunk):
+            block = slice(start, start + chunk)
+            grad = torch.bmm(P[block], self.U[block])  # Gᵀ, (n, d, d)
+            torch.bmm(self.optimizer.direction(grad), self.U_t[block], out=change[block])
+        return change

@@ -1,0 +1,66 @@
+"""Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
+
+With ``betas = (0, 0)`` (the paper's sign-like "Adam") ``m = g`` and ``√v = |g|`` exactly, so
+the step is ``lr · g / (|g| + eps)`` and needs no state.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from assocmem.config.errors import ConfigError
+from assocmem.training.optimizers.base import AbstractOptimizer, Slot, check_finite, per_run
+
+
+@dataclass(frozen=True)
+class Adam(AbstractOptimizer):
+    name: ClassVar[str] = "adam"
+    paper_lr_scaling: ClassVar[bool] = True
+
+    betas: tuple[float, float] = (0.0, 0.0)  # (0, 0): the paper's sign-like Adam
+    eps: float = 1e-8
+    weight_decay: float = 0.0
+
+    def validate(self) -> None:
+        betas = self.betas
+        if not isinstance(betas, tuple) or len(betas) != 2 or any(not (0 <= b < 1) for b in betas):
+            raise ConfigError("betas", f"must be two numbers in [0, 1), got {betas!r}")
+        check_finite("eps", self.eps)
+        if self.eps == 0:
+            raise ConfigError("eps", "must be a finite number > 0, got 0")
+        super().validate()
+
+    @property
+    def sign_like(self) -> bool:
+        return self.betas == (0.0, 0.0)
+
+    @property
+    def stateless(self) -> bool:
+        return self.sign_like and not self.weight_decay
+
+    def direction(self, grad: torch.Tensor) -> torch.Tensor:
+        return grad / (grad.abs() + self.eps)
+
+    def step(
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+    ) -> None:
+        beta1, beta2 = self.betas
+        grad = self.decayed(param, grad)
+        if self.sign_like:  # m = g, v = g² (sqrt(g²) = |g| exactly): no state needed
+            param.addcmul_(self.direction(grad), per_run(lr, param), value=-1)
+            return
+        if not slot:
+            slot["m"] = torch.zeros_like(param)
+            slot["v"] = torch.zeros_like(param)
+        m, v = slot["m"], slot["v"]
+        m.lerp_(grad, 1 - beta1)
+        v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = (v.sqrt() / math.sqrt(1 - beta2**t)).add_(self.eps)
+        param.sub_(per_run(lr / (1 - beta1**t), param) * (m / denom))
+
+    def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
+        return torch.optim.Adam(
+            groups, betas=self.betas, eps=self.eps, weight_decay=self.weight_decay
+        )

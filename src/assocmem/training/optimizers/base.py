@@ -1,0 +1,127 @@
+"""The optimiser entry: a frozen sub-config of :class:`~assocmem.training.config.TrainConfig`
+holding one optimiser's hyper-parameters, and its step batched over a leading run axis R.
+
+Each entry reproduces the update of its ``torch.optim`` counterpart, applied to tensors whose
+first axis indexes runs, with a learning rate per run. Weight decay is L2 added to the
+gradient, as ``torch.optim`` does. Entries also tell the kernels what they may exploit:
+``linear`` (the step is linear in the gradients and the parameter, so a kernel may track a
+linear image of W), ``stateless`` (the step is ``−lr · direction(g)`` elementwise) and
+``sign_like`` (the step ignores the gradient's scale).
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import torch
+
+from assocmem.config.errors import ConfigError
+
+# The optimiser keys of every flat config record (TOML, CLI, records, run hashes), at the value
+# a record holds for an optimiser without that hyper-parameter.
+FLAT_DEFAULTS: dict[str, Any] = {
+    "momentum": 0.0,
+    "weight_decay": 0.0,
+    "betas": (0.0, 0.0),
+    "eps": 1e-8,
+}
+Slot = dict[str, torch.Tensor]  # an optimiser's state for one parameter tensor (e.g. momentum)
+
+
+def per_run(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """Reshape per-run values (R,) to broadcast against a state tensor (R, ...)."""
+    return values.reshape(-1, *([1] * (like.dim() - 1)))
+
+
+def check_finite(name: str, value: Any, *, low: float = 0.0, high: float | None = None) -> None:
+    """Raise :class:`ConfigError` unless ``low ≤ value`` (``< high`` when given) and finite."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    ok = number and value == value and abs(value) != float("inf") and value >= low
+    if not ok or (high is not None and value >= high):
+        bound = f"in [{low:g}, {high:g})" if high is not None else f"a finite number ≥ {low:g}"
+        raise ConfigError(name, f"must be {bound}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class AbstractOptimizer(ABC):
+    """An optimiser: its hyper-parameters (the dataclass fields) and its batched step."""
+
+    name: ClassVar[str]
+    paper_lr_scaling: ClassVar[bool] = False  # lr "paper": W moves by lr/d, embeddings lr/√d
+    linear: ClassVar[bool] = False
+
+    weight_decay: float = 0.0
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first invalid hyper-parameter."""
+        check_finite("weight_decay", self.weight_decay)
+
+    @property
+    def sign_like(self) -> bool:
+        """Whether the step ignores the gradient's scale (sign, ``g / (|g| + eps)``,
+        ``g / ‖g‖``): the projected kernel moves ``Wᵀ Uᵀ`` by the shaped gradient."""
+        return False
+
+    @property
+    def stateless(self) -> bool:
+        """Whether a step is ``−lr · direction(g)``, elementwise, with no state or decay: rows
+        with a zero gradient do not move."""
+        return False
+
+    def direction(self, grad: torch.Tensor) -> torch.Tensor:
+        """The step direction of a stateless optimiser for a gradient (a new tensor)."""
+        raise NotImplementedError(f"{self.name} has no stateless direction")
+
+    def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
+        """The ``torch.optim`` counterpart over parameter groups (the tests' reference)."""
+        raise NotImplementedError(f"{self.name} has no torch.optim counterpart")
+
+    def decayed(self, param: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+        """The gradient with L2 weight decay added (a new tensor when there is decay)."""
+        return grad.add(param, alpha=self.weight_decay) if self.weight_decay else grad
+
+    @abstractmethod
+    def step(
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+    ) -> None:
+        """Apply step ``t`` (1-based) to ``param`` (R, ...) with per-run ``lr`` (R,); ``slot``
+        holds this parameter's state between steps."""
+
+    def flat_values(self) -> dict[str, Any]:
+        """The flat record keys: :data:`FLAT_DEFAULTS` overridden by this entry's fields; a
+        field outside them (a newer optimiser's) only when it is not at its default."""
+        values = dict(FLAT_DEFAULTS)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in FLAT_DEFAULTS or value != f.default:
+                values[f.name] = value
+        return values
+
+    @classmethod
+    def hyper_parameters(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+class LinearOptimizer(AbstractOptimizer):
+    """A step linear in the gradients and the parameter (SGD with momentum, Nesterov): kernels
+    may move a linear image of W (its logit table) by the image of the step."""
+
+    linear = True
+
+    @abstractmethod
+    def linear_direction(self, slot: Slot, param: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+        """The step direction d (``param −= lr · d``), updating the momentum in ``slot``."""
+
+    def step(
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+    ) -> None:
+        param.addcmul_(self.linear_direction(slot, param, grad), per_run(lr, param), value=-1)
+
+    @staticmethod
+    def momentum_buffer(slot: Slot, grad: torch.Tensor, momentum: float) -> torch.Tensor:
+        """``buf ← momentum · buf + g`` (``buf = g`` on the first step), as ``torch.optim.SGD``."""
+        if "buf" not in slot:
+            slot["buf"] = grad.clone()
+        else:
+            slot["buf"].mul_(momentum).add_(grad)
+        return slot["buf"]

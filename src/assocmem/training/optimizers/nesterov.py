@@ -1,0 +1,35 @@
+"""SGD with Nesterov momentum, as ``torch.optim.SGD(nesterov=True)``."""
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from assocmem.config.errors import ConfigError
+from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finite
+
+
+@dataclass(frozen=True)
+class NesterovSGD(LinearOptimizer):
+    """``g ← g + λ p``, ``buf ← μ buf + g`` (``buf = g`` first), ``p ← p − lr (g + μ buf)``."""
+
+    name: ClassVar[str] = "nesterov"
+
+    momentum: float = 0.9  # μ > 0
+    weight_decay: float = 0.0  # λ
+
+    def validate(self) -> None:
+        check_finite("momentum", self.momentum, high=1.0)
+        if self.momentum == 0:
+            raise ConfigError("momentum", "Nesterov momentum must be > 0 (use optimizer = sgd)")
+        super().validate()
+
+    def linear_direction(self, slot: Slot, param: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+        grad = self.decayed(param, grad)
+        buffer = self.momentum_buffer(slot, grad, self.momentum)
+        return grad.add(buffer, alpha=self.momentum)
+
+    def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
+        return torch.optim.SGD(
+            groups, momentum=self.momentum, weight_decay=self.weight_decay, nesterov=True
+        )

@@ -1,0 +1,36 @@
+"""SGD with momentum and weight decay, as ``torch.optim.SGD``."""
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finite
+
+
+@dataclass(frozen=True)
+class SGD(LinearOptimizer):
+    """``buf ← μ buf + (g + λ p)``, ``p ← p − lr · buf`` (``buf = g + λ p`` without momentum)."""
+
+    name: ClassVar[str] = "sgd"
+
+    momentum: float = 0.0  # μ
+    weight_decay: float = 0.0  # λ
+
+    def validate(self) -> None:
+        check_finite("momentum", self.momentum, high=1.0)
+        super().validate()
+
+    @property
+    def stateless(self) -> bool:
+        return not (self.momentum or self.weight_decay)
+
+    def direction(self, grad: torch.Tensor) -> torch.Tensor:
+        return grad
+
+    def linear_direction(self, slot: Slot, param: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+        grad = self.decayed(param, grad)
+        return self.momentum_buffer(slot, grad, self.momentum) if self.momentum else grad
+
+    def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
+        return torch.optim.SGD(groups, momentum=self.momentum, weight_decay=self.weight_decay)
