@@ -188,3 +188,20 @@ def test_loading_compiles_nothing() -> None:
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == f"compiled {native.runnable()[0]}", done.stderr
     assert done.stderr == ""
+
+
+def test_each_run_records_the_kernel_that_trained_it(monkeypatch):
+    """A run's record names its kernel class and whether the compiled library or torch ops
+    took its steps; switching the library off shows in the record (never a silent switch)."""
+    from assocmem.training import TrainConfig, select_kernel, train
+
+    cfg = TrainConfig.from_flat(
+        {"dim": 16, "n_samples": 256, "batch_size": 16, "optimizer": "adam"}
+    )
+    name = select_kernel(cfg).__name__
+    if native.reason_unavailable() is None:
+        assert train([cfg])[0].kernel == f"{name} ({native.describe()})"
+    monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
+    result = train([cfg])[0]
+    assert result.kernel == f"{name} (torch ops)"
+    assert result.to_dict()["kernel"] == result.kernel

@@ -51,6 +51,7 @@ class RunResult:
     noisy_error: float = math.nan  # error against noisy labels, ε + (1 − εM/(M−1))·error
     bayes_error: float = 0.0  # ε: the error of f*, the Bayes rule, against noisy labels
     excess_error: float = math.nan  # noisy_error − bayes_error
+    kernel: str = ""  # the kernel that trained it, e.g. "DenseKernel (compiled avx512)"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +67,7 @@ class RunResult:
             "excess_error": self.excess_error,
             "curve": [list(point) for point in self.curve],
             "snapshots": {str(step): table for step, table in self.snapshots.items()},
+            "kernel": self.kernel,
         }
 
 
@@ -187,7 +189,7 @@ def run_group(
     with intra_op_threads(1):  # a run's numbers never depend on its companions
         final_logits = kernel.logits()
         final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
-    return results(configs, final, recorder), final_logits
+    return results(configs, final, recorder, kernel.describe()), final_logits
 
 
 class Recorder:
@@ -258,7 +260,7 @@ def scheduled_lr(cfg: TrainConfig, lr: torch.Tensor, start: int, end: int) -> to
 
 
 def results(
-    configs: Sequence[TrainConfig], final: PopulationMetrics, recorder: Recorder
+    configs: Sequence[TrainConfig], final: PopulationMetrics, recorder: Recorder, kernel: str
 ) -> list[RunResult]:
     """Every run's record from the group's final population metrics."""
     cfg = configs[0]
@@ -277,6 +279,7 @@ def results(
                 snapshots=recorder.snapshots[r],
                 **noisy_fields(float(final.error[r]), cfg),
                 p_correct=float(final.p_correct[r]) if final.p_correct is not None else math.nan,
+                kernel=kernel,
             )
         )
     return out

@@ -78,6 +78,7 @@ class TrainKind(RunKind):
         out: list[Outcome] = []
         for result in train_group(list(configs)):
             metrics: dict[str, Any] = {name: getattr(result, name) for name in METRICS}
+            metrics["kernel"] = result.kernel  # provenance: which kernel (and library) ran it
             if result.curve:
                 metrics["curve"] = [list(point) for point in result.curve]
             if result.snapshots:

@@ -123,6 +123,17 @@ class AbstractKernel(ABC):
         n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
         return 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled library takes this kernel's steps (decided at construction)."""
+        return False
+
+    def describe(self) -> str:
+        """The kernel that ran, for provenance: its class, and the compiled library in use
+        (:func:`native.describe`) when it takes the steps, else "torch ops"."""
+        how = native.describe() if self.compiled else "torch ops"
+        return f"{type(self).__name__} ({how})"
+
     @abstractmethod
     def logits(self) -> torch.Tensor:
         """Logits of every token, (R, N, M)."""

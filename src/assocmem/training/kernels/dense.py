@@ -58,6 +58,10 @@ class DenseKernel(AnalyticKernel):
     def state_elements(cls, cfg: TrainConfig) -> int:
         return 2 * cfg.dim * cfg.dim
 
+    @property
+    def compiled(self) -> bool:
+        return self.steps_by == "compiled"
+
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:

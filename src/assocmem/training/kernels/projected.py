@@ -58,6 +58,10 @@ class ProjectedMatrixKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.dim**2 * cfg.n_outputs
 
+    @property
+    def compiled(self) -> bool:
+        return self.use_native
+
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 

@@ -57,6 +57,10 @@ class TableSGDKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.n_inputs**2 * cfg.n_outputs
 
+    @property
+    def compiled(self) -> bool:
+        return self.use_native
+
     def logits(self) -> torch.Tensor:
         return self.table
 
