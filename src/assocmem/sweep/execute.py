@@ -342,16 +342,11 @@ def spec_document(spec: SweepSpec) -> dict[str, Any]:
     }
 
 
-def plan_for(spec: SweepSpec | str | Path) -> Plan:
-    return make_plan(spec if isinstance(spec, SweepSpec) else load_spec(spec))
-
-
 __all__ = [
     "EXECUTORS",
     "Hooks",
     "Run",
     "SweepReport",
     "execute_batch",
-    "plan_for",
     "run_sweep",
 ]
