@@ -23,7 +23,7 @@ import torch
 from assocmem import __version__
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
-from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
+from assocmem.sweep.plan import Batch, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
 from assocmem.sweep.store import RunRecord, Store
 from assocmem.training.config import TrainConfig
