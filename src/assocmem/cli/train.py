@@ -4,6 +4,7 @@ TOML; prints seed-averaged exact population errors (or every run with ``--format
 import argparse
 from typing import Any
 
+from assocmem.analysis.lr_selection import best_lr_records
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
 from assocmem.laws.words import DISTRIBUTION_SPELLINGS
 from assocmem.training.config import (
@@ -15,7 +16,7 @@ from assocmem.training.config import (
     SCHEDULES,
 )
 from assocmem.training.engine import train
-from assocmem.training.grid import best_lr_rows, expand_grid, summarize, summary_headers
+from assocmem.training.grid import SETTING_COLUMNS, expand_grid, summarize, summary_headers
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = summarize(results)
     if args.best_lr:
-        rows = best_lr_rows(rows)
+        rows = best_lr_records(rows, [c for c in SETTING_COLUMNS if any(c in r for r in rows)])
     headers = summary_headers(rows)
     print(format_table(headers, [[row[h] for h in headers] for row in rows]))
     return 0

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from assocmem.analysis.lr_selection import per_seed_oracle, tuned
 from assocmem.experiments.claims import Claim, format_measured
 from assocmem.figures.style import summarise
 from assocmem.figures.training import (
@@ -19,7 +20,6 @@ from assocmem.figures.training import (
     schedule_label,
     seed_means,
     steps_to_zero,
-    tuned,
 )
 from assocmem.report import ClaimRow
 
@@ -94,8 +94,7 @@ def finding3(frames: "StoredFrames", scale: str) -> Claim:
 
 def _oracle(frame: pd.DataFrame, key: str, value: Any, dim: int) -> float:
     """The paper's "tuned lr": each seed's own best lr, then the mean over seeds (optimistic)."""
-    rows = frame[(frame[key] == value) & (frame["dim"] == dim)]
-    return float(rows.groupby("seed")["error"].min().mean())
+    return per_seed_oracle(frame[(frame[key] == value) & (frame["dim"] == dim)])
 
 
 def finding4(frames: "StoredFrames", scale: str) -> Claim:
