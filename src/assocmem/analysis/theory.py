@@ -74,6 +74,26 @@ def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarr
     return np.asarray(n_samples, dtype=np.float64) ** (1.0 / alpha)
 
 
+def finite_data_table(
+    n_inputs: int, alpha: float, n_samples: Sequence[float]
+) -> list[dict[str, float]]:
+    """Per T: the exact finite-data error of a perfect memoriser on Zipf(α) over N tokens
+    (:func:`finite_data_error`), its asymptotic shape ``T^{-(α−1)/α}`` and the compute-optimal
+    ``d*(T)`` (:func:`compute_optimal_dim`)."""
+    sizes = np.asarray(n_samples, dtype=np.float64)
+    exact = finite_data_error(zipf(n_inputs, alpha), sizes)
+    optimal = compute_optimal_dim(sizes, alpha)
+    return [
+        {
+            "n_samples": float(t),
+            "finite_data_error": float(e),
+            "asymptotic_shape": float(t ** -data_exponent(alpha)),
+            "optimal_dim": float(d),
+        }
+        for t, e, d in zip(sizes, exact, optimal, strict=True)
+    ]
+
+
 def compute_optimal_samples(dim: float | np.ndarray, alpha: float) -> np.ndarray:
     """Data worth having for capacity d: ``T*(d) ≍ d^α`` (Proposition 4, PAPER.md §3.4)."""
     check_alpha(alpha)
@@ -150,6 +170,7 @@ __all__ = [
     "compute_optimal_samples",
     "data_exponent",
     "finite_data_error",
+    "finite_data_table",
     "joint_error_shape",
     "power_exponent",
     "scheme_law",
