@@ -46,3 +46,34 @@ def test_small_d_unchanged_when_larger_d_are_added():
     small = run_closed_form(ClosedFormConfig(**base, dims=(10,)))
     large = run_closed_form(ClosedFormConfig(**base, dims=(10, 500)))
     np.testing.assert_array_equal(small.errors[:, :, 0], large.errors[:, :, 0])
+
+
+def test_population_error_is_the_correctly_rounded_sum_for_any_batch_shape():
+    """The error sum is exact (then rounded once): the same bits alone or in any batch."""
+    import math
+
+    import torch
+
+    from assocmem.evaluation import PopulationError, head_mask
+    from assocmem.laws.tokens import zipf_probabilities
+
+    probs = zipf_probabilities(3000, 1.5)
+    wrong = torch.rand(4, 5, 3000, generator=torch.Generator().manual_seed(1)) < 0.6
+    error, head = PopulationError(probs)(wrong)
+    head_probs = probs * head_mask(probs)
+    for i in range(4):
+        for k in range(5):
+            assert float(error[i, k]) == math.fsum(probs[wrong[i, k]].tolist())
+            assert float(head[i, k]) == math.fsum(head_probs[wrong[i, k]].tolist())
+            alone, _ = PopulationError(probs)(wrong[i, k])
+            assert float(alone) == float(error[i, k])
+
+
+def test_head_is_the_most_probable_tenth():
+    import torch
+
+    from assocmem.evaluation import head_mask
+
+    probs = torch.tensor([0.1, 0.4, 0.05, 0.3, 0.05, 0.1])
+    assert head_mask(probs).nonzero().flatten().tolist() == [1]  # ⌈6/10⌉ = 1 token
+    assert head_mask(probs, 0.5).nonzero().flatten().tolist() == [0, 1, 3]  # ties: lower index

@@ -105,3 +105,19 @@ def test_theory_cli_table_and_json(capsys):
 def test_theory_cli_bad_input_is_one_line_exit_2(capsys, args):
     assert main(["theory", *args]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_removed_power_scheme_is_rejected_listing_the_registered_names():
+    with pytest.raises(ConfigError) as err:
+        scheme_law("power:rho=0.5", 2.0)
+    message = str(err.value)
+    assert "\n" not in message and all(name in message for name in REGISTRY)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_scheme_law_delegates_to_the_scheme_class(name):
+    from dataclasses import replace
+
+    from assocmem.schemes import parse_scheme
+
+    assert scheme_law(name, 3.0) == replace(parse_scheme(name).law(3.0), scheme=name)

@@ -1,13 +1,25 @@
-"""Exact population metrics of a batch of logit tables (PAPER.md §1).
+"""Exact population metrics, written once for every kernel (Cabannes et al. 2024, Eq. 2).
 
-``E = Σ_x p(x) · 1{argmax_y logits(x) ≠ f*(x)}``; a token counts as correct only when its target
-logit is the strict unique maximum (ties are errors). Head: the ⌈N/10⌉ most probable tokens.
+``E = Σ_x p(x) · 1{argmax_y scores(x) ≠ f*(x)}``; a token counts as correct only when its target
+score is the strict unique maximum (ties are errors).
+
+Head and tail (one definition for closed-form and trained memories): the *head* is the
+``⌈fraction · N⌉`` most probable tokens (``fraction = 0.1`` unless a closed-form config sets
+``head_fraction``; ties in p broken by token index, lower first), the tail the rest. For a law
+sorted by decreasing probability (Zipf, word frequencies) the head is the first ``⌈N/10⌉``
+tokens. The tail error is ``error − head error``.
+
+The sums over tokens are exact, so they do not depend on the order a matrix product adds in
+(which changes with the batch shape, the thread count and the device): see
+:class:`PopulationError`.
 """
 
 import math
 from dataclasses import dataclass
 
 import torch
+
+HEAD_FRACTION = 0.1
 
 
 @dataclass(frozen=True)
@@ -22,8 +34,71 @@ class PopulationMetrics:
     p_correct: torch.Tensor | None = None  # Σ_x p(x) softmax(logits_x)[f*(x)]
 
 
-def head_size(n_inputs: int) -> int:
-    return math.ceil(n_inputs / 10)
+def head_size(n_inputs: int, fraction: float = HEAD_FRACTION) -> int:
+    """Number of head tokens, ``⌈fraction · N⌉``."""
+    return math.ceil(fraction * n_inputs)
+
+
+def head_mask(probs: torch.Tensor, fraction: float = HEAD_FRACTION) -> torch.Tensor:
+    """(N,) bool: the ``⌈fraction · N⌉`` most probable tokens of ``probs`` (N,), ties by index."""
+    order = torch.sort(probs, descending=True, stable=True).indices
+    mask = torch.zeros(probs.shape[-1], dtype=torch.bool, device=probs.device)
+    mask[order[: head_size(probs.shape[-1], fraction)]] = True
+    return mask
+
+
+def _limbs(values: torch.Tensor, bits: int) -> torch.Tensor:
+    """Split values in [0, 1] (N,) into integer limbs (N, k): ``v ≈ Σ_j limb_j 2^{-(j+1)·bits}``.
+
+    Every limb is an integer in ``[0, 2^bits)``, held exactly in float64. Enough limbs are taken
+    to keep 53 bits of the smallest positive value (the truncation is below its last bit).
+    """
+    positive = values[values > 0]
+    smallest = float(positive.min()) if positive.numel() else 1.0
+    n_limbs = max(1, math.ceil((53 - math.floor(math.log2(smallest))) / bits))
+    limbs, rest = [], values.to(torch.float64)
+    for _ in range(n_limbs):
+        scaled = rest * 2.0**bits  # exact: a power of two
+        limb = scaled.floor()
+        limbs.append(limb)
+        rest = scaled - limb  # exact: the fractional part
+    return torch.stack(limbs, dim=1)
+
+
+class PopulationError:
+    """``Σ_x p(x) wrong(x)`` and its head part, for any batch of 0/1 ``wrong`` tables.
+
+    The probabilities are split into integer limbs of ``52 − bitlen(N)`` bits, so every partial
+    sum of one limb over at most N tokens is an integer below 2⁵³: a float64 matrix product adds
+    them exactly, in whatever order it chooses. The limb sums are then combined in one fixed
+    order. The result is within an ulp of the exact sum and, above all, the same bits whatever
+    the batch shape, the thread count or the device (one BLAS call, about the cost of the plain
+    ``wrong @ p``).
+
+    probs: (N,) probabilities; head_fraction: see :func:`head_mask`.
+    """
+
+    def __init__(self, probs: torch.Tensor, head_fraction: float = HEAD_FRACTION) -> None:
+        n = probs.shape[-1]
+        probs = probs.to(torch.float64)
+        head = torch.where(head_mask(probs, head_fraction), probs, torch.zeros_like(probs))
+        self.bits = 52 - n.bit_length()
+        error_limbs, head_limbs = _limbs(probs, self.bits), _limbs(head, self.bits)
+        self.n_limbs = (error_limbs.shape[1], head_limbs.shape[1])
+        self.limbs = torch.cat([error_limbs, head_limbs], dim=1)  # (N, k_error + k_head)
+
+    def _combine(self, sums: torch.Tensor) -> torch.Tensor:
+        """``Σ_j sums[..., j] 2^{-(j+1)·bits}``, smallest term first (fixed order)."""
+        total = torch.zeros_like(sums[..., 0])
+        for j in reversed(range(sums.shape[-1])):
+            total = total + sums[..., j] * 2.0 ** (-(j + 1) * self.bits)
+        return total
+
+    def __call__(self, wrong: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """wrong: (..., N) bool or 0/1. Returns the error and its head part, each (...) float64."""
+        sums = wrong.to(torch.float64) @ self.limbs.to(wrong.device)  # exact integers
+        k_error = self.n_limbs[0]
+        return self._combine(sums[..., :k_error]), self._combine(sums[..., k_error:])
 
 
 def wrong_tokens(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -47,16 +122,15 @@ def population_metrics(
     at β = 1: a trained memory's scale is learned). Default: one-hot f*.
     """
     weights = probs.to(torch.float64)
-    wrong = wrong_tokens(logits, targets).to(torch.float64) * weights
-    head = head_size(logits.shape[1])
+    error, head_error = PopulationError(weights)(wrong_tokens(logits, targets))
     log_probs = torch.log_softmax(logits.to(torch.float64), dim=2)
     index = targets.expand(logits.shape[0], -1)[:, :, None]
     target_log_prob = log_probs.gather(2, index)[:, :, 0]  # (R, N)
     nll = -target_log_prob if law is None else -(log_probs * law.to(torch.float64)).sum(2)
     return PopulationMetrics(
-        error=wrong.sum(1),
-        head_error=wrong[:, :head].sum(1),
-        tail_error=wrong[:, head:].sum(1),
+        error=error,
+        head_error=head_error,
+        tail_error=error - head_error,
         cross_entropy=(nll * weights).sum(1),
         finite=torch.isfinite(logits).flatten(1).all(1),
         p_correct=(target_log_prob.exp() * weights).sum(1),

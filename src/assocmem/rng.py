@@ -10,8 +10,6 @@ import hashlib
 
 import torch
 
-STREAMS = ("embeddings", "output_embeddings", "data", "targets", "init", "batches")
-
 
 def stream_seed(seed: int, stream: str, *ids: int | str) -> int:
     """A 63-bit seed for ``stream`` of run ``ids`` under the user's ``seed``."""

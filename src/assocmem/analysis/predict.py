@@ -310,3 +310,28 @@ def compare_records(
             }
         )
     return rows
+
+
+def summarise_comparison(rows: list[dict[str, Any]], min_dim: int) -> list[dict[str, Any]]:
+    """Per (scheme, T): median and max |relative error| over all d and over d ≥ min_dim, and the
+    max absolute error, of the rows of :func:`compare_records`. Points with zero Monte Carlo
+    error (relative error undefined) are left out of the relative summaries."""
+    groups: dict[tuple[str, Any], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["scheme"], row["n_samples"]), []).append(row)
+    out = []
+    for (scheme, size), group in groups.items():
+        rel = np.abs([r["rel_error"] for r in group if r["mc_mean"] > 0])
+        big = np.abs([r["rel_error"] for r in group if r["mc_mean"] > 0 and r["dim"] >= min_dim])
+        out.append(
+            {
+                "scheme": scheme,
+                "n_samples": size,
+                "median_abs_rel": float(np.median(rel)) if rel.size else None,
+                "max_abs_rel": float(rel.max()) if rel.size else None,
+                "median_abs_rel_large_d": float(np.median(big)) if big.size else None,
+                "max_abs_rel_large_d": float(big.max()) if big.size else None,
+                "max_abs_error": max(abs(r["predicted"] - r["mc_mean"]) for r in group),
+            }
+        )
+    return out

@@ -7,20 +7,21 @@ logs)": the functions below give exponents, not constants.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
 from assocmem.config.errors import ConfigError
+from assocmem.schemes import REGISTRY, Scheme, parse_scheme
+from assocmem.schemes.law import (
+    SchemeLaw,
+    check_alpha,
+    data_exponent,
+    power_exponent,
+    threshold_exponent,
+)
 
 T_CHUNK_ELEMENTS = 1 << 23  # (len(T) × N) elements per chunk of the finite-data sum
-
-
-def _check_alpha(alpha: float, *, unbounded: bool = True) -> None:
-    if not np.isfinite(alpha) or alpha <= 0:
-        raise ConfigError("alpha", f"must be a finite number > 0, got {alpha}")
-    if unbounded and alpha <= 1:
-        raise ConfigError("alpha", f"the asymptotic laws need α > 1 (N unbounded), got {alpha}")
 
 
 def finite_data_error(
@@ -58,38 +59,9 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
     """Zipf law ``p(x) ∝ (x+1)^{-α}`` over N tokens as a NumPy array, shape (N,)."""
     if n_inputs < 1:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
-    _check_alpha(alpha, unbounded=False)
+    check_alpha(alpha, unbounded=False)
     weights = np.arange(1, n_inputs + 1, dtype=np.float64) ** (-alpha)
     return weights / weights.sum()
-
-
-def data_exponent(alpha: float) -> float:
-    """Finite-data exponent: ``Σ p(1−p)^T ≍ T^{-(α−1)/α}`` (PAPER.md §3.1; Hutter 2021)."""
-    _check_alpha(alpha)
-    return (alpha - 1.0) / alpha
-
-
-def power_exponent(alpha: float, rho: float) -> float:
-    """Memory exponent of ``q = p^ρ`` with infinite data: ``E ≍ d^{-(α−1)/(2ρα)}``.
-
-    Theorem 1 of the paper (PAPER.md §3.2); valid only when ``2ρα > 1`` (otherwise the weights of
-    the tail dominate the interference and there is no such power law). ρ = 1 is ``q = p``.
-    """
-    _check_alpha(alpha)
-    if not np.isfinite(rho) or 2.0 * rho * alpha <= 1.0:
-        raise ConfigError(
-            "rho", f"q = p^ρ has a power law only when 2ρα > 1; got ρ = {rho}, α = {alpha}"
-        )
-    return (alpha - 1.0) / (2.0 * rho * alpha)
-
-
-def threshold_exponent(alpha: float) -> float:
-    """Memory exponent of thresholding ``q = 1{x ≤ P}``, ``P ≍ d``: ``E ≍ d^{-(α−1)}``.
-
-    Theorem 1 (PAPER.md §3.2); by Theorem 2 (§3.3) no weighting with random embeddings beats it.
-    """
-    _check_alpha(alpha)
-    return alpha - 1.0
 
 
 def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarray:
@@ -98,13 +70,33 @@ def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarr
     Balances ``d^{-(α−1)}`` against ``T^{-(α−1)/α}`` for empirical thresholding; the constant is
     set to 1 (the theory fixes only the exponent).
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     return np.asarray(n_samples, dtype=np.float64) ** (1.0 / alpha)
+
+
+def finite_data_table(
+    n_inputs: int, alpha: float, n_samples: Sequence[float]
+) -> list[dict[str, float]]:
+    """Per T: the exact finite-data error of a perfect memoriser on Zipf(α) over N tokens
+    (:func:`finite_data_error`), its asymptotic shape ``T^{-(α−1)/α}`` and the compute-optimal
+    ``d*(T)`` (:func:`compute_optimal_dim`)."""
+    sizes = np.asarray(n_samples, dtype=np.float64)
+    exact = finite_data_error(zipf(n_inputs, alpha), sizes)
+    optimal = compute_optimal_dim(sizes, alpha)
+    return [
+        {
+            "n_samples": float(t),
+            "finite_data_error": float(e),
+            "asymptotic_shape": float(t ** -data_exponent(alpha)),
+            "optimal_dim": float(d),
+        }
+        for t, e, d in zip(sizes, exact, optimal, strict=True)
+    ]
 
 
 def compute_optimal_samples(dim: float | np.ndarray, alpha: float) -> np.ndarray:
     """Data worth having for capacity d: ``T*(d) ≍ d^α`` (Proposition 4, PAPER.md §3.4)."""
-    _check_alpha(alpha)
+    check_alpha(alpha)
     return np.asarray(dim, dtype=np.float64) ** alpha
 
 
@@ -126,27 +118,6 @@ def joint_error_shape(
     return d ** (-a) + t ** (-data_exponent(alpha))
 
 
-@dataclass(frozen=True)
-class SchemeLaw:
-    """Asymptotic law of one scheme: ``E ≍ d^{-dim_exponent} + T^{-data_exponent}``.
-
-    An exponent is ``None`` when the scheme has no power law in that variable (``note`` says
-    why). ``optimal_dim_power`` is the exponent c of the compute-optimal ``d*(T) ≍ T^c``.
-    """
-
-    scheme: str
-    weighting: str
-    dim_exponent: float | None
-    data_exponent: float | None
-    note: str = ""
-
-    @property
-    def optimal_dim_power(self) -> float | None:
-        if not self.dim_exponent or not self.data_exponent:
-            return None
-        return self.data_exponent / self.dim_exponent
-
-
 def table1(alpha: float) -> list[SchemeLaw]:
     """Table 1 of the paper as a function of α (PAPER.md §3): the ``q = p`` row (one large-batch
     gradient step) and the thresholding row (optimal), both with the finite-data term."""
@@ -157,71 +128,33 @@ def table1(alpha: float) -> list[SchemeLaw]:
     ]
 
 
-def _parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+def _lenient_scheme(spec: str) -> Scheme:
+    """Parse a spec as the theory has always read it: any case, ``-`` for ``_`` in the name,
+    parameter names in any case (``threshold:p=d/8``)."""
     name, _, rest = spec.partition(":")
-    params: dict[str, str] = {}
-    for item in filter(None, rest.split(",")):
-        key, _, value = item.partition("=")
-        params[key.strip().lower()] = value.strip()
-    return name.strip().lower().replace("-", "_"), params
-
-
-def _rho(params: dict[str, str], default: float) -> float:
-    try:
-        return float(params.get("rho", default))
-    except ValueError:
-        raise ConfigError("scheme", f"rho must be a number, got {params.get('rho')!r}") from None
-
-
-def _scaled_threshold(params: dict[str, str]) -> bool:
-    return "d" in params.get("p", "d").lower()
-
-
-def _power_law_or_none(alpha: float, rho: float) -> tuple[float | None, str]:
-    if 2.0 * rho * alpha <= 1.0:
-        return None, f"2ρα = {2 * rho * alpha:.3g} ≤ 1: outside the validity of Theorem 1"
-    return power_exponent(alpha, rho), ""
+    name = name.strip().lower().replace("-", "_")
+    if name not in REGISTRY:
+        raise ConfigError(
+            "scheme",
+            f"no theory for scheme {spec!r}; registered schemes: {', '.join(sorted(REGISTRY))}",
+        )
+    params = {key.lower(): key for key in REGISTRY[name].params}
+    items = []
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        items.append(f"{params.get(key.strip().lower(), key.strip())}{sep}{value.strip()}")
+    return parse_scheme(name + (":" + ",".join(items) if items else ""))
 
 
 def scheme_law(spec: str, alpha: float) -> SchemeLaw:
     """Asymptotic law of a scheme given by its spec string (e.g. ``"threshold:P=d/8"``).
 
-    Scheme names are those of :mod:`assocmem.schemes`. Implements the consequences of
-    Theorem 1 and Proposition 4 listed in PAPER.md §3: ``q = p^ρ`` (``population:rho=ρ``) →
-    ``d^{-(α−1)/(2ρα)}`` when 2ρα > 1; ``q = 1`` → no power law in d; threshold with ``P ∝ d`` →
-    ``d^{-(α−1)}``; schemes that learn from T samples add ``T^{-(α−1)/α}`` (Table 1); the
-    seen-once scheme overflows (error rises with T once ``T^{1/α} ≳ d``, §3.5), so it has no
-    power law in T. ``empirical_threshold`` with ``rho > 0`` weights the stored tokens by
-    ``n^ρ``; Theorem 1's retrieval condition then gives ``d^{-(α−1)/max(1, 2ρα)}`` (our
-    derivation, not stated in the paper). Unknown names raise :class:`ConfigError`.
+    Parses the spec into a registered scheme (:mod:`assocmem.schemes`) and returns the law the
+    scheme class states (:meth:`assocmem.schemes.base.Scheme.law`), labelled with ``spec``.
+    Unknown names raise a one-line :class:`ConfigError` listing the registered ones.
     """
-    _check_alpha(alpha)
-    name, params = _parse_spec(spec)
-    b = data_exponent(alpha)
-    rho = _rho(params, 0.0 if name == "empirical_threshold" else 1.0)
-    if name in ("population", "power"):
-        a, note = _power_law_or_none(alpha, rho)
-        return SchemeLaw(spec, f"q = p^{rho:g}", a, None, note or "infinite data")
-    if name == "uniform":
-        return SchemeLaw(spec, "q = 1", None, None, "no power law until d ≈ N")
-    if name == "threshold":
-        if not _scaled_threshold(params):
-            return SchemeLaw(spec, "q = 1{x ≤ P}", None, None, "fixed P: floor, no power law")
-        return SchemeLaw(spec, "q = 1{x ≤ P}", threshold_exponent(alpha), None, "P ∝ d")
-    if name == "empirical":
-        a, note = _power_law_or_none(alpha, rho)
-        return SchemeLaw(spec, f"q = n^{rho:g}", a, b, note)
-    if name == "seen_once":
-        return SchemeLaw(
-            spec, "q = 1{n > 0}", None, None, "overflow: error rises with T at fixed d"
-        )
-    if name == "empirical_threshold":
-        weighting = "q = 1{top P seen}" + (f" n^{rho:g}" if rho else "")
-        if not _scaled_threshold(params):
-            return SchemeLaw(spec, weighting, None, b, "fixed P: no power law in d")
-        a = threshold_exponent(alpha) / max(1.0, 2.0 * rho * alpha)
-        return SchemeLaw(spec, weighting, a, b, "P ∝ d")
-    raise ConfigError("scheme", f"no theory for scheme {spec!r}")
+    check_alpha(alpha)
+    return replace(_lenient_scheme(spec).law(alpha), scheme=spec)
 
 
 def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list[SchemeLaw]:
@@ -229,3 +162,20 @@ def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list
     specs = [f"population:rho={r:g}" for r in rhos] + ["uniform", "threshold:P=d/8"]
     specs += ["empirical", "seen_once", "empirical_threshold:P=d/12"]
     return [scheme_law(spec, alpha) for spec in specs]
+
+
+__all__ = [
+    "SchemeLaw",
+    "compute_optimal_dim",
+    "compute_optimal_samples",
+    "data_exponent",
+    "finite_data_error",
+    "finite_data_table",
+    "joint_error_shape",
+    "power_exponent",
+    "scheme_law",
+    "table1",
+    "theory_table",
+    "threshold_exponent",
+    "zipf",
+]

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from assocmem.analysis.fit import PowerLawFit, fit_scaling
+from assocmem.analysis.lr_selection import best_lr_records
 from assocmem.laws.words import word_distribution
 from assocmem.training.engine import RunResult, train
 from assocmem.training.grid import expand_grid
@@ -47,15 +48,7 @@ def flat_record(result: RunResult) -> dict[str, Any]:
 
 def best_lr(records: Sequence[dict[str, Any]], group: str) -> list[dict[str, Any]]:
     """Keep, for each (``group`` value, d), the runs of the lr with the lowest mean error."""
-    by_setting: dict[tuple[Any, Any], dict[float, list[dict[str, Any]]]] = {}
-    for record in records:
-        key = (record[group], record["dim"])
-        by_setting.setdefault(key, {}).setdefault(record["lr"], []).append(record)
-    kept = []
-    for lrs in by_setting.values():
-        lr = min(lrs, key=lambda value: statistics.fmean(r["error"] for r in lrs[value]))
-        kept += lrs[lr]
-    return kept
+    return best_lr_records(records, [group, "dim"])
 
 
 @dataclass

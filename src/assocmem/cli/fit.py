@@ -8,13 +8,10 @@ import argparse
 import json
 import math
 import sys
-from collections import defaultdict
 from typing import Any
 
-import numpy as np
-
-from assocmem.analysis.fit import LOSSES, PowerLawFit, fit_joint, fit_scaling
-from assocmem.analysis.theory import SchemeLaw, scheme_law
+from assocmem.analysis.fit import LOSSES
+from assocmem.analysis.record_fits import FitOptions, fit_records
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.config.errors import ConfigError
 
@@ -90,94 +87,14 @@ def load_results(path: str) -> dict[str, Any]:
     return payload
 
 
-def _law(spec: str, alpha: float | None) -> SchemeLaw | None:
-    if alpha is None or alpha <= 1:
-        return None
-    try:
-        return scheme_law(spec, alpha)
-    except ConfigError:
-        return None
-
-
-def _neg(value: float | None) -> float | None:
-    return None if value is None else -value
-
-
-def _series(records: list[dict[str, Any]], key: str) -> tuple[np.ndarray, np.ndarray]:
-    """x values (sorted) and the per-trial errors (n_trials, n_x) of one curve."""
-    rows = sorted(records, key=lambda r: r[key])
-    x = np.array([r[key] for r in rows], dtype=np.float64)
-    errors = np.array([r["errors"] for r in rows], dtype=np.float64).T
-    return x, errors
-
-
-def _fit_row(
-    spec: str, variable: str, at: str, fit: PowerLawFit | None, theory: float | None, note: str = ""
-) -> dict[str, Any]:
-    row: dict[str, Any] = {"scheme": spec, "variable": variable, "at": at, "theory_slope": theory}
-    if fit is None:
-        return row | {"verdict": note}
-    return row | fit.as_dict()
-
-
-def fit_records(payload: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    """Every slope fit (in d per T, in T per d) and, with ``--joint``, the joint fits."""
-    alpha = args.alpha if args.alpha is not None else payload.get("config", {}).get("alpha")
-    if payload.get("config", {}).get("probabilities") is not None and args.alpha is None:
-        alpha = None  # a user-given law has no α: no theory slope
-    d_window = parse_window("d_window", args.d_window)
-    t_window = parse_window("t_window", args.t_window)
-    kw = {"loss": args.loss, "n_boot": args.n_boot, "level": args.level, "seed": args.seed}
-    by_scheme: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in payload["records"]:
-        by_scheme[record["scheme"]].append(record)
-    if args.schemes:
-        missing = [s for s in args.schemes if s not in by_scheme]
-        if missing:
-            raise ConfigError(
-                "schemes", f"{missing[0]!r} is not in the results; have {', '.join(by_scheme)}"
-            )
-        by_scheme = defaultdict(list, {s: by_scheme[s] for s in args.schemes})
-    fits, joints = [], []
-    for spec, records in by_scheme.items():
-        law = _law(spec, alpha)
-        theory_d = _neg(law.dim_exponent) if law else None
-        theory_t = _neg(law.data_exponent) if law else None
-        curves: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-        for r in records:
-            curves[("d", r["n_samples"])].append(r)
-            if r["n_samples"] is not None and r["n_samples"] > 0:
-                curves[("T", r["dim"])].append(r)
-        for (variable, fixed), curve in curves.items():
-            if len(curve) < 3:
-                continue
-            key = "dim" if variable == "d" else "n_samples"
-            at = f"T={'inf' if fixed is None else fixed}" if variable == "d" else f"d={fixed}"
-            theory = theory_d if variable == "d" else theory_t
-            window = d_window if variable == "d" else t_window
-            x, errors = _series(curve, key)
-            try:
-                fit = fit_scaling(x, errors, theory_slope=theory, window=window, **kw)
-            except ConfigError as err:
-                fits.append(
-                    _fit_row(spec, variable, at, None, theory, f"not fitted: {err.message}")
-                )
-                continue
-            fits.append(_fit_row(spec, variable, at, fit, theory))
-        if args.joint:
-            finite = [r for r in records if r["n_samples"] is not None and r["n_samples"] > 0]
-            if len({r["dim"] for r in finite}) >= 2 and len({r["n_samples"] for r in finite}) >= 2:
-                d, t, errors = (
-                    [r["dim"] for r in finite],
-                    [r["n_samples"] for r in finite],
-                    np.array([r["errors"] for r in finite]).T,
-                )
-                joint = fit_joint(
-                    d, t, errors, theory_a=_neg(theory_d), theory_b=_neg(theory_t),
-                    n_boot=min(args.n_boot, 200), level=args.level, seed=args.seed,
-                )  # fmt: skip
-                joints.append({"scheme": spec} | joint.as_dict())
-    return {"kind": "fit", "alpha": alpha, "fits": fits, "joint": joints}
+def fit_options(args: argparse.Namespace) -> FitOptions:
+    """The fit options given on the command line."""
+    return FitOptions(
+        d_window=parse_window("d_window", args.d_window),
+        t_window=parse_window("t_window", args.t_window),
+        loss=args.loss, n_boot=args.n_boot, level=args.level, seed=args.seed,
+        schemes=args.schemes, joint=args.joint, alpha=args.alpha,
+    )  # fmt: skip
 
 
 def _fmt(value: float | None) -> str:
@@ -220,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("n_boot", f"must be ≥ 10, got {args.n_boot}")
     if not 0 < args.level < 1:
         raise ConfigError("level", f"must be in (0, 1), got {args.level}")
-    result = fit_records(load_results(args.results), args)
+    result = fit_records(load_results(args.results), fit_options(args))
     if args.format == "json":
         print_json(result)
     else:

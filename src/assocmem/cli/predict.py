@@ -3,9 +3,7 @@
 import argparse
 from typing import Any
 
-import numpy as np
-
-from assocmem.analysis.predict import compare_records, predict_config
+from assocmem.analysis.predict import compare_records, predict_config, summarise_comparison
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
@@ -81,31 +79,6 @@ def config_from_args(args: argparse.Namespace) -> ClosedFormConfig:
     return config_from_mapping(values)
 
 
-def summarise(rows: list[dict[str, Any]], min_dim: int) -> list[dict[str, Any]]:
-    """Per (scheme, T): median and max |relative error| over all d and over d ≥ min_dim, and the
-    max absolute error. Points with zero Monte Carlo error (relative error undefined) are left
-    out of the relative summaries."""
-    groups: dict[tuple[str, Any], list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault((row["scheme"], row["n_samples"]), []).append(row)
-    out = []
-    for (scheme, size), group in groups.items():
-        rel = np.abs([r["rel_error"] for r in group if r["mc_mean"] > 0])
-        big = np.abs([r["rel_error"] for r in group if r["mc_mean"] > 0 and r["dim"] >= min_dim])
-        out.append(
-            {
-                "scheme": scheme,
-                "n_samples": size,
-                "median_abs_rel": float(np.median(rel)) if rel.size else None,
-                "max_abs_rel": float(rel.max()) if rel.size else None,
-                "median_abs_rel_large_d": float(np.median(big)) if big.size else None,
-                "max_abs_rel_large_d": float(big.max()) if big.size else None,
-                "max_abs_error": max(abs(r["predicted"] - r["mc_mean"]) for r in group),
-            }
-        )
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     n_draws = cfg.trials if args.n_draws is None else args.n_draws
@@ -123,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             print(format_table(["scheme", "T", "d", "predicted"], table))
         return 0
     rows = compare_records(predictions, run_closed_form(cfg).records)
-    summary = summarise(rows, args.min_dim)
+    summary = summarise_comparison(rows, args.min_dim)
     if args.format == "json":
         payload = {"kind": "prediction_vs_mc", "config": cfg.to_dict(), "n_draws": n_draws}
         print_json(payload | {"records": rows, "summary": summary})

@@ -9,14 +9,11 @@ import numpy as np
 
 from assocmem.analysis.theory import (
     SchemeLaw,
-    compute_optimal_dim,
     compute_optimal_samples,
-    data_exponent,
-    finite_data_error,
+    finite_data_table,
     scheme_law,
     table1,
     theory_table,
-    zipf,
 )
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.config.errors import ConfigError
@@ -62,21 +59,6 @@ def _law_row(law: SchemeLaw) -> list[Any]:
     ]
 
 
-def _floor_rows(args: argparse.Namespace) -> list[dict[str, float]]:
-    sizes = np.asarray(args.n_samples, dtype=np.float64)
-    exact = finite_data_error(zipf(args.n_inputs, args.alpha), sizes)
-    optimal = compute_optimal_dim(sizes, args.alpha)
-    return [
-        {
-            "n_samples": float(t),
-            "finite_data_error": float(e),
-            "asymptotic_shape": float(t ** -data_exponent(args.alpha)),
-            "optimal_dim": float(d),
-        }
-        for t, e, d in zip(sizes, exact, optimal, strict=True)
-    ]
-
-
 def _validate(args: argparse.Namespace) -> None:
     if not math.isfinite(args.alpha) or args.alpha <= 1:
         raise ConfigError("alpha", f"the asymptotic laws need α > 1, got {args.alpha}")
@@ -94,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         laws = [scheme_law(spec, args.alpha) for spec in args.schemes]
     else:
         laws = theory_table(args.alpha, tuple(args.rho))
-    rows = _floor_rows(args)
+    rows = finite_data_table(args.n_inputs, args.alpha, args.n_samples)
     dims = np.asarray(args.dims, dtype=np.float64)
     optimal_samples = compute_optimal_samples(dims, args.alpha).tolist()
     if args.format == "json":

@@ -4,11 +4,12 @@ TOML; prints seed-averaged exact population errors (or every run with ``--format
 import argparse
 from typing import Any
 
+from assocmem.analysis.lr_selection import best_lr_records
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
 from assocmem.laws.words import DISTRIBUTION_SPELLINGS
 from assocmem.training.config import EMBEDDING_KINDS, INITS, LR_SCALINGS, MODELS, SCHEDULES
 from assocmem.training.engine import train
-from assocmem.training.grid import best_lr_rows, expand_grid, summarize, summary_headers
+from assocmem.training.grid import SETTING_COLUMNS, expand_grid, summarize, summary_headers
 from assocmem.training.optimizers import OPTIMIZERS
 
 EPILOG = """\
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = summarize(results)
     if args.best_lr:
-        rows = best_lr_rows(rows)
+        rows = best_lr_records(rows, [c for c in SETTING_COLUMNS if any(c in r for r in rows)])
     headers = summary_headers(rows)
     print(format_table(headers, [[row[h] for h in headers] for row in rows]))
     return 0

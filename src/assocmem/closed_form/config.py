@@ -9,7 +9,6 @@ from typing import Any
 import torch
 
 from assocmem.config.errors import ConfigError
-from assocmem.config.files import load_toml
 from assocmem.embeddings import NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
 from assocmem.schemes import Scheme, parse_scheme
@@ -253,8 +252,3 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     if clean.get("probabilities") is not None and "n_inputs" not in values:
         clean["n_inputs"] = len(clean["probabilities"])
     return ClosedFormConfig(**clean)
-
-
-def load_closed_form_config(path: str) -> ClosedFormConfig:
-    """Read a closed-form config from a TOML file (keys are the config's field names)."""
-    return config_from_mapping(load_toml(path))

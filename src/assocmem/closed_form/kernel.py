@@ -20,248 +20,24 @@ The correct output must be the *strict* maximum: ties count as errors (a memory 
 nothing about x, scores 0 everywhere, never answers x correctly).
 """
 
-import math
-import platform
-import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
-from assocmem import __version__, rng
+from assocmem import rng
 from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.readout import Evaluator
+from assocmem.closed_form.result import ClosedFormResult, Column, provenance
 from assocmem.embeddings import nested_row_scales, standard_coordinates
-from assocmem.laws.tokens import (
-    label_law,
-    mod_targets,
-    noisy_error,
-    noisy_labels,
-    normalize_probabilities,
-    prefix_label_counts,
-    random_targets,
-    sample_tokens,
-    zipf_probabilities,
-)
 from assocmem.runtime import intra_op_threads
-from assocmem.schemes import Scheme
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-
-@dataclass(frozen=True)
-class Column:
-    """One weighting evaluated at every d: a scheme at one sample size (None = infinite data)."""
-
-    scheme: str
-    n_samples: int | None
-
-
-@dataclass
-class ClosedFormResult:
-    """Per-trial errors of every (column, d), and their summary records.
-
-    errors, head: (n_trials, n_columns, n_dims) float64 — the population error and the part of
-    it on the head tokens (the tail part is ``errors - head``). readout: the same shape, the
-    calibrated softmax metrics when the config asks for them (``readout = true``).
-    """
-
-    config: ClosedFormConfig
-    trials: list[int]
-    columns: list[Column]
-    dims: list[int]
-    errors: np.ndarray
-    head: np.ndarray
-    readout: dict[str, np.ndarray] = field(default_factory=dict)  # cross_entropy, p_correct, beta
-    provenance: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        """One record per scheme × d × T with mean, std and standard error over trials."""
-        out = []
-        n = len(self.trials)
-        for c, column in enumerate(self.columns):
-            for i, dim in enumerate(self.dims):
-                values = self.errors[:, c, i]
-                std = float(values.std(ddof=1)) if n > 1 else 0.0
-                out.append(
-                    {
-                        "scheme": column.scheme,
-                        "dim": dim,
-                        "n_samples": column.n_samples,
-                        "n_trials": n,
-                        "mean": float(values.mean()),
-                        "std": std,
-                        "sem": std / math.sqrt(n),
-                        "head_mean": float(self.head[:, c, i].mean()),
-                        "tail_mean": float((values - self.head[:, c, i]).mean()),
-                        "errors": values.tolist(),
-                        **self._noisy(float(values.mean())),
-                        **{f"{k}_mean": float(v[:, c, i].mean()) for k, v in self.readout.items()},
-                    }
-                )
-        return out
-
-    def _noisy(self, error: float) -> dict[str, float]:
-        """With label noise ε: the error against noisy labels and the Bayes floor ε.
-
-        The Bayes predictor is f* (ε < (M−1)/M); a predictor wrong (vs f*) on mass E has error
-        ``ε + (1 − ε M/(M−1)) E`` against the noisy labels, so its excess error is ∝ E.
-        """
-        eps, m = self.config.label_noise, self.config.n_outputs
-        if eps == 0:
-            return {}
-        return {"noisy_mean": noisy_error(error, eps, m), "bayes_error": eps}
-
-    def to_frame(self) -> "pd.DataFrame":
-        """Tidy rows, one per trial: scheme, dim, n_samples (inf = ∞), trial, error, head, tail."""
-        import pandas as pd
-
-        rows = [
-            {
-                "scheme": column.scheme,
-                "dim": dim,
-                "n_samples": math.inf if column.n_samples is None else column.n_samples,
-                "trial": trial,
-                "error": self.errors[r, c, i],
-                "head": self.head[r, c, i],
-                "tail": self.errors[r, c, i] - self.head[r, c, i],
-            }
-            for r, trial in enumerate(self.trials)
-            for c, column in enumerate(self.columns)
-            for i, dim in enumerate(self.dims)
-        ]
-        return pd.DataFrame(rows)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": "closed_form",
-            "config": self.config.to_dict(),
-            "records": self.records,
-            "provenance": self.provenance,
-        }
-
-
-class _Problem:
-    """What every trial shares: the law p, the columns, the dims, the head mask."""
-
-    def __init__(self, cfg: ClosedFormConfig) -> None:
-        self.cfg = cfg
-        self.device = torch.device(cfg.device)
-        self.dtype = cfg.torch_dtype
-        if cfg.probabilities is not None:
-            probs = normalize_probabilities(cfg.probabilities)
-        elif cfg.words is not None:
-            from assocmem.laws.words import word_distribution
-
-            probs = torch.from_numpy(word_distribution(cfg.words, cfg.n_inputs).probabilities)
-        else:
-            probs = zipf_probabilities(cfg.n_inputs, cfg.alpha)
-        self.probs_cpu = probs
-        self.probs = probs.to(self.device)
-        self.dims = sorted(set(cfg.dims))
-        self.sample_sizes = list(dict.fromkeys(cfg.n_samples))
-        self.finite_sizes = sorted({t for t in self.sample_sizes if t is not None})
-        self.schemes = cfg.parsed_schemes
-        self.columns = [
-            Column(s.spec, t)
-            for s in self.schemes
-            for t in (self.sample_sizes if s.uses_data else [None])
-        ]
-        n_head = math.ceil(cfg.head_fraction * cfg.n_inputs)
-        head_tokens = torch.sort(probs, descending=True, stable=True).indices[:n_head]
-        head = torch.zeros(cfg.n_inputs, dtype=torch.float64)
-        head[head_tokens] = 1.0
-        self.head_probs = (head * probs).to(self.device)
-        self.all_per_dim = cfg.embedding == "orthogonal" or (
-            cfg.embedding == "spherical" and cfg.nested == "renormalize"
-        )
-        # Columns are computed as [fixed columns, varying columns]; order[i] is the position of
-        # the i-th computed column in self.columns.
-        fixed: list[int] = []
-        varying: list[int] = []
-        for scheme in self.schemes:
-            start = len(fixed) + len(varying)
-            width = len(self.sample_sizes) if scheme.uses_data else 1
-            (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
-        self.order = fixed + varying
-
-    def is_fixed(self, scheme: Scheme) -> bool:
-        """A scheme's weights are the same at every d (one pass of running sums serves all d)."""
-        return not scheme.uses_dim and not self.all_per_dim
-
-    def targets(self, trial: int) -> torch.Tensor:
-        cfg = self.cfg
-        if cfg.target == "mod":
-            return mod_targets(cfg.n_inputs, cfg.n_outputs)
-        return random_targets(
-            cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial)
-        )
-
-    def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
-        """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform."""
-        return label_law(targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise).T
-
-    def sample_statistics(
-        self, trial: int, targets: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Frequencies (R, N) and stored label laws (R, M, N) for each sample size, float64.
-
-        Row r is for ``sample_sizes[r]``: counts n(x) of the first T samples and the empirical
-        label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞.
-        """
-        cfg = self.cfg
-        n, m, eps = cfg.n_inputs, cfg.n_outputs, cfg.label_noise
-        freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
-        labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
-        if self.finite_sizes:
-            tokens = sample_tokens(
-                self.probs_cpu, max(self.finite_sizes), rng.generator(cfg.seed, "data", trial)
-            )
-            observed = targets[tokens]
-            if eps > 0:
-                observed = noisy_labels(observed, m, eps, rng.generator(cfg.seed, "labels", trial))
-            joint = prefix_label_counts(tokens, observed, n, m, self.finite_sizes)  # (R_f, M, N)
-        for row, size in enumerate(self.sample_sizes):
-            if size is None:
-                freq[row], labels[row] = self.probs_cpu, self.population_labels(targets)
-            else:
-                counts = joint[self.finite_sizes.index(size)]
-                freq[row] = counts.sum(0)
-                labels[row] = counts / freq[row].clamp(min=1)
-        return freq.to(self.device), labels.to(self.device)
-
-    def weights(self, trial: int, targets: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """Weights and stored label laws of every column, d-independent columns first.
-
-        Returns fixed_q (K_f, N), varying_q (n_d, K_v, N), fixed_labels (K_f, M, N) and
-        varying_labels (K_v, M, N).
-        """
-        freq, labels = self.sample_statistics(trial, targets)
-        population = self.population_labels(targets).to(self.device)[None]  # sample-free schemes
-        fixed, varying, fixed_labels, varying_labels = [], [], [], []
-        n_d = len(self.dims)
-        for scheme in self.schemes:
-            source, law = (freq, labels) if scheme.uses_data else (self.probs[None], population)
-            q = scheme.weights(source, self.dims)  # (n_d or 1, R, N)
-            if self.is_fixed(scheme):
-                fixed.append(q[0])
-                fixed_labels.append(law)
-            else:
-                varying.append(q.expand(n_d, *q.shape[1:]))
-                varying_labels.append(law)
-        n, m = self.cfg.n_inputs, self.cfg.n_outputs
-        empty = freq.new_zeros(0, m, n)
-        return (
-            torch.cat(fixed) if fixed else freq.new_zeros(0, n),
-            torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n),
-            torch.cat(fixed_labels) if fixed_labels else empty,
-            torch.cat(varying_labels) if varying_labels else empty,
-        )
+_Problem = Problem  # the name benchmarks/closed_form.py imports
 
 
 def _stored(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -283,84 +59,7 @@ def _stored_end(q: torch.Tensor) -> list[int]:
     return (nonzero * position).amax(1).clamp(min=1).tolist()
 
 
-class _Evaluator:
-    """Turns class-aggregated scores ``(E S)ᵀ`` into the population error of each column."""
-
-    def __init__(self, problem: _Problem, targets: torch.Tensor) -> None:
-        self.m = problem.cfg.n_outputs
-        targets = targets.to(problem.device)
-        self.target_index = targets[None, None, None, :]  # (1, 1, 1, N)
-        self.onehot_t = torch.nn.functional.one_hot(targets, self.m).T.bool()  # (M, N)
-        self.probs = problem.probs
-        self.head_probs = problem.head_probs
-        self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
-        self.readout = problem.cfg.readout
-
-    def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
-        """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
-
-        Returns metrics, each (D, K): the error and its head part, and with ``readout`` the
-        calibrated softmax metrics of :func:`calibrated_softmax`.
-        """
-        n_dims, _, n = aggregated.shape
-        n_cols = aggregated.shape[1] // self.m
-        scores = torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
-            grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
-        ).view(n_dims, n_cols, self.m, n)
-        metrics = (
-            calibrated_softmax(scores, self.label_law, self.probs, self.onehot_t)
-            if self.readout
-            else {}
-        )
-        index = self.target_index.expand(n_dims, scores.shape[1], 1, n)
-        true = scores.gather(2, index)[:, :, 0]
-        other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
-        wrong = (true <= other).to(torch.float64)  # (D, K, N); ties count as errors
-        return {"error": wrong @ self.probs, "head": wrong @ self.head_probs, **metrics}
-
-
-def calibrated_softmax(
-    scores: torch.Tensor,
-    law: torch.Tensor,
-    probs: torch.Tensor,
-    onehot_t: torch.Tensor,
-    iterations: int = 40,
-    beta_max: float = 1e4,
-) -> dict[str, torch.Tensor]:
-    """Softmax readout at the best inverse temperature, for every (d, column).
-
-    The scale of ``q`` (and so of the scores) is arbitrary for a closed-form memory, so the
-    readout is calibrated: ``β* = argmin_β CE(β)`` with the population cross-entropy
-    ``CE(β) = Σ_x p(x) Σ_y L(y|x) (−log softmax(β s_x)_y)`` against the label law L (one-hot
-    without label noise). CE is convex in β; damped Newton steps from β = 0, β ∈ [0, β_max] on
-    scores scaled to unit standard deviation (a memory that answers every token right has
-    CE → 0 as β → ∞, and stops at β_max).
-
-    scores: (D, K, M, N); law: (M, N); probs: (N,). Returns ``cross_entropy``, ``p_correct``
-    (Σ_x p(x) softmax(β* s_x)[f*(x)]) and ``beta`` (β* in units of the scores' std), each (D, K).
-    """
-    s = scores.to(torch.float64)
-    s = s / s.std(dim=(2, 3), keepdim=True).clamp(min=1e-300)
-    law = law.to(torch.float64)
-    target = (s * law).sum(2)  # (D, K, N): E_L[s]
-    beta = s.new_zeros(s.shape[0], s.shape[1], 1, 1)
-    for _ in range(iterations):
-        prob = torch.softmax(beta * s, dim=2)
-        mean = (prob * s).sum(2)
-        var = (prob * s * s).sum(2) - mean.square()
-        grad = (mean - target) @ probs  # dCE/dβ, (D, K)
-        hess = var.clamp(min=0) @ probs
-        step = grad / hess.clamp(min=1e-12)
-        beta = (beta - step.clamp(-10.0, 10.0)[..., None, None]).clamp(0.0, beta_max)
-    log_prob = torch.log_softmax(beta * s, dim=2)
-    return {
-        "cross_entropy": -(law * log_prob).sum(2) @ probs,
-        "p_correct": (log_prob.exp() * onehot_t).sum(2) @ probs,
-        "beta": beta[..., 0, 0],
-    }
-
-
-def _output_grams(problem: _Problem, trial: int) -> list[torch.Tensor]:
+def _output_grams(problem: Problem, trial: int) -> list[torch.Tensor]:
     """``G_d = U_d U_dᵀ`` (M×M) for each d, under the output-embedding law and nested convention."""
     cfg = problem.cfg
     gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
@@ -394,7 +93,7 @@ class _Draws:
     coords: torch.Tensor | None  # (d_max, N) raw N(0, 1); None for orthogonal embeddings
 
 
-def _draw(problem: _Problem, trial: int) -> _Draws:
+def _draw(problem: Problem, trial: int) -> _Draws:
     cfg = problem.cfg
     with torch.inference_mode():
         targets = problem.targets(trial)
@@ -409,11 +108,9 @@ def _draw(problem: _Problem, trial: int) -> _Draws:
     return _Draws(targets, weights, grams, coords)
 
 
-def _aggregates(
-    problem: _Problem, draws: _Draws
-) -> tuple[torch.Tensor, torch.Tensor, "_Evaluator"]:
+def _aggregates(problem: Problem, draws: _Draws) -> tuple[torch.Tensor, torch.Tensor, Evaluator]:
     """One trial's ``(E_d S_d)ᵀ`` (D, K·M, N), its output Grams (D, M, M) and its evaluator."""
-    evaluate = _Evaluator(problem, draws.targets)
+    evaluate = Evaluator(problem, draws.targets)
     fixed_q, varying_q, fixed_labels, varying_labels = draws.weights
     if draws.coords is None:  # orthogonal = canonical basis: E Eᵀ = I, so E S = diag(q) L exactly
         return _stored(varying_q, varying_labels), draws.grams, evaluate
@@ -422,7 +119,7 @@ def _aggregates(
     return aggregated, draws.grams, evaluate
 
 
-def _trial(problem: _Problem, draws: _Draws) -> dict[str, np.ndarray]:
+def _trial(problem: Problem, draws: _Draws) -> dict[str, np.ndarray]:
     """Metrics of one trial (error, head, and the readout metrics if asked): (n_columns, n_dims)."""
     aggregated, grams, evaluate = _aggregates(problem, draws)
     order = problem.order
@@ -438,7 +135,7 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
 
     For pictures of what a memory stores (e.g. the softmax of the scores, PAPER.md §5).
     """
-    problem = _Problem(cfg)
+    problem = Problem(cfg)
     with torch.inference_mode():
         aggregated, grams, _ = _aggregates(problem, _draw(problem, trial))
         n_dims, _, n = aggregated.shape
@@ -464,7 +161,7 @@ def _dim_groups(dims: Sequence[int], ratio: float = 3.0) -> list[slice]:
 
 
 def _nested_scores(
-    problem: _Problem,
+    problem: Problem,
     coords: torch.Tensor,
     fixed_q: torch.Tensor,
     varying_q: torch.Tensor,
@@ -510,17 +207,6 @@ def _nested_scores(
     return out.mul_((scales if spherical else scales.square())[:, None, :])
 
 
-def provenance(device: str, wall_seconds: float) -> dict[str, Any]:
-    return {
-        "assocmem": __version__,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "device": device,
-        "host": socket.gethostname(),
-        "wall_seconds": round(wall_seconds, 3),
-    }
-
-
 def run_closed_form(
     cfg: ClosedFormConfig,
     *,
@@ -534,7 +220,7 @@ def run_closed_form(
     from tqdm import tqdm
 
     start = time.perf_counter()
-    problem = _Problem(cfg)
+    problem = Problem(cfg)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
     bar = tqdm(total=len(trial_ids), desc="closed-form", unit="trial", disable=progress is not True)
     # Draw trial t+1 while trial t computes, when two trials' embeddings fit the memory budget.
@@ -558,7 +244,7 @@ def run_closed_form(
 
 
 def _run_trials(
-    problem: _Problem,
+    problem: Problem,
     trial_ids: list[int],
     overlap: bool,
     bar: Any,
@@ -580,19 +266,3 @@ def _run_trials(
             if callable(progress):
                 progress(row + 1)
     return metrics
-
-
-def summary_rows(records: Sequence[dict[str, Any]]) -> list[list[Any]]:
-    """Table rows (scheme, d, T, mean, sem, head, tail) for printing."""
-    return [
-        [
-            r["scheme"],
-            r["dim"],
-            "inf" if r["n_samples"] is None else r["n_samples"],
-            r["mean"],
-            r["sem"],
-            r["head_mean"],
-            r["tail_mean"],
-        ]
-        for r in records
-    ]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assocmem.analysis.lr_selection import per_seed_oracle, tuned
 from assocmem.experiments.frames import StoredFrames
 from assocmem.figures.style import summarise
 from assocmem.figures.training import (
@@ -20,7 +21,6 @@ from assocmem.figures.training import (
     schedule_label,
     seed_means,
     steps_to_zero,
-    tuned,
 )
 from assocmem.report import Claim
 
@@ -95,8 +95,7 @@ def finding3(frames: "StoredFrames", scale: str) -> Claim:
 
 def _oracle(frame: pd.DataFrame, key: str, value: Any, dim: int) -> float:
     """The paper's "tuned lr": each seed's own best lr, then the mean over seeds (optimistic)."""
-    rows = frame[(frame[key] == value) & (frame["dim"] == dim)]
-    return float(rows.groupby("seed")["error"].min().mean())
+    return per_seed_oracle(frame[(frame[key] == value) & (frame["dim"] == dim)])
 
 
 def finding4(frames: "StoredFrames", scale: str) -> Claim:

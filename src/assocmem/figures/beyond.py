@@ -24,8 +24,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from assocmem.analysis.capacity import REFERENCE_CONSTANTS
-from assocmem.figures import training
-from assocmem.figures.style import colors, curve, new_figure, summarise
+from assocmem.analysis.lr_selection import tuned
+from assocmem.figures.style import colors, curve, new_figure
 
 MEMORY_LABELS = {"hebbian": "outer product (Hebbian)", "trained": "trained W (full-batch Adam)"}
 
@@ -148,13 +148,6 @@ def training_frame(records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.Da
     return frame
 
 
-def tuned(frame: pd.DataFrame, key: str, value: str) -> pd.DataFrame:
-    """Per (key, d): mean and sem over seeds of ``value`` at the lr of lowest mean error."""
-    best = training.tuned(frame, [key])[[key, "dim", "lr"]]
-    kept = frame.merge(best, on=[key, "dim", "lr"])
-    return summarise(kept, [key, "dim"], value)
-
-
 def _curves(ax: Axes, stats: pd.DataFrame, key: str, label: Any, log_y: bool = True) -> None:
     values = list(dict.fromkeys(stats[key]))
     for v, color in zip(values, colors(len(values)), strict=True):
@@ -170,12 +163,12 @@ def noise_figure(frame: pd.DataFrame) -> Figure:
     frame = training_frame(frame)
     fig, (left, right) = new_figure(2)
     _curves(
-        left, tuned(frame, "label_noise", "excess_error"), "label_noise", lambda e: f"ε = {e:g}"
+        left, tuned(frame, ["label_noise"], "excess_error"), "label_noise", lambda e: f"ε = {e:g}"
     )
     left.set(xlabel="memory dimension d", ylabel="excess error (vs Bayes)",
              title="label noise: excess error")  # fmt: skip
     left.legend(fontsize=7)
-    stats = tuned(frame, "label_noise", "noisy_error")
+    stats = tuned(frame, ["label_noise"], "noisy_error")
     _curves(right, stats, "label_noise", lambda e: f"ε = {e:g}", log_y=False)
     for eps in sorted(set(stats["label_noise"])):
         if eps > 0:
@@ -192,7 +185,7 @@ def laws_figure(frame: pd.DataFrame) -> Figure:
     one curve per law (one panel; put one language and its Zipf fit per figure)."""
     frame = training_frame(frame)
     fig, (ax,) = new_figure(1)
-    _curves(ax, tuned(frame, "law", "error"), "law", _law_label)
+    _curves(ax, tuned(frame, ["law"]), "law", _law_label)
     ax.set(xlabel="memory dimension d", ylabel="population error",
            title="real word law vs Zipf(α̂)")  # fmt: skip
     ax.legend(fontsize=7)

@@ -1,16 +1,15 @@
 """The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed."""
 
-from collections.abc import Sequence
-
 import matplotlib
 
 matplotlib.use("Agg")  # files only; never needs a display
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+
+from assocmem.analysis.stats import seed_summary  # noqa: E402
 
 BAND_Z = 1.96  # band = mean ± 1.96 standard errors over trials (95 % interval of the mean)
 
@@ -29,12 +28,7 @@ def new_figure(
     return fig, list(axes.flat)
 
 
-def summarise(frame: pd.DataFrame, by: Sequence[str], value: str = "error") -> pd.DataFrame:
-    """Mean, standard error and count of ``value`` over trials for each group in ``by``."""
-    grouped = frame.groupby(list(by), sort=True)[value]
-    out = grouped.agg(["mean", "sem", "count"]).reset_index()
-    out["sem"] = out["sem"].fillna(0.0)
-    return out
+summarise = seed_summary  # mean, sem and count of a value per group (assocmem.analysis.stats)
 
 
 def curve(

@@ -14,19 +14,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from assocmem.analysis.lr_selection import tuned
 from assocmem.figures.style import BAND_Z, colors, curve, new_figure, summarise
 
 
 def seed_means(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     """Mean and standard error of the error over seeds, per ``keys`` (+ dim)."""
     return summarise(frame, [*keys, "dim"])
-
-
-def tuned(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """Per (keys, d): the lr with the lowest seed-averaged error, and its mean and sem."""
-    stats = seed_means(frame, [*keys, "lr"])
-    best = stats.loc[stats.groupby([*keys, "dim"])["mean"].idxmin()]
-    return best.reset_index(drop=True)
 
 
 def _panel(ax: Axes, stats: pd.DataFrame, key: str, labels: dict, title: str) -> None:

@@ -132,18 +132,4 @@ def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def best_lr_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Of summary rows differing only in lr, keep the one with the lowest seed-averaged error.
-
-    This is honest selection (one lr per setting, chosen on the mean over seeds), not the
-    authors' per-seed oracle, which picks each seed's best lr on its own test error.
-    """
-    best: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for row in rows:
-        key = tuple(value for name, value in row.items() if name in SETTING_COLUMNS)
-        if key not in best or row["error"] < best[key]["error"]:
-            best[key] = row
-    return list(best.values())
-
-
 SETTING_COLUMNS = ("law", "ε", "model", "ln", "optimizer", "d", "T", "B")

@@ -7,16 +7,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from assocmem.analysis.stats import METRICS
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 from assocmem.training.config import TrainConfig
 
-# The metrics of a training run, as stored (attributes of the engine's ``RunResult``); NaN in
-# result rows of records stored before a metric existed.
-METRICS = (
-    "error", "head_error", "tail_error", "cross_entropy",
-    "p_correct", "noisy_error", "bayes_error", "excess_error",
-)  # fmt: skip
+# The stored metrics of a training run are analysis.stats.METRICS (attributes of the engine's
+# ``RunResult``); NaN in result rows of records stored before a metric existed.
 _FINITE = ("error", "head_error", "tail_error")  # a run is ``diverged`` unless these are finite
 _TUPLES = ("betas", "decay_steps", "snapshot_steps")
 _BOOLS = tuple(f.name for f in fields(TrainConfig) if isinstance(f.default, bool))

@@ -1,0 +1,119 @@
+"""Learning-rate selection for trained memories, written once.
+
+Every "tuned lr" in the package is the lr of lowest *seed-averaged* error at each point (the
+point: every setting but the lr and the seed), unless asked otherwise. Three methods (the
+``lr_selection`` column of :func:`select_lr` says which was used):
+
+- ``mean``: the lr of lowest seed-averaged error (honest: one lr per point);
+- ``heldout``: the lr chosen on some seeds, the error reported on the others;
+- ``per_seed_oracle``: each seed at its own best lr, then averaged (optimistic; what the
+  paper's code does).
+
+Ties go to the first candidate in table order (for sorted tables, the smallest lr).
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from assocmem.analysis.stats import aggregate, group_columns, seed_summary
+from assocmem.config.errors import ConfigError
+
+LR_METHODS = {
+    "mean": "best lr of the seed-averaged error",
+    "heldout": "lr chosen on held-out seeds, error reported on the other seeds",
+    "per_seed_oracle": "best lr per seed (optimistic oracle, as in the paper's code)",
+}
+
+
+def lowest(frame: pd.DataFrame, keys: Sequence[str], column: str) -> pd.DataFrame:
+    """The row of lowest ``column`` in each group of ``keys`` (ties: the first row; NaN last),
+    in table order."""
+    order = frame.sort_values(column, kind="stable", na_position="last")
+    return order.groupby(list(keys), dropna=False, sort=True).head(1).sort_index()
+
+
+def select_lr(
+    df: pd.DataFrame,
+    method: str = "mean",
+    *,
+    metric: str = "error",
+    selection_seeds: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """One row per point (all but ``lr`` and the seed), at the selected learning rate.
+
+    df: one row per run (columns of :mod:`assocmem.analysis.stats`). ``mean``: the lr of lowest
+    seed-averaged error. ``heldout``: the lr is chosen on ``selection_seeds`` (default: the first
+    half of the seeds) and the error reported is the mean over the *other* seeds.
+    ``per_seed_oracle``: each seed's best lr, then averaged — an optimistic estimate, only when
+    asked for by name. The ``lr_selection`` column says which.
+    """
+    if method not in LR_METHODS:
+        raise ConfigError(
+            "select_lr", f"unknown method {method!r}; allowed: {', '.join(LR_METHODS)}"
+        )
+    if "lr" not in df.columns or "seed" not in df.columns:
+        raise ConfigError("select_lr", "needs runs with an lr and a seed (training sweeps)")
+    if method == "mean":
+        out = best_lr_of(aggregate(df), f"{metric}_mean")
+    elif method == "heldout":
+        out = _heldout(df, metric, selection_seeds)
+    else:  # each seed at its own best lr, then averaged over seeds (the lr column is dropped)
+        out = aggregate(best_lr_of(df, metric, extra=["seed"]).drop(columns=["lr"]))
+    return out.assign(lr_selection=LR_METHODS[method]).reset_index(drop=True)
+
+
+def best_lr_of(df: pd.DataFrame, column: str, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """The row of lowest ``column`` within each point (and each value of ``extra``)."""
+    return lowest(df, [*group_columns(df, exclude=["lr", *extra]), *extra], column)
+
+
+def _heldout(df: pd.DataFrame, metric: str, selection_seeds: Sequence[int] | None) -> pd.DataFrame:
+    seeds = sorted(df["seed"].unique())
+    chosen = list(selection_seeds) if selection_seeds is not None else seeds[: len(seeds) // 2]
+    if not chosen or set(chosen) >= set(seeds):
+        raise ConfigError("selection_seeds", "need some seeds for selection and some for testing")
+    selection = aggregate(df[df["seed"].isin(chosen)])
+    best = best_lr_of(selection, f"{metric}_mean")
+    keys = group_columns(selection)  # the point and its chosen lr
+    test = aggregate(df[~df["seed"].isin(chosen)])
+    return test.merge(best[keys], on=keys, how="inner")
+
+
+def tuned(frame: pd.DataFrame, keys: Sequence[str], value: str = "error") -> pd.DataFrame:
+    """Per (keys, dim): ``mean``, ``sem`` and ``count`` over seeds of ``value`` at the ``lr`` of
+    lowest seed-averaged error (method ``mean`` on the columns ``keys``, ``dim``, ``lr``)."""
+    stats = seed_summary(frame, [*keys, "dim", "lr"])
+    best = lowest(stats, [*keys, "dim"], "mean").reset_index(drop=True)
+    if value == "error":
+        return best
+    kept = frame.merge(best[[*keys, "dim", "lr"]], on=[*keys, "dim", "lr"])
+    return seed_summary(kept, [*keys, "dim"], value)
+
+
+def per_seed_oracle(frame: pd.DataFrame, metric: str = "error") -> float:
+    """The paper's "tuned lr" of one point: each seed's own best lr, then the mean over seeds."""
+    best = lowest(frame, ["seed"], metric).sort_values("seed", kind="stable")
+    return float(best[metric].mean())
+
+
+def best_lr_records(
+    records: Sequence[dict[str, Any]], keys: Sequence[str], metric: str = "error"
+) -> list[dict[str, Any]]:
+    """Of records (dicts with ``lr``, ``keys`` and ``metric``), those at the lr of lowest mean
+    ``metric`` over the records of each point (``keys``); one record per (point, lr) when they
+    are already seed-averaged. Points in order of first appearance, records in input order."""
+    if not records:
+        return []
+    frame = pd.DataFrame(
+        {**{k: [r.get(k) for r in records] for k in [*keys, "lr"]},
+         "value": [r[metric] for r in records]}
+    )  # fmt: skip
+    point = frame.groupby(list(keys), dropna=False, sort=False).ngroup()
+    lrs = frame.assign(_point=point).groupby(["_point", "lr"], dropna=False, sort=False)
+    means = lrs["value"].mean().reset_index()
+    chosen = lowest(means, ["_point"], "value")[["_point", "lr"]]
+    kept = frame.assign(_point=point, _row=range(len(records))).merge(chosen, on=["_point", "lr"])
+    kept = kept.sort_values(["_point", "_row"], kind="stable")
+    return [records[i] for i in kept["_row"]]

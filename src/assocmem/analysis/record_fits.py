@@ -1,0 +1,149 @@
+"""Scaling fits of closed-form records next to theory: every slope in d (per scheme and T), in T
+(per scheme and d) and, on request, the joint law ``E ≈ A d^{-a} + B T^{-b}`` per scheme.
+
+The input is the payload of ``assocmem closed-form --format json`` (``config`` and ``records``,
+each record with ``scheme``, ``dim``, ``n_samples`` and the per-trial ``errors``); the theory
+slopes come from :func:`assocmem.analysis.theory.scheme_law`.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from assocmem.analysis.fit import PowerLawFit, fit_joint, fit_scaling
+from assocmem.analysis.theory import SchemeLaw, scheme_law
+from assocmem.config.errors import ConfigError
+
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FitOptions:
+    """How to fit: windows in d and T (None = automatic), loss, bootstrap resamples, interval
+    level and seed, which schemes (None = all), whether to fit the joint law, and α for the
+    theory (None = the config's α; no theory for a user-given law)."""
+
+    d_window: tuple[float, float] | None = None
+    t_window: tuple[float, float] | None = None
+    loss: str = "linear"
+    n_boot: int = 1000
+    level: float = 0.95
+    seed: int = 0
+    schemes: Sequence[str] | None = None
+    joint: bool = False
+    alpha: float | None = None
+
+
+def _law(spec: str, alpha: float | None) -> SchemeLaw | None:
+    if alpha is None or alpha <= 1:
+        return None
+    try:
+        return scheme_law(spec, alpha)
+    except ConfigError:
+        return None
+
+
+def _neg(value: float | None) -> float | None:
+    return None if value is None else -value
+
+
+def _series(records: list[Record], key: str) -> tuple[np.ndarray, np.ndarray]:
+    """x values (sorted) and the per-trial errors (n_trials, n_x) of one curve."""
+    rows = sorted(records, key=lambda r: r[key])
+    x = np.array([r[key] for r in rows], dtype=np.float64)
+    errors = np.array([r["errors"] for r in rows], dtype=np.float64).T
+    return x, errors
+
+
+def _fit_row(
+    spec: str, variable: str, at: str, fit: PowerLawFit | None, theory: float | None, note: str = ""
+) -> Record:
+    row: Record = {"scheme": spec, "variable": variable, "at": at, "theory_slope": theory}
+    if fit is None:
+        return row | {"verdict": note}
+    return row | fit.as_dict()
+
+
+def _by_scheme(records: list[Record], schemes: Sequence[str] | None) -> dict[str, list[Record]]:
+    by_scheme: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        by_scheme[record["scheme"]].append(record)
+    if schemes:
+        missing = [s for s in schemes if s not in by_scheme]
+        if missing:
+            raise ConfigError(
+                "schemes", f"{missing[0]!r} is not in the results; have {', '.join(by_scheme)}"
+            )
+        by_scheme = defaultdict(list, {s: by_scheme[s] for s in schemes})
+    return by_scheme
+
+
+def _curve_fits(
+    spec: str, records: list[Record], law: SchemeLaw | None, options: FitOptions
+) -> list[Record]:
+    """One fit per curve of at least 3 points: in d at each T, in T (finite, > 0) at each d."""
+    theory = {"d": _neg(law.dim_exponent) if law else None}
+    theory["T"] = _neg(law.data_exponent) if law else None
+    window = {"d": options.d_window, "T": options.t_window}
+    curves: dict[Any, list[Record]] = defaultdict(list)
+    for r in records:
+        curves[("d", r["n_samples"])].append(r)
+        if r["n_samples"] is not None and r["n_samples"] > 0:
+            curves[("T", r["dim"])].append(r)
+    fits = []
+    for (variable, fixed), curve in curves.items():
+        if len(curve) < 3:
+            continue
+        at = f"T={'inf' if fixed is None else fixed}" if variable == "d" else f"d={fixed}"
+        x, errors = _series(curve, "dim" if variable == "d" else "n_samples")
+        try:
+            fit = fit_scaling(
+                x, errors, theory_slope=theory[variable], window=window[variable],
+                loss=options.loss, n_boot=options.n_boot, level=options.level, seed=options.seed,
+            )  # fmt: skip
+        except ConfigError as err:
+            note = f"not fitted: {err.message}"
+            fits.append(_fit_row(spec, variable, at, None, theory[variable], note))
+            continue
+        fits.append(_fit_row(spec, variable, at, fit, theory[variable]))
+    return fits
+
+
+def _joint_fit(
+    spec: str, records: list[Record], law: SchemeLaw | None, options: FitOptions
+) -> Record | None:
+    """``E ≈ A d^{-a} + B T^{-b}`` on the finite-T records (None with fewer than 2 d or 2 T)."""
+    finite = [r for r in records if r["n_samples"] is not None and r["n_samples"] > 0]
+    if len({r["dim"] for r in finite}) < 2 or len({r["n_samples"] for r in finite}) < 2:
+        return None
+    joint = fit_joint(
+        [r["dim"] for r in finite], [r["n_samples"] for r in finite],
+        np.array([r["errors"] for r in finite]).T,
+        theory_a=law.dim_exponent if law else None, theory_b=law.data_exponent if law else None,
+        n_boot=min(options.n_boot, 200), level=options.level, seed=options.seed,
+    )  # fmt: skip
+    return {"scheme": spec} | joint.as_dict()
+
+
+def fit_records(payload: dict[str, Any], options: FitOptions) -> dict[str, Any]:
+    """Every slope fit (in d per T, in T per d) and, with ``options.joint``, the joint fits.
+
+    Returns ``{"kind": "fit", "alpha", "fits": [...], "joint": [...]}``: each fit row has the
+    scheme, the variable (``d`` or ``T``), where the other variable is held (``at``), the theory
+    slope and either the fit (:meth:`PowerLawFit.as_dict`) or a ``verdict`` saying why not.
+    """
+    config = payload.get("config", {})
+    alpha = options.alpha if options.alpha is not None else config.get("alpha")
+    if config.get("probabilities") is not None and options.alpha is None:
+        alpha = None  # a user-given law has no α: no theory slope
+    fits, joints = [], []
+    for spec, records in _by_scheme(payload["records"], options.schemes).items():
+        law = _law(spec, alpha)
+        fits += _curve_fits(spec, records, law, options)
+        joint = _joint_fit(spec, records, law, options) if options.joint else None
+        if joint is not None:
+            joints.append(joint)
+    return {"kind": "fit", "alpha": alpha, "fits": fits, "joint": joints}

@@ -1,0 +1,55 @@
+"""Seed and trial statistics of result tables: which columns identify a point, and the mean,
+standard deviation and standard error of every metric over replicates."""
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+REPLICATES = ("seed", "trial")  # what aggregation averages over
+METRICS = (
+    "error", "head_error", "tail_error", "cross_entropy",
+    "p_correct", "noisy_error", "bayes_error", "excess_error",
+)  # fmt: skip
+BOOKKEEPING = ("hash", "sweep", "status", "message", "wall_seconds", "host", "git", "created")
+COUNTS = ("n", "n_diverged", "n_failed")
+
+
+def group_columns(df: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
+    """The columns that identify a point: all but replicates, metrics and bookkeeping."""
+    skip = {*REPLICATES, *METRICS, *BOOKKEEPING, *COUNTS, *exclude}
+    return [c for c in df.columns if c not in skip and not c.endswith(("_mean", "_std", "_sem"))]
+
+
+def aggregate(df: pd.DataFrame, over: Sequence[str] = REPLICATES) -> pd.DataFrame:
+    """Mean, std and standard error of every metric over ``over`` (seeds and trials).
+
+    ``n`` counts runs; ``n_diverged`` and ``n_failed`` count those statuses (diverged runs keep
+    their error, in which non-finite tokens count as wrong; failed runs have no numbers).
+    """
+    if df.empty:
+        return df.copy()
+    keys = group_columns(df, exclude=over)
+    metrics = [m for m in METRICS if m in df.columns]
+    frame = df.assign(
+        _diverged=(df["status"] == "diverged").astype(int),
+        _failed=(df["status"] == "failed").astype(int),
+    )
+    grouped = frame.groupby(keys, dropna=False, sort=True)
+    out = grouped.agg(
+        n=("status", "size"), n_diverged=("_diverged", "sum"), n_failed=("_failed", "sum")
+    )
+    for metric in metrics:
+        values = grouped[metric]
+        count = values.count()
+        out[f"{metric}_mean"] = values.mean()
+        out[f"{metric}_std"] = values.std(ddof=1)
+        out[f"{metric}_sem"] = out[f"{metric}_std"] / count.pow(0.5)
+    return out.reset_index()
+
+
+def seed_summary(frame: pd.DataFrame, by: Sequence[str], value: str = "error") -> pd.DataFrame:
+    """Mean, standard error (0 for one replicate) and count of ``value`` per group of ``by``."""
+    grouped = frame.groupby(list(by), sort=True)[value]
+    out = grouped.agg(["mean", "sem", "count"]).reset_index()
+    out["sem"] = out["sem"].fillna(0.0)
+    return out

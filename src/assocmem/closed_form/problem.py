@@ -1,0 +1,134 @@
+"""What every trial of a closed-form run shares: the law p, the columns (scheme × T), the dims,
+the population error (with its head), and each trial's targets, weights and label laws."""
+
+import torch
+
+from assocmem import rng
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.closed_form.result import Column
+from assocmem.evaluation import PopulationError
+from assocmem.laws.tokens import (
+    label_law,
+    mod_targets,
+    noisy_labels,
+    normalize_probabilities,
+    prefix_label_counts,
+    random_targets,
+    sample_tokens,
+    zipf_probabilities,
+)
+from assocmem.schemes import Scheme
+
+
+class Problem:
+    """What every trial shares: the law p, the columns, the dims, the population error."""
+
+    def __init__(self, cfg: ClosedFormConfig) -> None:
+        self.cfg = cfg
+        self.device = torch.device(cfg.device)
+        self.dtype = cfg.torch_dtype
+        if cfg.probabilities is not None:
+            probs = normalize_probabilities(cfg.probabilities)
+        elif cfg.words is not None:
+            from assocmem.laws.words import word_distribution
+
+            probs = torch.from_numpy(word_distribution(cfg.words, cfg.n_inputs).probabilities)
+        else:
+            probs = zipf_probabilities(cfg.n_inputs, cfg.alpha)
+        self.probs_cpu = probs
+        self.probs = probs.to(self.device)
+        self.dims = sorted(set(cfg.dims))
+        self.sample_sizes = list(dict.fromkeys(cfg.n_samples))
+        self.finite_sizes = sorted({t for t in self.sample_sizes if t is not None})
+        self.schemes = cfg.parsed_schemes
+        self.columns = [
+            Column(s.spec, t)
+            for s in self.schemes
+            for t in (self.sample_sizes if s.uses_data else [None])
+        ]
+        self.population_error = PopulationError(self.probs, cfg.head_fraction)
+        self.all_per_dim = cfg.embedding == "orthogonal" or (
+            cfg.embedding == "spherical" and cfg.nested == "renormalize"
+        )
+        # Columns are computed as [fixed columns, varying columns]; order[i] is the position of
+        # the i-th computed column in self.columns.
+        fixed: list[int] = []
+        varying: list[int] = []
+        for scheme in self.schemes:
+            start = len(fixed) + len(varying)
+            width = len(self.sample_sizes) if scheme.uses_data else 1
+            (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
+        self.order = fixed + varying
+
+    def is_fixed(self, scheme: Scheme) -> bool:
+        """A scheme's weights are the same at every d (one pass of running sums serves all d)."""
+        return not scheme.uses_dim and not self.all_per_dim
+
+    def targets(self, trial: int) -> torch.Tensor:
+        cfg = self.cfg
+        if cfg.target == "mod":
+            return mod_targets(cfg.n_inputs, cfg.n_outputs)
+        return random_targets(
+            cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial)
+        )
+
+    def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
+        """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform."""
+        return label_law(targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise).T
+
+    def sample_statistics(
+        self, trial: int, targets: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Frequencies (R, N) and stored label laws (R, M, N) for each sample size, float64.
+
+        Row r is for ``sample_sizes[r]``: counts n(x) of the first T samples and the empirical
+        label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞.
+        """
+        cfg = self.cfg
+        n, m, eps = cfg.n_inputs, cfg.n_outputs, cfg.label_noise
+        freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
+        labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
+        if self.finite_sizes:
+            tokens = sample_tokens(
+                self.probs_cpu, max(self.finite_sizes), rng.generator(cfg.seed, "data", trial)
+            )
+            observed = targets[tokens]
+            if eps > 0:
+                observed = noisy_labels(observed, m, eps, rng.generator(cfg.seed, "labels", trial))
+            joint = prefix_label_counts(tokens, observed, n, m, self.finite_sizes)  # (R_f, M, N)
+        for row, size in enumerate(self.sample_sizes):
+            if size is None:
+                freq[row], labels[row] = self.probs_cpu, self.population_labels(targets)
+            else:
+                counts = joint[self.finite_sizes.index(size)]
+                freq[row] = counts.sum(0)
+                labels[row] = counts / freq[row].clamp(min=1)
+        return freq.to(self.device), labels.to(self.device)
+
+    def weights(self, trial: int, targets: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Weights and stored label laws of every column, d-independent columns first.
+
+        Returns fixed_q (K_f, N), varying_q (n_d, K_v, N), fixed_labels (K_f, M, N) and
+        varying_labels (K_v, M, N).
+        """
+        freq, labels = self.sample_statistics(trial, targets)
+        population = self.population_labels(targets).to(self.device)[None]  # sample-free schemes
+        fixed, varying, fixed_labels, varying_labels = [], [], [], []
+        n_d = len(self.dims)
+        for scheme in self.schemes:
+            source, law = (freq, labels) if scheme.uses_data else (self.probs[None], population)
+            q = scheme.weights(source, self.dims)  # (n_d or 1, R, N)
+            if self.is_fixed(scheme):
+                fixed.append(q[0])
+                fixed_labels.append(law)
+            else:
+                varying.append(q.expand(n_d, *q.shape[1:]))
+                varying_labels.append(law)
+        n, m = self.cfg.n_inputs, self.cfg.n_outputs
+        empty = freq.new_zeros(0, m, n)
+        return (
+            torch.cat(fixed) if fixed else freq.new_zeros(0, n),
+            torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n),
+            torch.cat(fixed_labels) if fixed_labels else empty,
+            torch.cat(varying_labels) if varying_labels else empty,
+        )

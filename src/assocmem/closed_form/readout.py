@@ -1,0 +1,85 @@
+"""From class-aggregated scores to metrics: the population error (and its head part) of each
+column, and the calibrated softmax readout."""
+
+import math
+
+import torch
+
+from assocmem.closed_form.problem import Problem
+
+
+class Evaluator:
+    """Turns class-aggregated scores ``(E S)ᵀ`` into the population error of each column."""
+
+    def __init__(self, problem: Problem, targets: torch.Tensor) -> None:
+        self.m = problem.cfg.n_outputs
+        targets = targets.to(problem.device)
+        self.target_index = targets[None, None, None, :]  # (1, 1, 1, N)
+        self.onehot_t = torch.nn.functional.one_hot(targets, self.m).T.bool()  # (M, N)
+        self.probs = problem.probs
+        self.population_error = problem.population_error
+        self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
+        self.readout = problem.cfg.readout
+
+    def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
+        """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
+
+        Returns metrics, each (D, K): the error and its head part, and with ``readout`` the
+        calibrated softmax metrics of :func:`calibrated_softmax`.
+        """
+        n_dims, _, n = aggregated.shape
+        n_cols = aggregated.shape[1] // self.m
+        scores = torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
+            grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
+        ).view(n_dims, n_cols, self.m, n)
+        metrics = (
+            calibrated_softmax(scores, self.label_law, self.probs, self.onehot_t)
+            if self.readout
+            else {}
+        )
+        index = self.target_index.expand(n_dims, scores.shape[1], 1, n)
+        true = scores.gather(2, index)[:, :, 0]
+        other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
+        error, head = self.population_error(true <= other)  # (D, K, N); ties count as errors
+        return {"error": error, "head": head, **metrics}
+
+
+def calibrated_softmax(
+    scores: torch.Tensor,
+    law: torch.Tensor,
+    probs: torch.Tensor,
+    onehot_t: torch.Tensor,
+    iterations: int = 40,
+    beta_max: float = 1e4,
+) -> dict[str, torch.Tensor]:
+    """Softmax readout at the best inverse temperature, for every (d, column).
+
+    The scale of ``q`` (and so of the scores) is arbitrary for a closed-form memory, so the
+    readout is calibrated: ``β* = argmin_β CE(β)`` with the population cross-entropy
+    ``CE(β) = Σ_x p(x) Σ_y L(y|x) (−log softmax(β s_x)_y)`` against the label law L (one-hot
+    without label noise). CE is convex in β; damped Newton steps from β = 0, β ∈ [0, β_max] on
+    scores scaled to unit standard deviation (a memory that answers every token right has
+    CE → 0 as β → ∞, and stops at β_max).
+
+    scores: (D, K, M, N); law: (M, N); probs: (N,). Returns ``cross_entropy``, ``p_correct``
+    (Σ_x p(x) softmax(β* s_x)[f*(x)]) and ``beta`` (β* in units of the scores' std), each (D, K).
+    """
+    s = scores.to(torch.float64)
+    s = s / s.std(dim=(2, 3), keepdim=True).clamp(min=1e-300)
+    law = law.to(torch.float64)
+    target = (s * law).sum(2)  # (D, K, N): E_L[s]
+    beta = s.new_zeros(s.shape[0], s.shape[1], 1, 1)
+    for _ in range(iterations):
+        prob = torch.softmax(beta * s, dim=2)
+        mean = (prob * s).sum(2)
+        var = (prob * s * s).sum(2) - mean.square()
+        grad = (mean - target) @ probs  # dCE/dβ, (D, K)
+        hess = var.clamp(min=0) @ probs
+        step = grad / hess.clamp(min=1e-12)
+        beta = (beta - step.clamp(-10.0, 10.0)[..., None, None]).clamp(0.0, beta_max)
+    log_prob = torch.log_softmax(beta * s, dim=2)
+    return {
+        "cross_entropy": -(law * log_prob).sum(2) @ probs,
+        "p_correct": (log_prob.exp() * onehot_t).sum(2) @ probs,
+        "beta": beta[..., 0, 0],
+    }

@@ -1,0 +1,32 @@
+"""``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4 at ρ = 0)."""
+
+from collections.abc import Sequence
+
+import torch
+
+from assocmem.schemes.base import ThresholdedScheme, power, rho_value, top_mask
+from assocmem.schemes.law import SchemeLaw, data_exponent, threshold_exponent
+
+
+class EmpiricalThreshold(ThresholdedScheme):
+    """``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4; ρ = 0)."""
+
+    name = "empirical_threshold"
+    uses_data = True
+    params = {**ThresholdedScheme.params, "rho": "weight the stored tokens by n(x)^ρ (default 0)"}
+
+    def weights(self, freq: torch.Tensor, dims: Sequence[int]) -> torch.Tensor:
+        mask = top_mask(freq, dims, self.rule).to(freq.dtype)
+        return mask * power(freq, rho_value(self, "0"))
+
+    def law(self, alpha: float) -> SchemeLaw:
+        """``d^{-(α−1)/max(1, 2ρα)} + T^{-(α−1)/α}`` with ``P ∝ d`` (Proposition 4 at ρ = 0;
+        for ρ > 0 Theorem 1's retrieval condition on the stored tokens: our derivation, not
+        stated in the paper). A fixed P has no power law in d."""
+        rho = rho_value(self, "0")
+        weighting = "q = 1{top P seen}" + (f" n^{rho:g}" if rho else "")
+        b = data_exponent(alpha)
+        if not self.rule.uses_dim:
+            return SchemeLaw(self.spec, weighting, None, b, "fixed P: no power law in d")
+        exponent = threshold_exponent(alpha) / max(1.0, 2.0 * rho * alpha)
+        return SchemeLaw(self.spec, weighting, exponent, b, "P ∝ d")

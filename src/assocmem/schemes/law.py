@@ -1,0 +1,76 @@
+"""Asymptotic laws of memory schemes (Cabannes et al. 2024, Theorem 1, Proposition 4, Table 1).
+
+Each scheme class states its own law (:meth:`assocmem.schemes.base.Scheme.law`) from the
+exponents below. Sign convention: an *exponent* is the positive ``a`` in ``E ≍ x^{-a}``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from assocmem.config.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class SchemeLaw:
+    """Asymptotic law of one scheme: ``E ≍ d^{-dim_exponent} + T^{-data_exponent}``.
+
+    An exponent is ``None`` when the scheme has no power law in that variable (``note`` says
+    why). ``optimal_dim_power`` is the exponent c of the compute-optimal ``d*(T) ≍ T^c``.
+    """
+
+    scheme: str
+    weighting: str
+    dim_exponent: float | None
+    data_exponent: float | None
+    note: str = ""
+
+    @property
+    def optimal_dim_power(self) -> float | None:
+        if not self.dim_exponent or not self.data_exponent:
+            return None
+        return self.data_exponent / self.dim_exponent
+
+
+def check_alpha(alpha: float, *, unbounded: bool = True) -> None:
+    """Raise :class:`ConfigError` unless α > 0 is finite (and α > 1 when ``unbounded``)."""
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise ConfigError("alpha", f"must be a finite number > 0, got {alpha}")
+    if unbounded and alpha <= 1:
+        raise ConfigError("alpha", f"the asymptotic laws need α > 1 (N unbounded), got {alpha}")
+
+
+def data_exponent(alpha: float) -> float:
+    """Finite-data exponent: ``Σ p(1−p)^T ≍ T^{-(α−1)/α}`` (Hutter 2021; the paper's Prop. 1)."""
+    check_alpha(alpha)
+    return (alpha - 1.0) / alpha
+
+
+def power_exponent(alpha: float, rho: float) -> float:
+    """Memory exponent of ``q = p^ρ`` with infinite data: ``E ≍ d^{-(α−1)/(2ρα)}``.
+
+    Theorem 1 of the paper; valid only when ``2ρα > 1`` (otherwise the weights of the tail
+    dominate the interference and there is no such power law). ρ = 1 is ``q = p``.
+    """
+    check_alpha(alpha)
+    if not np.isfinite(rho) or 2.0 * rho * alpha <= 1.0:
+        raise ConfigError(
+            "rho", f"q = p^ρ has a power law only when 2ρα > 1; got ρ = {rho}, α = {alpha}"
+        )
+    return (alpha - 1.0) / (2.0 * rho * alpha)
+
+
+def threshold_exponent(alpha: float) -> float:
+    """Memory exponent of thresholding ``q = 1{x ≤ P}``, ``P ≍ d``: ``E ≍ d^{-(α−1)}``.
+
+    Theorem 1; by Theorem 2 of the paper no weighting with random embeddings beats it.
+    """
+    check_alpha(alpha)
+    return alpha - 1.0
+
+
+def power_law_or_none(alpha: float, rho: float) -> tuple[float | None, str]:
+    """:func:`power_exponent`, or None and the reason when ``2ρα ≤ 1``."""
+    if 2.0 * rho * alpha <= 1.0:
+        return None, f"2ρα = {2 * rho * alpha:.3g} ≤ 1: outside the validity of Theorem 1"
+    return power_exponent(alpha, rho), ""

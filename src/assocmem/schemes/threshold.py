@@ -1,0 +1,24 @@
+"""``q = 1{x among the P most frequent tokens of p}``: the optimal scheme of Theorem 2."""
+
+from collections.abc import Sequence
+
+import torch
+
+from assocmem.schemes.base import ThresholdedScheme, top_mask
+from assocmem.schemes.law import SchemeLaw, threshold_exponent
+
+
+class Threshold(ThresholdedScheme):
+    """``q = 1{x among the P most frequent tokens of p}`` (optimal rate ``d^{-α+1}``)."""
+
+    name = "threshold"
+    uses_data = False
+
+    def weights(self, freq: torch.Tensor, dims: Sequence[int]) -> torch.Tensor:
+        return top_mask(freq, dims, self.rule).to(freq.dtype)
+
+    def law(self, alpha: float) -> SchemeLaw:
+        """``d^{-(α−1)}`` with ``P ∝ d`` (Theorem 1); a fixed P is a floor, no power law."""
+        if not self.rule.uses_dim:
+            return SchemeLaw(self.spec, "q = 1{x ≤ P}", None, None, "fixed P: floor, no power law")
+        return SchemeLaw(self.spec, "q = 1{x ≤ P}", threshold_exponent(alpha), None, "P ∝ d")
