@@ -23,6 +23,7 @@ Flags override the values of --config (a TOML file with the same names, lists fo
 
 
 def register(subparsers: Any) -> None:
+    # One declaration per flag (every TrainConfig field and grid axis): long, but flat.
     parser = subparsers.add_parser(
         "train",
         help="trained memories (SGD, Adam): exact error after one pass, batched over runs",

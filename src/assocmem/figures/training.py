@@ -118,6 +118,7 @@ def figure8(
     GD along training (each optimiser at the lr that reaches zero error soonest); d = 2 learned
     embeddings: error vs the number of classes M; and, when given, the ``geometry`` (hidden
     ``W e_x`` of each input, output embeddings, targets) of one such memory."""
+    # Six panels, each a few plain plotting calls: kept in one place, in reading order.
     fig, axes = new_figure(3, rows=2)
     _panel(
         axes[0],
