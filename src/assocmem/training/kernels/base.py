@@ -106,6 +106,7 @@ class AbstractKernel(ABC):
         self.targets = targets  # (N,)
         self.onehot = F.one_hot(targets, cfg.n_outputs).to(DTYPE)  # (N, M) the matrix F
         self.slots: dict[str, dict[str, torch.Tensor]] = {}  # optimiser state per parameter
+        self.compiled = False  # whether the compiled library takes the steps (set by kernels)
 
     @classmethod
     @abstractmethod
@@ -122,11 +123,6 @@ class AbstractKernel(ABC):
         """A rough count of multiply-adds of one run-step (for estimates only)."""
         n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
         return 6 * (min(cfg.batch_size, n) * d * d + n * d * m)
-
-    @property
-    def compiled(self) -> bool:
-        """Whether the compiled library takes this kernel's steps (decided at construction)."""
-        return False
 
     def describe(self) -> str:
         """The kernel that ran, for provenance: its class, and the compiled library in use

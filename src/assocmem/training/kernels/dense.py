@@ -45,7 +45,8 @@ class DenseKernel(AnalyticKernel):
             self.steps_by = "runs"
         else:
             self.steps_by = "batch"
-        if self.steps_by == "compiled" and "W" in self.state:  # rows padded: aligned
+        self.compiled = self.steps_by == "compiled"
+        if self.compiled and "W" in self.state:  # rows padded: aligned
             W = self.state["W"]
             self.state["W"] = native.padded(W)[..., : W.shape[2]]
 
@@ -57,10 +58,6 @@ class DenseKernel(AnalyticKernel):
     @classmethod
     def state_elements(cls, cfg: TrainConfig) -> int:
         return 2 * cfg.dim * cfg.dim
-
-    @property
-    def compiled(self) -> bool:
-        return self.steps_by == "compiled"
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor

@@ -40,8 +40,8 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.gram_outputs = gram(self.U)  # (R, M, M)
         self.V = inputs.W_product  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        self.use_native = self.optimizer.stateless and native.supports(self.V)
-        if self.use_native:  # U's rows padded to whole vectors (zeros: no effect)
+        self.compiled = self.optimizer.stateless and native.supports(self.V)
+        if self.compiled:  # U's rows padded to whole vectors (zeros: no effect)
             self.U_padded = native.padded(inputs.U)
 
     @classmethod
@@ -58,17 +58,13 @@ class ProjectedMatrixKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.dim**2 * cfg.n_outputs
 
-    @property
-    def compiled(self) -> bool:
-        return self.use_native
-
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
-        if not self.use_native:
+        if not self.compiled:
             super().advance(t0, tokens, weights, lr)
             return
         native.projected_steps(

@@ -43,7 +43,8 @@ class TableSGDKernel(AbstractKernel):
         self.gram_outputs = gram(inputs.U)  # (R, M, M)  U Uᵀ
         self.table = per_run_products(inputs.E, inputs.W_product)  # (R, N, M)  E Wᵀ Uᵀ
         plain = self.optimizer.stateless  # the step is −lr · g
-        self.use_native = plain and native.available(self.table)  # spans of compiled steps
+        # Spans of compiled steps; noisy labels give soft targets (a label law): torch ops.
+        self.compiled = plain and not cfg.label_noise and native.available(self.table)
 
     @classmethod
     def supports(cls, cfg: TrainConfig) -> bool:
@@ -57,17 +58,13 @@ class TableSGDKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.n_inputs**2 * cfg.n_outputs
 
-    @property
-    def compiled(self) -> bool:
-        return self.use_native
-
     def logits(self) -> torch.Tensor:
         return self.table
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
-        if not self.use_native or self.targets.dim() != 1:  # soft targets: a label law
+        if not self.compiled:
             super().advance(t0, tokens, weights, lr)
             return
         native.table_steps(
