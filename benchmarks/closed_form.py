@@ -18,7 +18,7 @@ import torch
 from assocmem import rng
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
-from assocmem.closed_form.kernel import _Problem
+from assocmem.closed_form.problem import Problem
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
@@ -51,7 +51,7 @@ def draw_floor(cfg: ClosedFormConfig) -> None:
 
 def reference(cfg: ClosedFormConfig) -> np.ndarray:
     """Mean error per (column, d), forming W explicitly for every trial × T × d × scheme."""
-    problem = _Problem(cfg)
+    problem = Problem(cfg)
     dev, dt = problem.device, problem.dtype
     errors = np.zeros((cfg.trials, len(problem.columns), len(problem.dims)))
     for trial in range(cfg.trials):

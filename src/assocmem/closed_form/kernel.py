@@ -37,8 +37,6 @@ from assocmem.closed_form.result import ClosedFormResult, Column, provenance
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.runtime import intra_op_threads
 
-_Problem = Problem  # the name benchmarks/closed_form.py imports
-
 
 def _stored(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).

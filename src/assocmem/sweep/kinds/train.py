@@ -34,11 +34,9 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
     for key in _BOOLS:
         if key in clean and not isinstance(clean[key], bool):
             raise ConfigError(key, f"must be true or false, got {clean[key]!r}")
-    for key in _TUPLES:
-        if key in clean:
-            if not isinstance(clean[key], list | tuple):
-                raise ConfigError(key, f"must be a list, got {clean[key]!r}")
-            clean[key] = tuple(clean[key])
+    for key in _TUPLES:  # lists become tuples in from_flat
+        if key in clean and not isinstance(clean[key], list | tuple):
+            raise ConfigError(key, f"must be a list, got {clean[key]!r}")
     try:
         return TrainConfig.from_flat(clean)
     except TypeError as err:  # a wrong type the validators did not name (e.g. a table)
