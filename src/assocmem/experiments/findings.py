@@ -48,8 +48,8 @@ def finding1(frames: "StoredFrames", scale: str) -> Claim:
     )
     gaps = (stats["matrix"] - stats["qupdate"]).abs().groupby(level="dim").max()
     n = int(curves["n_inputs"].iloc[0])
-    tracks = [float(g) for d, g in gaps.items() if d >= n]
-    degrades = [float(g) for d, g in gaps.items() if d < n]
+    tracks = [float(g) for d, g in zip(gaps.index, gaps.to_numpy(), strict=True) if d >= n]
+    degrades = [float(g) for d, g in zip(gaps.index, gaps.to_numpy(), strict=True) if d < n]
     return Claim(
         "§4.1",
         "Eq. 16 tracks SGD when d ≥ N (largest gap between the seed-averaged error curves "

@@ -16,7 +16,8 @@ def slope(x: Any, y: Any) -> float:
 def means(frame: pd.DataFrame, scheme: str, n_samples: float = math.inf) -> dict[int, float]:
     """Mean error over trials at each d, for one scheme and sample size (inf = infinite data)."""
     rows = frame[(frame["scheme"] == scheme) & (frame["n_samples"] == n_samples)]
-    return {int(d): float(e) for d, e in rows.groupby("dim")["error"].mean().items()}
+    curve = rows.groupby("dim")["error"].mean()
+    return {int(d): float(e) for d, e in zip(curve.index, curve.to_numpy(), strict=True)}
 
 
 def slope_above(curve: dict[int, float], low: int = 50) -> float:

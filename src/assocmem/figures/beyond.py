@@ -136,7 +136,9 @@ def training_frame(records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.Da
                 if "config" in r else dict(r) for r in records]  # fmt: skip
         frame = pd.DataFrame(flat)
     if "law" not in frame:
-        frame["law"] = [_law(row) for row in frame.to_dict("records")]
+        frame["law"] = [
+            _law({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")
+        ]
     if "label_noise" not in frame:
         frame["label_noise"] = 0.0
     frame["label_noise"] = frame["label_noise"].fillna(0.0)

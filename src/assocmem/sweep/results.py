@@ -56,6 +56,8 @@ def export(df: pd.DataFrame, path: str | Path | TextIO, fmt: str) -> None:
         df.to_json(path, orient="records")
     elif fmt == "parquet":
         require_parquet()
+        if not isinstance(path, (str, Path)):
+            raise ConfigError("format", "parquet is binary: give a file path, not a text stream")
         _parquet_ready(df).to_parquet(path, index=False)
     else:
         raise ConfigError("format", f"unknown format {fmt!r}; allowed: csv, jsonl, json, parquet")
