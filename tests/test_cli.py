@@ -147,16 +147,3 @@ def test_missing_config_file():
 
 def test_claims_command_rejects_unknown_id(capsys):
     assert main(["claims", "--only", "99"]) == 2
-
-
-def test_top_level_names_load_lazily():
-    """``import assocmem`` does not import torch; the README's top-level names resolve."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, assocmem; assert 'torch' not in sys.modules; "
-        "from assocmem import ClosedFormConfig, run_closed_form; "
-        "assert run_closed_form.__module__.startswith('assocmem.closed_form')"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)

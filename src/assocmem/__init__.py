@@ -1,6 +1,14 @@
-"""assocmem: scaling laws for associative memories (Cabannes, Dohmatob, Bietti, ICLR 2024).
+"""assocmem: scaling laws for associative memories.
 
-Top-level names are loaded on first use (PEP 562), so ``import assocmem`` stays light.
+A library (and the ``assocmem`` command) reproducing and extending Cabannes, Dohmatob and
+Bietti, *Scaling Laws for Associative Memories* (ICLR 2024): closed-form memories
+``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` and trained ones, their exact population error, the paper's
+theory, power-law fits, sweeps stored in SQLite, and the paper's figures.
+
+Every name of :data:`__all__` is importable from here (``from assocmem import train``) and is
+loaded on first use (PEP 562): ``import assocmem`` imports neither torch, pandas nor matplotlib,
+and the registry names (:func:`scheme_names`, :func:`optimizer_names`,
+:func:`experiment_names`) need none of them. See the docs: getting-started and the API reference.
 """
 
 import importlib
@@ -8,17 +16,234 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_LAZY = {
-    "ClosedFormConfig": "assocmem.closed_form",
-    "run_closed_form": "assocmem.closed_form",
+# Public name -> (defining module, attribute there), by topic. __all__ lists exactly these.
+_LAZY: dict[str, tuple[str, str]] = {
+    # Configuration and errors
+    "ConfigError": ("assocmem.config.errors", "ConfigError"),
+    "ClosedFormConfig": ("assocmem.closed_form.config", "ClosedFormConfig"),
+    "TrainConfig": ("assocmem.training.config", "TrainConfig"),
+    # Closed-form memories
+    "run_closed_form": ("assocmem.closed_form.kernel", "run_closed_form"),
+    "ClosedFormResult": ("assocmem.closed_form.result", "ClosedFormResult"),
+    # Trained memories
+    "train": ("assocmem.training.engine", "train"),
+    "RunResult": ("assocmem.training.engine", "RunResult"),
+    # Memory schemes
+    "SCHEMES": ("assocmem.schemes", "REGISTRY"),
+    "Scheme": ("assocmem.schemes.base", "Scheme"),
+    "SchemeLaw": ("assocmem.schemes.law", "SchemeLaw"),
+    "parse_scheme": ("assocmem.schemes", "parse_scheme"),
+    "register_scheme": ("assocmem.schemes", "register_scheme"),
+    "scheme_names": ("assocmem.names", "scheme_names"),
+    # Optimisers
+    "OPTIMIZERS": ("assocmem.training.optimizers.registry", "OPTIMIZERS"),
+    "AbstractOptimizer": ("assocmem.training.optimizers.base", "AbstractOptimizer"),
+    "SGD": ("assocmem.training.optimizers.sgd", "SGD"),
+    "Adam": ("assocmem.training.optimizers.adam", "Adam"),
+    "SignSGD": ("assocmem.training.optimizers.sign_sgd", "SignSGD"),
+    "NormalizedSGD": ("assocmem.training.optimizers.normalized_sgd", "NormalizedSGD"),
+    "NesterovSGD": ("assocmem.training.optimizers.nesterov", "NesterovSGD"),
+    "register_optimizer": ("assocmem.training.optimizers.registry", "register_optimizer"),
+    "optimizer_names": ("assocmem.names", "optimizer_names"),
+    # Embeddings
+    "draw_embeddings": ("assocmem.embeddings", "draw_embeddings"),
+    # Theory
+    "finite_data_error": ("assocmem.analysis.theory", "finite_data_error"),
+    "finite_data_table": ("assocmem.analysis.theory", "finite_data_table"),
+    "compute_optimal_dim": ("assocmem.analysis.theory", "compute_optimal_dim"),
+    "compute_optimal_samples": ("assocmem.analysis.theory", "compute_optimal_samples"),
+    "joint_error_shape": ("assocmem.analysis.theory", "joint_error_shape"),
+    "scheme_law": ("assocmem.analysis.theory", "scheme_law"),
+    "table1": ("assocmem.analysis.theory", "table1"),
+    "theory_table": ("assocmem.analysis.theory", "theory_table"),
+    "zipf": ("assocmem.analysis.theory", "zipf"),
+    # Fits
+    "fit_power_law": ("assocmem.analysis.fit", "fit_power_law"),
+    "fit_scaling": ("assocmem.analysis.fit", "fit_scaling"),
+    "fit_joint": ("assocmem.analysis.fit", "fit_joint"),
+    "PowerLawFit": ("assocmem.analysis.fit", "PowerLawFit"),
+    "JointFit": ("assocmem.analysis.fit", "JointFit"),
+    "fit_records": ("assocmem.analysis.record_fits", "fit_records"),
+    "FitOptions": ("assocmem.analysis.record_fits", "FitOptions"),
+    # Predictions
+    "predict_errors": ("assocmem.analysis.predict", "predict_errors"),
+    "predict_config": ("assocmem.analysis.predict", "predict_config"),
+    "compare_records": ("assocmem.analysis.predict", "compare_records"),
+    "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    # Result tables
+    "aggregate": ("assocmem.analysis.stats", "aggregate"),
+    "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
+    # Sweeps
+    "SweepSpec": ("assocmem.sweep.spec", "SweepSpec"),
+    "load_spec": ("assocmem.sweep.spec", "load_spec"),
+    "parse_spec": ("assocmem.sweep.spec", "parse_spec"),
+    "run_sweep": ("assocmem.sweep.execute", "run_sweep"),
+    "SweepReport": ("assocmem.sweep.execute", "SweepReport"),
+    "load_results": ("assocmem.sweep.results", "load_results"),
+    "load_curves": ("assocmem.sweep.results", "load_curves"),
+    # Figures
+    "figure1": ("assocmem.figures.closed_form", "figure1"),
+    "figure3": ("assocmem.figures.closed_form", "figure3"),
+    "figure4": ("assocmem.figures.closed_form", "figure4"),
+    "figure5": ("assocmem.figures.training", "figure5"),
+    "figure6": ("assocmem.figures.update_map", "figure6"),
+    "figure7": ("assocmem.figures.training", "figure7"),
+    "figure8": ("assocmem.figures.training", "figure8"),
+    "memory_matrices": ("assocmem.figures.closed_form", "memory_matrices"),
+    "frame_from_records": ("assocmem.figures.closed_form", "frame_from_records"),
+    "save_figure": ("assocmem.figures.closed_form", "save"),
+    # Experiments and the reproduction
+    "EXPERIMENTS": ("assocmem.experiments.registry", "EXPERIMENTS"),
+    "Experiment": ("assocmem.experiments.experiment", "Experiment"),
+    "Claim": ("assocmem.report", "Claim"),
+    "register_experiment": ("assocmem.experiments.registry", "register_experiment"),
+    "experiment_names": ("assocmem.names", "experiment_names"),
+    "reproduce": ("assocmem.experiments.reproduce", "reproduce"),
+    "Reproduction": ("assocmem.experiments.reproduce", "Reproduction"),
 }
-__all__ = ["ClosedFormConfig", "__version__", "run_closed_form"]  # the names of _LAZY
+__all__ = [
+    "AbstractOptimizer",
+    "Adam",
+    "Claim",
+    "ClosedFormConfig",
+    "ClosedFormResult",
+    "ConfigError",
+    "EXPERIMENTS",
+    "EmbeddingLaw",
+    "Experiment",
+    "FitOptions",
+    "JointFit",
+    "NesterovSGD",
+    "NormalizedSGD",
+    "OPTIMIZERS",
+    "PowerLawFit",
+    "Reproduction",
+    "RunResult",
+    "SCHEMES",
+    "SGD",
+    "Scheme",
+    "SchemeLaw",
+    "SignSGD",
+    "SweepReport",
+    "SweepSpec",
+    "TrainConfig",
+    "__version__",
+    "aggregate",
+    "compare_records",
+    "compute_optimal_dim",
+    "compute_optimal_samples",
+    "draw_embeddings",
+    "experiment_names",
+    "figure1",
+    "figure3",
+    "figure4",
+    "figure5",
+    "figure6",
+    "figure7",
+    "figure8",
+    "finite_data_error",
+    "finite_data_table",
+    "fit_joint",
+    "fit_power_law",
+    "fit_records",
+    "fit_scaling",
+    "frame_from_records",
+    "joint_error_shape",
+    "load_curves",
+    "load_results",
+    "load_spec",
+    "memory_matrices",
+    "optimizer_names",
+    "parse_scheme",
+    "parse_spec",
+    "predict_config",
+    "predict_errors",
+    "register_experiment",
+    "register_optimizer",
+    "register_scheme",
+    "reproduce",
+    "run_closed_form",
+    "run_sweep",
+    "save_figure",
+    "scheme_law",
+    "scheme_names",
+    "select_lr",
+    "table1",
+    "theory_table",
+    "train",
+    "zipf",
+]
 
 if TYPE_CHECKING:
-    from assocmem.closed_form import ClosedFormConfig, run_closed_form
+    from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
+    from assocmem.analysis.lr_selection import select_lr
+    from assocmem.analysis.predict import (
+        EmbeddingLaw,
+        compare_records,
+        predict_config,
+        predict_errors,
+    )
+    from assocmem.analysis.record_fits import FitOptions, fit_records
+    from assocmem.analysis.stats import aggregate
+    from assocmem.analysis.theory import (
+        compute_optimal_dim,
+        compute_optimal_samples,
+        finite_data_error,
+        finite_data_table,
+        joint_error_shape,
+        scheme_law,
+        table1,
+        theory_table,
+        zipf,
+    )
+    from assocmem.closed_form.config import ClosedFormConfig
+    from assocmem.closed_form.kernel import run_closed_form
+    from assocmem.closed_form.result import ClosedFormResult
+    from assocmem.config.errors import ConfigError
+    from assocmem.embeddings import draw_embeddings
+    from assocmem.experiments.experiment import Experiment
+    from assocmem.experiments.registry import EXPERIMENTS, register_experiment
+    from assocmem.experiments.reproduce import Reproduction, reproduce
+    from assocmem.figures.closed_form import (
+        figure1,
+        figure3,
+        figure4,
+        frame_from_records,
+        memory_matrices,
+    )
+    from assocmem.figures.closed_form import save as save_figure
+    from assocmem.figures.training import figure5, figure7, figure8
+    from assocmem.figures.update_map import figure6
+    from assocmem.names import experiment_names, optimizer_names, scheme_names
+    from assocmem.report import Claim
+    from assocmem.schemes import REGISTRY as SCHEMES
+    from assocmem.schemes import parse_scheme, register_scheme
+    from assocmem.schemes.base import Scheme
+    from assocmem.schemes.law import SchemeLaw
+    from assocmem.sweep.execute import SweepReport, run_sweep
+    from assocmem.sweep.results import load_curves, load_results
+    from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
+    from assocmem.training.config import TrainConfig
+    from assocmem.training.engine import RunResult, train
+    from assocmem.training.optimizers.adam import Adam
+    from assocmem.training.optimizers.base import AbstractOptimizer
+    from assocmem.training.optimizers.nesterov import NesterovSGD
+    from assocmem.training.optimizers.normalized_sgd import NormalizedSGD
+    from assocmem.training.optimizers.registry import OPTIMIZERS, register_optimizer
+    from assocmem.training.optimizers.sgd import SGD
+    from assocmem.training.optimizers.sign_sgd import SignSGD
 
 
 def __getattr__(name: str) -> Any:
+    """Import a public name on first use and keep it in the module (PEP 562)."""
     if name not in _LAZY:
         raise AttributeError(f"module 'assocmem' has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name]), name)
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy public ones included (so that completion lists them)."""
+    return sorted({*globals(), *__all__})

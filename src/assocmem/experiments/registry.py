@@ -39,11 +39,57 @@ EXPERIMENTS: dict[str, Experiment] = {
 }
 BEYOND = "beyond"  # the item of the studies beyond the paper (drawn only when asked for)
 CLAIMS_ITEM = "claims"  # judges the claims of every paper experiment
-PAPER_ITEMS = (
-    *dict.fromkeys(e.item for e in EXPERIMENTS.values() if e.item not in (None, BEYOND)),
-    CLAIMS_ITEM,
-)
-ONLY_CHOICES = (*PAPER_ITEMS, BEYOND)
+
+
+def paper_items() -> tuple[str, ...]:
+    """The ``reproduce --only`` items of the paper, in report order, then "claims"."""
+    items = (e.item for e in EXPERIMENTS.values() if e.item not in (None, BEYOND))
+    return (*dict.fromkeys(i for i in items if i is not None), CLAIMS_ITEM)
+
+
+def only_choices() -> tuple[str, ...]:
+    """Every ``reproduce --only`` item: :func:`paper_items`, then "beyond"."""
+    return (*paper_items(), BEYOND)
+
+
+PAPER_ITEMS = paper_items()  # at import (the CLI's choices); reproduce() reads the functions
+ONLY_CHOICES = only_choices()
+
+
+def register_experiment(experiment: Experiment) -> Experiment:
+    """Add an experiment to :data:`EXPERIMENTS` (after the built-in ones) under its ``name``.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        Its sweeps per scale, its judged claims, its figure and/or table. Its ``item`` is the
+        ``reproduce(only=[...])`` choice that draws it: a new item, an existing one (drawn
+        together), ``"beyond"`` (with the studies beyond the paper), or None (claims only).
+
+    Returns
+    -------
+    Experiment
+        ``experiment`` itself.
+
+    Raises
+    ------
+    TypeError
+        If ``experiment`` is not an :class:`Experiment`.
+    ValueError
+        If another experiment already holds its name (the same one again is a no-op).
+
+    Notes
+    -----
+    Registered before :func:`assocmem.reproduce` is called, it is run, drawn and judged with
+    the others. See the docs: architecture.md, "Extending assocmem".
+    """
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"register_experiment takes an Experiment, got {experiment!r}")
+    held = EXPERIMENTS.get(experiment.name)
+    if held is not None and held is not experiment:
+        raise ValueError(f"experiment {experiment.name!r} is already registered")
+    EXPERIMENTS[experiment.name] = experiment
+    return experiment
 
 
 def drawn(items: set[str]) -> list[Experiment]:

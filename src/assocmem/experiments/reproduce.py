@@ -18,7 +18,14 @@ from assocmem import __version__
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
 from assocmem.experiments.frames import StoredFrames
-from assocmem.experiments.registry import ONLY_CHOICES, PAPER_ITEMS, drawn, judged
+from assocmem.experiments.registry import (
+    ONLY_CHOICES,
+    PAPER_ITEMS,
+    drawn,
+    judged,
+    only_choices,
+    paper_items,
+)
 from assocmem.figures import save
 from assocmem.report import Claim, FigureEntry, Report, write_report
 from assocmem.sweep.execute import SweepReport, provenance, run_sweep
@@ -57,9 +64,10 @@ def selected(scale: str, only: Sequence[str] | None) -> tuple[list[Experiment], 
     """The experiments to draw and to judge for ``only`` (default: every paper item)."""
     if scale not in SCALES:
         raise ConfigError("scale", f"unknown scale {scale!r}; allowed: {', '.join(SCALES)}")
-    items = set(only or PAPER_ITEMS)
-    for item in sorted(items - set(ONLY_CHOICES)):
-        raise ConfigError("only", f"unknown item {item!r}; allowed: {', '.join(ONLY_CHOICES)}")
+    items = set(only or paper_items())
+    allowed = only_choices()
+    for item in sorted(items - set(allowed)):
+        raise ConfigError("only", f"unknown item {item!r}; allowed: {', '.join(allowed)}")
     return drawn(items), judged(items)
 
 

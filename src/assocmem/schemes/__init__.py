@@ -25,13 +25,72 @@ REGISTRY: dict[str, type[Scheme]] = {
 }
 
 
+def register_scheme(cls: type[Scheme]) -> type[Scheme]:
+    """Add a scheme class to :data:`REGISTRY` under its ``name``; usable as a class decorator.
+
+    Parameters
+    ----------
+    cls : type[Scheme]
+        A concrete :class:`Scheme` subclass with a class attribute ``name`` (the config name),
+        ``uses_data``, and ``params`` (its ``name:key=value`` parameters, name → help text).
+
+    Returns
+    -------
+    type[Scheme]
+        ``cls`` itself, so that ``@register_scheme`` leaves the class unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not a subclass of :class:`Scheme`.
+    ValueError
+        If another class is already registered under ``cls.name`` (registering the same class
+        again is a no-op).
+
+    Notes
+    -----
+    A scheme is a weighting ``q`` of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al., 2024);
+    see the docs: science/schemes.md, and architecture.md, "Extending assocmem".
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Scheme)):
+        raise TypeError(f"register_scheme takes a Scheme subclass, got {cls!r}")
+    held = REGISTRY.get(cls.name)
+    if held is not None and held is not cls:
+        raise ValueError(f"scheme {cls.name!r} is already registered by {held.__name__}")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
 def unknown_scheme(name: str) -> ConfigError:
     """The one-line error for a name that is not registered."""
     return ConfigError(FIELD, f"unknown scheme {name!r}; allowed: {', '.join(sorted(REGISTRY))}")
 
 
 def parse_scheme(text: str) -> Scheme:
-    """Parse ``name`` or ``name:key=value,...`` into a registered scheme."""
+    """Parse ``name`` or ``name:key=value,...`` into a registered scheme.
+
+    Parameters
+    ----------
+    text : str
+        A scheme spec: a name of :data:`REGISTRY` (e.g. ``"population"``), optionally followed
+        by ``:`` and comma-separated parameters (``"threshold:P=d/8"``,
+        ``"empirical_threshold:P=d/12,rho=0.5"``). A size ``P`` is a constant or ``d/k``.
+
+    Returns
+    -------
+    Scheme
+        The scheme instance; its :attr:`Scheme.spec` is the canonical spelling used as the
+        scheme's key in results.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown name or parameter, or an invalid value (field ``schemes``).
+
+    Notes
+    -----
+    See the docs: science/schemes.md, for every scheme and its parameters.
+    """
     name, _, rest = text.strip().partition(":")
     if name not in REGISTRY:
         raise unknown_scheme(name)
@@ -53,4 +112,12 @@ def parse_scheme(text: str) -> Scheme:
     return scheme
 
 
-__all__ = ["REGISTRY", "Scheme", "SchemeLaw", "SizeRule", "parse_scheme", "unknown_scheme"]
+__all__ = [
+    "REGISTRY",
+    "Scheme",
+    "SchemeLaw",
+    "SizeRule",
+    "parse_scheme",
+    "register_scheme",
+    "unknown_scheme",
+]

@@ -9,7 +9,7 @@ from assocmem.training.optimizers.base import (
     per_run,
 )
 from assocmem.training.optimizers.normalized_sgd import NORM_FLOOR
-from assocmem.training.optimizers.registry import OPTIMIZERS
+from assocmem.training.optimizers.registry import OPTIMIZERS, register_optimizer
 from assocmem.training.optimizers.schedules import lr_factor, schedule_factor
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "Slot",
     "lr_factor",
     "per_run",
+    "register_optimizer",
     "schedule_factor",
 ]

@@ -1,7 +1,10 @@
 """Every optimiser by its config name (``optimizer = "…"`` in TOML, ``--optimizers`` on the CLI).
 
-Adding an optimiser: one file with its :class:`AbstractOptimizer` subclass, one line here.
+Adding an optimiser: one file with its :class:`AbstractOptimizer` subclass, one line here (or,
+from user code, :func:`register_optimizer`).
 """
+
+from dataclasses import is_dataclass
 
 from assocmem.training.optimizers.adam import Adam
 from assocmem.training.optimizers.base import AbstractOptimizer
@@ -13,3 +16,39 @@ from assocmem.training.optimizers.sign_sgd import SignSGD
 OPTIMIZERS: dict[str, type[AbstractOptimizer]] = {
     entry.name: entry for entry in (SGD, Adam, SignSGD, NormalizedSGD, NesterovSGD)
 }
+
+
+def register_optimizer(cls: type[AbstractOptimizer]) -> type[AbstractOptimizer]:
+    """Add an optimiser entry to :data:`OPTIMIZERS` under its ``name``; usable as a decorator.
+
+    Parameters
+    ----------
+    cls : type[AbstractOptimizer]
+        A frozen dataclass subclassing :class:`AbstractOptimizer` (or ``LinearOptimizer``): its
+        fields are its hyper-parameters, its ``step`` the batched update, and its class
+        attribute ``name`` the config name (``TrainConfig(optimizer=NAME)``).
+
+    Returns
+    -------
+    type[AbstractOptimizer]
+        ``cls`` itself.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not a dataclass subclassing :class:`AbstractOptimizer`.
+    ValueError
+        If another class already holds ``cls.name`` (the same class again is a no-op).
+
+    Notes
+    -----
+    The optimisation study of Cabannes et al. (2024), Section 4; see the docs:
+    science/optimisation.md. ``training/optimizers/nesterov.py`` is the worked example.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, AbstractOptimizer) and is_dataclass(cls)):
+        raise TypeError(f"register_optimizer takes an AbstractOptimizer dataclass, got {cls!r}")
+    held = OPTIMIZERS.get(cls.name)
+    if held is not None and held is not cls:
+        raise ValueError(f"optimizer {cls.name!r} is already registered by {held.__name__}")
+    OPTIMIZERS[cls.name] = cls
+    return cls

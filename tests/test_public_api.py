@@ -1,0 +1,133 @@
+"""The public API: ``assocmem.__all__`` is complete, light to import, and what tests use.
+
+``import assocmem`` must not import torch, pandas or matplotlib (notebooks and the CLI's
+``--help`` stay fast); every public name resolves; the torch-free registry names equal the
+registries; the register functions extend the registries; tests import no private name.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import assocmem
+from assocmem.names import BUILTIN_EXPERIMENTS, BUILTIN_OPTIMIZERS, BUILTIN_SCHEMES
+
+TESTS = Path(__file__).parent
+HEAVY = ("torch", "pandas", "matplotlib")
+
+
+def _run(code: str) -> None:
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_import_is_light_and_registry_names_need_no_torch():
+    _run(
+        "import sys, assocmem; "
+        f"heavy = {HEAVY!r}; "
+        "loaded = lambda: [m for m in heavy if m in sys.modules]; "
+        "assert not loaded(), loaded(); "
+        "names = (assocmem.scheme_names(), assocmem.optimizer_names(), "
+        "assocmem.experiment_names()); "
+        "assert all(names) and not loaded(), loaded(); "
+        "assert set(assocmem.__all__) <= set(dir(assocmem))"
+    )
+
+
+def test_top_level_names_load_lazily():
+    """The README's first line works, and loads the name from its defining module."""
+    _run(
+        "import sys; from assocmem import ClosedFormConfig, run_closed_form; "
+        "assert run_closed_form.__module__ == 'assocmem.closed_form.kernel'; "
+        "assert 'matplotlib' not in sys.modules"
+    )
+
+
+def test_all_is_sorted_unique_and_every_name_resolves():
+    names = assocmem.__all__
+    assert names == sorted(names) and len(set(names)) == len(names)
+    for name in names:
+        assert getattr(assocmem, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = assocmem.nope
+
+
+def test_name_tables_equal_the_registries():
+    assert tuple(assocmem.SCHEMES) == BUILTIN_SCHEMES == assocmem.scheme_names()
+    assert tuple(assocmem.OPTIMIZERS) == BUILTIN_OPTIMIZERS == assocmem.optimizer_names()
+    assert tuple(assocmem.EXPERIMENTS) == BUILTIN_EXPERIMENTS == assocmem.experiment_names()
+
+
+def test_register_scheme_extends_the_registry_and_refuses_a_taken_name():
+    class Double(assocmem.SCHEMES["population"]):  # q = 2p: a new name, the same law
+        name = "double_population"
+
+        def weights(self, freq, dims):
+            return 2 * super().weights(freq, dims)
+
+    try:
+        assert assocmem.register_scheme(Double) is Double
+        assert assocmem.register_scheme(Double) is Double  # again: a no-op
+        assert "double_population" in assocmem.scheme_names()
+        cfg = assocmem.ClosedFormConfig(
+            n_inputs=50, dims=(8,), trials=2, schemes=("population", "double_population")
+        )
+        frame = assocmem.run_closed_form(cfg).to_frame()
+        by_scheme = frame.groupby("scheme")["error"].apply(list)
+        # q and 2q have the same argmax: the same errors, trial by trial.
+        assert by_scheme["double_population"] == by_scheme["population"]
+
+        class Other(Double):
+            pass
+
+        with pytest.raises(ValueError, match="already registered"):
+            assocmem.register_scheme(Other)
+    finally:
+        assocmem.SCHEMES.pop("double_population", None)
+
+
+def test_register_optimizer_and_experiment_refuse_taken_names():
+    with pytest.raises(ValueError, match="already registered"):
+        assocmem.register_optimizer(type("Fake", (assocmem.SGD,), {}))
+    with pytest.raises(TypeError):
+        assocmem.register_optimizer(object)  # type: ignore[arg-type]
+    first = assocmem.EXPERIMENTS["figure-1"]
+    assert assocmem.register_experiment(first) is first
+    with pytest.raises(ValueError, match="already registered"):
+        assocmem.register_experiment(
+            assocmem.Experiment(name="figure-1", title="t", caption="c", item=None)
+        )
+
+
+def _private_imports(path: Path) -> list[str]:
+    """``from assocmem... import _name`` and ``import assocmem._x`` in one file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assocmem"):
+            modules = node.module.split(".")
+            names = [alias.name for alias in node.names]
+            found += [f"{node.module}.{n}" for n in names if n.startswith("_")]
+            if any(part.startswith("_") for part in modules):
+                found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [
+                a.name
+                for a in node.names
+                if a.name.startswith("assocmem.")
+                and any(part.startswith("_") for part in a.name.split("."))
+            ]
+    return [f"{path.name}: {name}" for name in found]
+
+
+def test_tests_import_no_private_name():
+    """Tests use public names only (documented subpackage modules are fine; ``_x`` is not)."""
+    found = [hit for path in sorted(TESTS.glob("*.py")) for hit in _private_imports(path)]
+    assert not found, found
+
+
+def test_the_private_import_scan_can_fail(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from assocmem.sweep.spec import _Problems, SweepSpec\n")
+    assert _private_imports(sample) == ["sample.py: assocmem.sweep.spec._Problems"]
