@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from matplotlib.figure import Figure
 
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form, trial_scores
@@ -97,3 +98,25 @@ def test_update_map_small_step_is_linear_large_step_saturates():
     counts = np.minimum(np.rint(p / p.min()), 100)
     assert np.allclose(q / q.max(), counts / counts.max(), rtol=1e-3)
     assert len(figure6().axes) == 2
+
+
+def test_figures_draw_one_curve_per_scheme_never_a_pool():
+    """Three schemes in one frame: figure1 draws one row of panels per scheme (its curves are
+    that scheme's trial means), figure4 one curve per (scheme, T) named in the legend."""
+    schemes = ("empirical_threshold:P=d/12", "seen_once", "empirical")
+    cfg = ClosedFormConfig(
+        n_inputs=100, schemes=schemes, dims=(10, 40), n_samples=(30, 300), trials=2
+    )
+    frame = run_closed_form(cfg).to_frame()
+    fig = figure1(frame)
+    assert isinstance(fig, Figure)
+    panels = [ax for ax in fig.axes if ax.get_title()]  # colour bars have no title
+    assert len(panels) == 3 * len(schemes)
+    for row, scheme in enumerate(schemes):
+        vs_d = panels[3 * row]
+        assert vs_d.get_title().startswith(scheme)
+        means = frame[frame["scheme"] == scheme].groupby(["n_samples", "dim"])["error"].mean()
+        for line, t in zip(vs_d.get_lines(), (30, 300), strict=False):
+            np.testing.assert_allclose(line.get_ydata(), means[t].to_numpy())
+    labels = [line.get_label() for line in figure4(frame).axes[0].get_lines()]
+    assert labels[:6] == [f"{s}, T = {t}" for s in schemes for t in (30, 300)]

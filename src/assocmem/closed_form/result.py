@@ -93,8 +93,8 @@ class ClosedFormResult:
                 "n_samples": math.inf if column.n_samples is None else column.n_samples,
                 "trial": trial,
                 "error": self.errors[r, c, i],
-                "head": self.head[r, c, i],
-                "tail": self.errors[r, c, i] - self.head[r, c, i],
+                "head_error": self.head[r, c, i],
+                "tail_error": self.errors[r, c, i] - self.head[r, c, i],
             }
             for r, trial in enumerate(self.trials)
             for c, column in enumerate(self.columns)

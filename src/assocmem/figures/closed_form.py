@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from assocmem.figures.style import colors, curve, new_figure, summarise, theory_line
@@ -38,69 +39,107 @@ def _label_samples(t: float) -> str:
 SCHEME_LABELS = {"uniform": "q = 1", "population": "q = p", "threshold:P=d/8": "q = 1{x ≤ d/8}"}
 
 
+def scheme_label(scheme: str) -> str:
+    """The legend label of a scheme spec: the paper's notation where it has one."""
+    return SCHEME_LABELS.get(scheme, scheme)
+
+
 def figure4(frame: pd.DataFrame) -> Figure:
-    """Error vs d, infinite data: q = 1, q = p, thresholding; dashed 0.35 d^-1/4 and 3.5 d^-1."""
+    """Error against d with infinite data, one curve per scheme (Figure 4 of the paper).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy closed-form rows, one per trial (:meth:`ClosedFormResult.to_frame`,
+        :func:`frame_from_records` or :func:`assocmem.load_results`), with columns ``scheme``
+        (str), ``dim`` (int), ``n_samples`` (float, ``inf`` for infinite data) and ``error``
+        (float). Rows of several ``n_samples`` give one curve per (scheme, T), never a pool.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log panel: the trial mean of each scheme with a 95 % band (± 1.96 standard
+        errors), labelled ``q = 1``, ``q = p``, ``q = 1{x ≤ d/8}`` (else the scheme spec), and
+        the dashed references ``0.35 d^-1/4`` and ``3.5 d^-1`` of the paper's figure.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 4 and Theorem 1; see the docs: science/figures.md.
+    """
     fig, (ax,) = new_figure(1, width=5.0, height=3.8)
-    stats = summarise(frame, ["scheme", "dim"])
-    schemes = list(dict.fromkeys(frame["scheme"]))
-    for scheme, color in zip(schemes, colors(len(schemes)), strict=True):
-        s = stats[stats["scheme"] == scheme]
-        curve(
-            ax,
-            s["dim"].to_numpy(),
-            s["mean"].to_numpy(),
-            s["sem"].to_numpy(),
-            SCHEME_LABELS.get(scheme, scheme),
-            color,
-        )
+    stats = summarise(frame, ["scheme", "n_samples", "dim"])
+    series = list(dict.fromkeys(zip(frame["scheme"], frame["n_samples"], strict=True)))
+    several_t = len({t for _, t in series}) > 1
+    for (scheme, t), color in zip(series, colors(len(series)), strict=True):
+        s = stats[(stats["scheme"] == scheme) & (stats["n_samples"] == t)]
+        label = scheme_label(scheme) + (f", {_label_samples(t)}" if several_t else "")
+        curve(ax, s["dim"].to_numpy(), s["mean"].to_numpy(), s["sem"].to_numpy(), label, color)
     dims = np.sort(stats["dim"].unique())
     theory_line(ax, dims, 0.35, -0.25, "0.35 d^-1/4")
     theory_line(ax, dims, 3.5, -1.0, "3.5 d^-1")
-    ax.set(
-        xlabel="memory dimension d", ylabel="population error", title="Infinite data: error vs d"
-    )
+    title = "Infinite data: error vs d" if not several_t else "Error vs d"
+    ax.set(xlabel="memory dimension d", ylabel="population error", title=title)
     ax.legend(fontsize=8)
     return fig
 
 
 def figure1(frame: pd.DataFrame) -> Figure:
-    """Joint law: error vs d (one curve per T), vs T (one per d), and the (d, T) contour."""
-    fig, axes = new_figure(3)
+    """The joint law in (d, T): error vs d, error vs T and the (d, T) contour (Figure 1).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy closed-form rows, one per trial, with columns ``scheme`` (str), ``dim`` (int),
+        ``n_samples`` (float; ``inf`` rows appear only in the error-vs-d panel) and ``error``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row of three panels per scheme, in the order the schemes first appear (the paper
+        draws one, ``empirical_threshold:P=d/12``): error vs d, one curve per T, with the
+        dashed ``5 d^-1``; error vs T, one curve per d, with the dashed ``0.5 T^-1/2``; the
+        contour of the trial-mean error over (d, T). With several schemes every panel title
+        starts with the scheme, so schemes are never pooled.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 1 and Proposition 4 (``E ≍ d^{-α+1} + T^{-1+1/α}``); see the
+    docs: science/figures.md.
+    """
+    schemes = list(dict.fromkeys(frame["scheme"]))
+    fig, axes = new_figure(3, rows=len(schemes))
+    for row, scheme in enumerate(schemes):
+        prefix = f"{scheme_label(scheme)}: " if len(schemes) > 1 else ""
+        _joint_row(axes[3 * row : 3 * row + 3], frame[frame["scheme"] == scheme], prefix)
+    return fig
+
+
+def _joint_row(axes: Sequence[Axes], frame: pd.DataFrame, prefix: str) -> None:
+    """Figure 1's three panels for one scheme's rows."""
     stats = summarise(frame, ["n_samples", "dim"])
     samples = np.sort(stats["n_samples"].unique())
     dims = np.sort(stats["dim"].unique())
     for t, color in zip(samples, colors(len(samples)), strict=True):
         s = stats[stats["n_samples"] == t]
-        curve(
-            axes[0],
-            s["dim"].to_numpy(),
-            s["mean"].to_numpy(),
-            s["sem"].to_numpy(),
-            _label_samples(t),
-            color,
-        )
+        mean, sem = s["mean"].to_numpy(), s["sem"].to_numpy()
+        curve(axes[0], s["dim"].to_numpy(), mean, sem, _label_samples(t), color)
     theory_line(axes[0], dims, 5.0, -1.0, "5 d^-1")
-    axes[0].set(xlabel="memory dimension d", ylabel="population error", title="Error vs d")
+    axes[0].set(xlabel="memory dimension d", ylabel="population error", title=prefix + "Error vs d")
     finite = [t for t in samples if math.isfinite(t)]
     for d, color in zip(dims, colors(len(dims)), strict=True):
         s = stats[(stats["dim"] == d) & np.isfinite(stats["n_samples"])]
-        curve(
-            axes[1],
-            s["n_samples"].to_numpy(),
-            s["mean"].to_numpy(),
-            s["sem"].to_numpy(),
-            f"d = {d}",
-            color,
-        )
+        mean, sem = s["mean"].to_numpy(), s["sem"].to_numpy()
+        curve(axes[1], s["n_samples"].to_numpy(), mean, sem, f"d = {d}", color)
     theory_line(axes[1], np.asarray(finite), 0.5, -0.5, "0.5 T^-1/2")
-    axes[1].set(xlabel="number of samples T", ylabel="population error", title="Error vs T")
-    _contour(axes[2], stats[np.isfinite(stats["n_samples"])], "Error over (d, T)")
+    axes[1].set(
+        xlabel="number of samples T", ylabel="population error", title=prefix + "Error vs T"
+    )
+    _contour(axes[2], stats[np.isfinite(stats["n_samples"])], prefix + "Error over (d, T)")
     for ax in axes[:2]:
         ax.legend(fontsize=7)
-    return fig
 
 
-def _contour(ax: Any, stats: pd.DataFrame, title: str) -> None:
+def _contour(ax: Axes, stats: pd.DataFrame, title: str) -> None:
     grid = stats.pivot(index="n_samples", columns="dim", values="mean")
     d, t = np.meshgrid(grid.columns.to_numpy(float), grid.index.to_numpy(float))
     levels = np.logspace(

@@ -1,15 +1,16 @@
-"""The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed."""
+"""The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed.
+
+Figures are built as :class:`matplotlib.figure.Figure` objects, without pyplot: no backend is
+chosen or changed at import (a notebook keeps its own), nothing is kept in pyplot's list of open
+figures, and a returned figure shows in a notebook cell and saves with ``savefig``.
+"""
 
 import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # files only; never needs a display
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from assocmem.analysis.stats import seed_summary  # noqa: E402
+from assocmem.analysis.stats import seed_summary
 
 BAND_Z = 1.96  # band = mean ± 1.96 standard errors over trials (95 % interval of the mean)
 
@@ -18,13 +19,8 @@ def new_figure(
     n_panels: int, width: float = 4.2, height: float = 3.4, rows: int = 1
 ) -> tuple[Figure, list[Axes]]:
     """``rows`` × ``n_panels`` panels of ``width`` × ``height`` inches, listed row by row."""
-    fig, axes = plt.subplots(
-        rows,
-        n_panels,
-        figsize=(width * n_panels, height * rows),
-        squeeze=False,
-        layout="constrained",
-    )
+    fig = Figure(figsize=(width * n_panels, height * rows), layout="constrained")
+    axes = fig.subplots(rows, n_panels, squeeze=False)
     return fig, list(axes.flat)
 
 
@@ -50,5 +46,6 @@ def theory_line(ax: Axes, x: np.ndarray, constant: float, exponent: float, label
 
 
 def colors(n: int) -> list[str]:
-    cmap = plt.get_cmap("viridis")
+    """``n`` colours along viridis (its light yellow end left out)."""
+    cmap = matplotlib.colormaps["viridis"]
     return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, max(n, 1))]
