@@ -1,5 +1,6 @@
-"""Reproduce findings 1–6 of PAPER.md §4 with the batched training engine, and print our numbers
-next to the paper's. Settings follow the paper (N = 100, M = 5, α = 2, 10 seeds, Gaussian
+"""Reproduce findings 1–6 of Cabannes et al. (2024), Section 4 (the docs:
+science/optimisation.md) with the batched training engine, and print our numbers next to the
+paper's. Settings follow the paper (N = 100, M = 5, α = 2, 10 seeds, Gaussian
 ``N(0, 1/d)`` embeddings and initial W, the paper's lr convention) unless a finding says
 otherwise. "Tuned lr" here is honest selection: the lr with the best *seed-averaged* error (the
 authors picked the best lr per seed on the test error, an optimistic oracle).

@@ -1,4 +1,5 @@
-"""Random embeddings ``e_x`` (inputs) and ``u_y`` (outputs) in R^d (PAPER.md §1).
+"""Random embeddings ``e_x`` (inputs) and ``u_y`` (outputs) in R^d (Cabannes et al. 2024; see the
+docs: science/model.md).
 
 Kinds:
 - ``gaussian``: i.i.d. ``N(0, 1/d)`` entries;

@@ -1,7 +1,7 @@
 """Predicted error curves of closed-form memories from the interference picture of Theorem 1.
 
-Beyond the paper, which gives exponents only: for a weighting q (PAPER.md §2) and an embedding
-law, predict the expected population error at every d.
+Beyond the paper, which gives exponents only: for a weighting q (see the docs: science/schemes.md)
+and an embedding law, predict the expected population error at every d.
 
 The model. For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` the score of output y on token x is
 ``s_y = Σ_{y'} G_{yy'} Z_{y'}`` with ``G = U Uᵀ`` and
@@ -62,7 +62,7 @@ GRID = np.linspace(-8.0, 8.0, 41)  # standardised nodes per score (spacing 0.4 �
 
 @dataclass(frozen=True)
 class EmbeddingLaw:
-    """The embedding law the prediction assumes (PAPER.md §1).
+    """The embedding law the prediction assumes (see the docs: science/model.md).
 
     input_kind: law of the rows e_x (``gaussian`` N(0, I/d) or ``spherical`` unit rows).
     output_kind: law of u_y (``gaussian``, ``spherical`` or ``orthogonal``).

@@ -1,5 +1,6 @@
-"""Theory of associative-memory scaling laws (PAPER.md §3): exact finite-data error, asymptotic
-exponents of every scheme, the joint law, compute-optimal allocation and the paper's Table 1.
+"""Theory of associative-memory scaling laws (Cabannes et al. 2024; see the docs:
+science/theory.md): exact finite-data error, asymptotic exponents of every scheme, the joint law,
+compute-optimal allocation and the paper's Table 1.
 
 Sign convention: an *exponent* here is the positive number ``a`` in ``E ≍ x^{-a}``; the
 log-log *slope* of the error curve is ``-a``. ``≍`` means "up to constants depending on α (and
@@ -27,7 +28,8 @@ T_CHUNK_ELEMENTS = 1 << 23  # (len(T) × N) elements per chunk of the finite-dat
 def finite_data_error(
     probs: Sequence[float] | np.ndarray, n_samples: Sequence[float] | np.ndarray
 ) -> np.ndarray:
-    """Exact expected error of a perfect memoriser after T samples (PAPER.md §3.1, Prop. 1).
+    """Exact expected error of a perfect memoriser after T samples (Cabannes et al. 2024,
+    Proposition 1).
 
     A learner that answers every seen token correctly and fails on unseen ones has expected
     population error ``Σ_x p(x) (1 − p(x))^T`` (Hutter 2021; the paper's Proposition 1). Computed
@@ -65,7 +67,8 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
 
 
 def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarray:
-    """Capacity worth having for T samples: ``d*(T) ≍ T^{1/α}`` (Proposition 4, PAPER.md §3.4).
+    """Capacity worth having for T samples: ``d*(T) ≍ T^{1/α}`` (Cabannes et al.
+    2024, Proposition 4).
 
     Balances ``d^{-(α−1)}`` against ``T^{-(α−1)/α}`` for empirical thresholding; the constant is
     set to 1 (the theory fixes only the exponent).
@@ -107,7 +110,8 @@ def joint_error_shape(
     *,
     memory_exponent: float | None = None,
 ) -> np.ndarray:
-    """Constant-free joint law ``d^{-a} + T^{-(α−1)/α}`` (Proposition 4 / Table 1, PAPER.md §3.4).
+    """Constant-free joint law ``d^{-a} + T^{-(α−1)/α}`` (Cabannes et al. 2024, Proposition 4 and
+    Table 1).
 
     ``memory_exponent`` defaults to thresholding, ``a = α − 1``; pass ``power_exponent(α, 1)``
     for ``q = p`` (the first row of Table 1). Broadcasts ``dim`` against ``n_samples``.
@@ -119,8 +123,9 @@ def joint_error_shape(
 
 
 def table1(alpha: float) -> list[SchemeLaw]:
-    """Table 1 of the paper as a function of α (PAPER.md §3): the ``q = p`` row (one large-batch
-    gradient step) and the thresholding row (optimal), both with the finite-data term."""
+    """Table 1 of the paper as a function of α (see the docs: science/theory.md): the ``q = p`` row
+    (one large-batch gradient step) and the thresholding row (optimal), both with the finite-data
+    term."""
     b = data_exponent(alpha)
     return [
         SchemeLaw("empirical", "q = p (n/T)", power_exponent(alpha, 1.0), b),
@@ -158,7 +163,7 @@ def scheme_law(spec: str, alpha: float) -> SchemeLaw:
 
 
 def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list[SchemeLaw]:
-    """Every scheme of PAPER.md §2 with its asymptotic exponents at this α."""
+    """Every scheme of the docs' science/schemes.md with its asymptotic exponents at this α."""
     specs = [f"population:rho={r:g}" for r in rhos] + ["uniform", "threshold:P=d/8"]
     specs += ["empirical", "seen_once", "empirical_threshold:P=d/12"]
     return [scheme_law(spec, alpha) for spec in specs]

@@ -22,8 +22,9 @@ BYTES = {"float32": 4, "float64": 8}
 class ClosedFormConfig:
     """A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
 
-    Symbols (PAPER.md §1): N = ``n_inputs``, M = ``n_outputs``, α = ``alpha``, d ∈ ``dims``,
-    T ∈ ``n_samples`` (``None`` = infinite data: schemes see the population law p).
+    Symbols (Cabannes et al. 2024; the docs: science/model.md): N = ``n_inputs``, M = ``n_outputs``,
+    α = ``alpha``, d ∈ ``dims``, T ∈ ``n_samples`` (``None`` = infinite data: schemes see the
+    population law p).
     """
 
     n_inputs: int = 1000  # N

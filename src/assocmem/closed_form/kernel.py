@@ -1,6 +1,7 @@
 """Closed-form associative memories with exact population error, without forming W.
 
-For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (PAPER.md §2) the score of output y for input x is
+For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al. 2024; see the docs: science/schemes.md) the
+score of output y for input x is
 
     u_yᵀ W e_x = Σ_{y'} (u_y·u_{y'}) · Σ_{x': f*(x')=y'} q(x') (e_{x'}·e_x),
 
@@ -131,7 +132,8 @@ def _trial(problem: Problem, draws: _Draws) -> dict[str, np.ndarray]:
 def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, int], torch.Tensor]:
     """The score matrices ``scores[x, y] = u_yᵀ W_q e_x`` (N, M) of one trial, per (column, d).
 
-    For pictures of what a memory stores (e.g. the softmax of the scores, PAPER.md §5).
+    For pictures of what a memory stores (e.g. the softmax of the scores, the docs:
+    science/figures.md).
     """
     problem = Problem(cfg)
     with torch.inference_mode():

@@ -1,5 +1,6 @@
 """Figures of closed-form memories: Figure 1 (joint law), Figure 3 (contours), Figure 4 (schemes
-with infinite data) and the memory-matrix pictures (PAPER.md §5)."""
+with infinite data) and the memory-matrix pictures (Cabannes et al. 2024; see the docs:
+science/figures.md)."""
 
 import math
 from collections.abc import Callable, Mapping, Sequence

@@ -1,4 +1,5 @@
-"""Figures of trained memories (PAPER.md §5, Figures 5, 7 and 8) from stored runs.
+"""Figures of trained memories (Cabannes et al. 2024, Figures 5, 7 and 8; see the docs:
+science/figures.md) from stored runs.
 
 Panels against d read tidy training rows (one per run: config columns, seed, error, status);
 panels against training steps read curve rows (one per run and evaluated step, as given by

@@ -1,9 +1,10 @@
 """Figure 6 of the paper: the Eq. 16 update map and the weighting it implies.
 
 Each occurrence of token x moves its stored weight by ``q ← f(q) = q + γ / (1 + e^q/(M−1))``
-(PAPER.md §4, finding 1), so after n occurrences ``q = f^n(0)``. With a small step γ the map is
-nearly linear (``q ∝ n ∝ p``: the poor frequency weighting); with a large γ it saturates after a
-few occurrences and flattens q (close to thresholding). Pure arithmetic: no runs are needed.
+(Cabannes et al. 2024, Eq. (16); see the docs: science/optimisation.md), so after n
+occurrences ``q = f^n(0)``. With a small step γ the map is nearly linear (``q ∝ n ∝ p``: the poor
+frequency weighting); with a large γ it saturates after a few occurrences and flattens q (close
+to thresholding). Pure arithmetic: no runs are needed.
 """
 
 from collections.abc import Sequence

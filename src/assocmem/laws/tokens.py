@@ -1,4 +1,5 @@
-"""Token distributions, targets, i.i.d. samples and their prefix counts (PAPER.md §1).
+"""Token distributions, targets, i.i.d. samples and their prefix counts (Cabannes et al. 2024; see
+the docs: science/model.md).
 
 Conventions: inputs ``x ∈ {0..N-1}`` (``n_inputs`` = N), outputs ``y ∈ {0..M-1}``
 (``n_outputs`` = M). A sample of size ``T`` (``n_samples``) is drawn once at the largest T; smaller

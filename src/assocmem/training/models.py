@@ -1,4 +1,5 @@
-"""Trained models, batched over a leading run axis R (PAPER.md §4).
+"""Trained models, batched over a leading run axis R (Cabannes et al. 2024, Section 4; see the docs:
+science/optimisation.md).
 
 Every model maps token rows to logits ``u_yᵀ h(x)``:
 
