@@ -101,6 +101,10 @@ def test_register_optimizer_and_experiment_refuse_taken_names():
         )
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")  # dunders (__version__) are public
+
+
 def _private_imports(path: Path) -> list[str]:
     """``from assocmem... import _name`` and ``import assocmem._x`` in one file."""
     found = []
@@ -108,15 +112,15 @@ def _private_imports(path: Path) -> list[str]:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assocmem"):
             modules = node.module.split(".")
             names = [alias.name for alias in node.names]
-            found += [f"{node.module}.{n}" for n in names if n.startswith("_")]
-            if any(part.startswith("_") for part in modules):
+            found += [f"{node.module}.{n}" for n in names if _private(n)]
+            if any(_private(part) for part in modules):
                 found.append(node.module)
         elif isinstance(node, ast.Import):
             found += [
                 a.name
                 for a in node.names
                 if a.name.startswith("assocmem.")
-                and any(part.startswith("_") for part in a.name.split("."))
+                and any(_private(part) for part in a.name.split("."))
             ]
     return [f"{path.name}: {name}" for name in found]
 
@@ -131,3 +135,19 @@ def test_the_private_import_scan_can_fail(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("from assocmem.sweep.spec import _Problems, SweepSpec\n")
     assert _private_imports(sample) == ["sample.py: assocmem.sweep.spec._Problems"]
+
+
+def test_the_typed_usage_script_imports_every_public_name():
+    """.ci/run checks tests/typecheck_public_api.py with ``mypy --strict``: it must use them all."""
+    tree = ast.parse((TESTS / "typecheck_public_api.py").read_text())
+    imported = {
+        alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module == "assocmem"
+        for alias in node.names
+    }
+    assert imported == set(assocmem.__all__)
+
+
+def test_py_typed_ships():
+    assert (Path(assocmem.__file__).parent / "py.typed").is_file()

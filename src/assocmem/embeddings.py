@@ -69,7 +69,7 @@ def nested_row_scales(
     if kind == "spherical":
         if nested == "truncate":
             norms = coords.norm(dim=0)
-            return (1.0 / norms).expand(len(dims), n_rows).clone()
+            return torch.reciprocal(norms).expand(len(dims), n_rows).clone()
         sq = coords.square().cumsum(0)
         index = torch.as_tensor([d - 1 for d in dims], device=coords.device)
         return sq.index_select(0, index).rsqrt()
@@ -89,8 +89,8 @@ def orthogonal_rows(
         raise ConfigError("dims", f"orthogonal embeddings need d ≥ {n_rows}, got d = {dim}")
     gauss = torch.randn(dim, n_rows, generator=generator, device=device, dtype=torch.float64)
     q, r = torch.linalg.qr(gauss)
-    q = q * torch.sign(torch.diagonal(r))  # Haar-distributed: fix the sign ambiguity of QR
-    return q.T.to(dtype)
+    haar: torch.Tensor = q * torch.sign(torch.diagonal(r))  # fix the sign ambiguity of QR
+    return haar.T.to(dtype)
 
 
 def draw_embeddings(

@@ -48,7 +48,8 @@ class FrontierPoint:
     def constant(self) -> np.ndarray:
         """``d² / (N* log N*)`` for each repeat."""
         n = np.asarray(self.n_star, dtype=float)
-        return self.dim**2 / (n * np.log(n))
+        constants: np.ndarray = self.dim**2 / (n * np.log(n))
+        return constants
 
 
 def hebbian_accuracy(

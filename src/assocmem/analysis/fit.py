@@ -267,10 +267,12 @@ def _joint_params(d: np.ndarray, t: np.ndarray, mean: np.ndarray, x0: np.ndarray
     def residual(theta: np.ndarray) -> np.ndarray:
         model = np.exp(theta[0] - theta[1] * np.log(d))
         model = model + np.where(t_on, np.exp(theta[2] - theta[3] * np.log(inv_t)), 0.0)
-        return np.log(model) - log_e
+        out: np.ndarray = np.log(model) - log_e
+        return out
 
     bounds = ([-50.0, 0.0, -50.0, 0.0], [50.0, 10.0, 50.0, 10.0])
-    return least_squares(residual, x0=x0, bounds=bounds, method="trf").x
+    solution: np.ndarray = least_squares(residual, x0=x0, bounds=bounds, method="trf").x
+    return solution
 
 
 def fit_joint(

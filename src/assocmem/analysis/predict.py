@@ -147,7 +147,8 @@ def _success_given_variances(q: np.ndarray, var: np.ndarray, targets: np.ndarray
     # Integrate the *failure* density φ(u)·(1 − Π Φ): quadrature errors stay relative to the
     # (often tiny) error instead of to the unit mass of φ.
     integrand = np.exp(-0.5 * u**2) / np.sqrt(2 * np.pi) * -np.expm1(log_cdf.sum(axis=2))
-    return 1.0 - np.clip(np.trapezoid(integrand, u, axis=1), 0.0, 1.0)
+    success: np.ndarray = 1.0 - np.clip(np.trapezoid(integrand, u, axis=1), 0.0, 1.0)
+    return success
 
 
 def token_success(

@@ -63,7 +63,8 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
     check_alpha(alpha, unbounded=False)
     weights = np.arange(1, n_inputs + 1, dtype=np.float64) ** (-alpha)
-    return weights / weights.sum()
+    probs: np.ndarray = weights / weights.sum()
+    return probs
 
 
 def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarray:

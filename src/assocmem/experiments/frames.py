@@ -32,6 +32,7 @@ class StoredFrames:
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         try:
-            return self.__dict__["frames"][name]
+            frame: pd.DataFrame = self.__dict__["frames"][name]
+            return frame
         except KeyError:
             raise AttributeError(name) from None

@@ -23,7 +23,9 @@ def _trial_matrix(frame: pd.DataFrame, by: str) -> tuple[np.ndarray, np.ndarray]
     return table.columns.to_numpy(float), table.to_numpy()
 
 
-def _row(label: str, exponent: float | None, frame: pd.DataFrame, by: str, window: Any) -> list:
+def _row(
+    label: str, exponent: float | None, frame: pd.DataFrame, by: str, window: Any
+) -> list[Any]:
     theory = None if exponent is None else -exponent
     x, errors = _trial_matrix(frame, by)
     fit = fit_scaling(x, errors, theory_slope=theory, window=window, n_boot=1000)

@@ -9,6 +9,7 @@ never each seed's own best (the authors' optimistic oracle).
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ def seed_means(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return summarise(frame, [*keys, "dim"])
 
 
-def _panel(ax: Axes, stats: pd.DataFrame, key: str, labels: dict, title: str) -> None:
+def _panel(ax: Axes, stats: pd.DataFrame, key: str, labels: dict[Any, str], title: str) -> None:
     values = list(dict.fromkeys(stats[key]))
     for value, color in zip(values, colors(len(values)), strict=True):
         s = stats[stats[key] == value].sort_values("dim")
@@ -42,7 +43,11 @@ def _panel(ax: Axes, stats: pd.DataFrame, key: str, labels: dict, title: str) ->
 
 
 def _steps_panel(
-    ax: Axes, curves: pd.DataFrame, keys: Sequence[str], label: Callable[[tuple], str], title: str
+    ax: Axes,
+    curves: pd.DataFrame,
+    keys: Sequence[str],
+    label: Callable[[tuple[Any, ...]], str],
+    title: str,
 ) -> None:
     """Seed-averaged error vs training step (log x, linear y: errors may reach 0), one curve
     per value of ``keys``; step 0 (the initial memory) is left out of the log axis."""
@@ -74,7 +79,7 @@ def figure5(curves: pd.DataFrame) -> Figure:
     return fig
 
 
-def schedule_label(value: tuple) -> str:
+def schedule_label(value: tuple[Any, ...]) -> str:
     schedule, lr, decay_steps, factor = value
     if schedule == "constant":
         return f"lr = {lr:g}"

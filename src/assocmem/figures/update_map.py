@@ -27,7 +27,8 @@ def implied_weights(probs: np.ndarray, gamma: float, n_outputs: int, cap: int = 
     """``q(x) = f^{n(x)}(0)`` with ``n(x) = min(p(x)/min p, cap)`` rounded: a sample in which the
     rarest token occurs once, counts capped at ``cap`` (they only bound the iteration)."""
     counts = np.minimum(np.rint(probs / probs.min()), cap).astype(int)
-    return iterate_update(gamma, n_outputs, cap)[counts]
+    weights: np.ndarray = iterate_update(gamma, n_outputs, cap)[counts]
+    return weights
 
 
 def figure6(

@@ -42,7 +42,7 @@ class WordDistribution:
     alpha_slope: float  # minus the least-squares slope of log p(x) vs log(x+1), ranks 10..N
 
 
-def _wordfreq():  # noqa: ANN202 - optional dependency
+def _wordfreq() -> Any:  # an optional dependency, without type hints
     try:
         import wordfreq
     except ImportError:

@@ -5,6 +5,8 @@ the config name to the class (adding a scheme is one module and one line here). 
 written ``name`` or ``name:key=value,...`` (see :mod:`assocmem.schemes.base`).
 """
 
+from typing import TypeVar
+
 from assocmem.config.errors import ConfigError
 from assocmem.schemes.base import FIELD, Scheme, SizeRule, rho_value
 from assocmem.schemes.empirical import Empirical
@@ -14,6 +16,8 @@ from assocmem.schemes.population import Population
 from assocmem.schemes.seen_once import SeenOnce
 from assocmem.schemes.threshold import Threshold
 from assocmem.schemes.uniform import Uniform
+
+SchemeT = TypeVar("SchemeT", bound=Scheme)
 
 REGISTRY: dict[str, type[Scheme]] = {
     "population": Population,
@@ -25,18 +29,18 @@ REGISTRY: dict[str, type[Scheme]] = {
 }
 
 
-def register_scheme(cls: type[Scheme]) -> type[Scheme]:
+def register_scheme(cls: type[SchemeT]) -> type[SchemeT]:
     """Add a scheme class to :data:`REGISTRY` under its ``name``; usable as a class decorator.
 
     Parameters
     ----------
-    cls : type[Scheme]
+    cls : type of Scheme
         A concrete :class:`Scheme` subclass with a class attribute ``name`` (the config name),
         ``uses_data``, and ``params`` (its ``name:key=value`` parameters, name → help text).
 
     Returns
     -------
-    type[Scheme]
+    type of Scheme
         ``cls`` itself, so that ``@register_scheme`` leaves the class unchanged.
 
     Raises

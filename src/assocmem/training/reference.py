@@ -75,8 +75,9 @@ def reference_train(cfg: TrainConfig) -> torch.Tensor:
             window = slice(t * cfg.batch_size, (t + 1) * cfg.batch_size)
             observed = targets[tokens[window]] if labels is None else labels[window]
             loss = F.cross_entropy(model(tokens[window]), observed)
-        loss.backward()
+        torch.autograd.backward(loss)
         optimizer.step()
         scheduler.step()
     with torch.no_grad():
-        return model(everything)
+        logits: torch.Tensor = model(everything)
+    return logits

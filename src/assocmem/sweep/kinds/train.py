@@ -56,7 +56,8 @@ class TrainKind(RunKind):
     def group_key(self, config: Any) -> Hashable:
         """Every field but seed and lr: the runs of one ``train_group`` tensor program (the
         training layer's own grouping, :meth:`TrainConfig.batch_key`)."""
-        return config.batch_key()
+        key: Hashable = config.batch_key()
+        return key
 
     def batch_limit(self, config: Any, runs_per_batch: int | None) -> int:
         """At most ``runs_per_batch`` (default 256), and what fits the engine's memory budget

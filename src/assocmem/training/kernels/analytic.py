@@ -22,7 +22,9 @@ class AnalyticKernel(ParameterKernel):
     def supports(cls, cfg: TrainConfig) -> bool:
         return cfg.model != "qupdate" and not cfg.label_noise
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         E = self.state["E"]
         by_rows = tokens is not None and tokens.shape[1] < self.cfg.n_inputs
         if by_rows and tokens is not None:

@@ -30,7 +30,9 @@ class AutogradKernel(ParameterKernel):
         ).view(rows.shape)
         return ce.mean(1).sum() if by_rows else (ce * weights).sum()
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         names = self.model.learned
         params = [self.state[name].requires_grad_(True) for name in names]
         grads = torch.autograd.grad(self.loss(tokens, weights), params)

@@ -135,7 +135,9 @@ class AbstractKernel(ABC):
         """Logits of every token, (R, N, M)."""
 
     @abstractmethod
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         """Optimiser step t (1-based) with torch ops. tokens: (R, B) or None; weights: (R, N) =
         c(x)/B or p(x); lr: (R,) scheduled learning rates."""
 

@@ -73,7 +73,9 @@ class DenseKernel(AnalyticKernel):
             eps=getattr(self.optimizer, "eps", 0.0),
         )  # fmt: skip
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         """One step with torch ops: a run at a time (``"runs"``) or batched (``"batch"``)."""
         if self.steps_by == "batch":
             super().step(t, tokens, weights, lr)
@@ -82,7 +84,12 @@ class DenseKernel(AnalyticKernel):
         counts = present.sum(1).tolist()  # k of every run: its distinct tokens
         rows, row_weights = present.nonzero()[:, 1], weights[present]
         for r, (run_rows, run_weights, rate) in enumerate(
-            zip(rows.split(counts), row_weights.split(counts), lr.tolist(), strict=True)
+            zip(
+                torch.split(rows, counts),
+                torch.split(row_weights, counts),
+                lr.tolist(),
+                strict=True,
+            )
         ):
             self.step_run(r, run_rows, run_weights, rate)
 
@@ -116,7 +123,9 @@ class DenseKernel(AnalyticKernel):
         if grad_u is not None:
             U.sub_(direction(grad_u), alpha=rate * self.lr_factors["U"])
 
-    def update_matrix(self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float):
+    def update_matrix(
+        self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float
+    ) -> None:
         """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
         if self.optimizer.linear:  # stateless and linear: the direction is the gradient
             W.addmm_(grad_h.T, e, alpha=-rate)

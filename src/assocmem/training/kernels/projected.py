@@ -72,7 +72,9 @@ class ProjectedMatrixKernel(AbstractKernel):
             optimizer=self.optimizer.name, eps=getattr(self.optimizer, "eps", 0.0),
         )  # fmt: skip
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         """One step of every run with torch ops (normalised SGD, or no compiled kernel)."""
         rate = (lr * self.lr_factor)[:, None, None]
         scaled = weighted_softmax_error(self.logits(), self.targets, weights)

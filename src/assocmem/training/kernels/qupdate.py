@@ -24,7 +24,9 @@ class QUpdateKernel(AbstractKernel):
         stored = self.q[:, :, None] * self.onehot  # (R, N, M): q(x) at column f*(x)
         return torch.bmm(self.gram_inputs, torch.bmm(stored, self.gram_outputs))
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         # weights = c(x)/B, so c(x)·γ = weights · lr.
         gain = 1.0 / (1.0 + torch.exp(self.q) / (self.cfg.n_outputs - 1))
         self.q.add_(weights * lr[:, None] * gain)

@@ -71,7 +71,9 @@ class TableSGDKernel(AbstractKernel):
             self.table, self.gram_inputs, self.gram_outputs, weights, self.targets, lr
         )
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         scaled = weighted_softmax_error(self.table, self.targets, weights)
         grad = torch.bmm(self.gram_inputs, torch.bmm(scaled, self.gram_outputs))
         grad = self.linear_direction("table", self.table, grad)
@@ -109,7 +111,9 @@ class LayerNormSGDKernel(AbstractKernel):
     def logits(self) -> torch.Tensor:
         return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))
 
-    def step(self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor):
+    def step(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         # Few samples: the batch rows, 1/B each; otherwise every token, weighted by its count.
         if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:
             rows = tokens  # (R, b)

@@ -5,6 +5,7 @@ from user code, :func:`register_optimizer`).
 """
 
 from dataclasses import is_dataclass
+from typing import TypeVar
 
 from assocmem.training.optimizers.adam import Adam
 from assocmem.training.optimizers.base import AbstractOptimizer
@@ -13,24 +14,26 @@ from assocmem.training.optimizers.normalized_sgd import NormalizedSGD
 from assocmem.training.optimizers.sgd import SGD
 from assocmem.training.optimizers.sign_sgd import SignSGD
 
+OptimizerT = TypeVar("OptimizerT", bound=AbstractOptimizer)
+
 OPTIMIZERS: dict[str, type[AbstractOptimizer]] = {
     entry.name: entry for entry in (SGD, Adam, SignSGD, NormalizedSGD, NesterovSGD)
 }
 
 
-def register_optimizer(cls: type[AbstractOptimizer]) -> type[AbstractOptimizer]:
+def register_optimizer(cls: type[OptimizerT]) -> type[OptimizerT]:
     """Add an optimiser entry to :data:`OPTIMIZERS` under its ``name``; usable as a decorator.
 
     Parameters
     ----------
-    cls : type[AbstractOptimizer]
+    cls : type of AbstractOptimizer
         A frozen dataclass subclassing :class:`AbstractOptimizer` (or ``LinearOptimizer``): its
         fields are its hyper-parameters, its ``step`` the batched update, and its class
         attribute ``name`` the config name (``TrainConfig(optimizer=NAME)``).
 
     Returns
     -------
-    type[AbstractOptimizer]
+    type of AbstractOptimizer
         ``cls`` itself.
 
     Raises
