@@ -54,11 +54,32 @@ def fit_power_law(
     loss: str = "linear",
     f_scale: float = 0.1,
 ) -> tuple[float, float]:
-    """Fit ``y ≈ A · x^s`` in log space; returns ``(s, A)``.
+    """Fit ``y ≈ A · x^s`` in log space.
 
-    ``loss="linear"`` is ordinary least squares on ``log y``; ``"soft_l1"`` and ``"huber"`` use
-    :func:`scipy.optimize.least_squares` with that robust loss (``f_scale`` is the residual
-    scale, in natural-log units, beyond which a point counts as an outlier).
+    Parameters
+    ----------
+    x, y : array_like of float, shape (k,)
+        Positive abscissae (at least two distinct) and positive values.
+    loss : {"linear", "soft_l1", "huber"}, default "linear"
+        ``"linear"`` is ordinary least squares on ``log y``; the others use
+        :func:`scipy.optimize.least_squares` with that robust loss.
+    f_scale : float, default 0.1
+        The residual scale of a robust loss, in natural-log units, beyond which a point counts
+        as an outlier.
+
+    Returns
+    -------
+    tuple of (float, float)
+        ``(s, A)``: the slope and the prefactor.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown loss or fewer than two distinct x values.
+
+    Notes
+    -----
+    The scaling laws of Cabannes et al. (2024) are power laws; see the docs: science/theory.md.
     """
     _check_loss(loss)
     lx = np.log(np.asarray(x, dtype=np.float64))
@@ -115,9 +136,26 @@ def auto_window(
 class PowerLawFit:
     """A fitted slope with its bootstrap interval, next to the theory slope.
 
-    verdict: ``"consistent"`` (interval contains theory), ``"finite-size miss (steeper)"`` or
-    ``"finite-size miss (shallower)"`` (interval excludes the asymptotic slope), ``"no theory"``,
-    or ``"no decay"`` (the automatic window found no decaying regime).
+    Attributes
+    ----------
+    slope, prefactor : float
+        s and A of ``E ≈ A x^s`` fitted to the trial-mean curve.
+    ci_low, ci_high : float
+        The percentile bootstrap interval of the slope, at ``level``.
+    level : float
+        Its confidence level.
+    window : tuple of (float, float)
+        The x range fitted.
+    n_points, n_trials, n_boot : int
+        Points in the window, trials, bootstrap resamples.
+    loss : str
+        The loss of the fit.
+    theory_slope : float or None
+        The asymptotic slope compared with.
+    verdict : str
+        ``"consistent"`` (the interval contains the theory slope), ``"finite-size miss
+        (steeper)"`` or ``"finite-size miss (shallower)"`` (it excludes it), ``"no theory"``, or
+        ``"no decay"`` (the automatic window found no decaying regime).
     """
 
     slope: float
@@ -197,10 +235,42 @@ def fit_scaling(
     level: float = 0.95,
     seed: int = 0,
 ) -> PowerLawFit:
-    """Fit ``E ≈ A x^s`` to the trial-mean curve with a trial-bootstrap percentile interval.
+    """Fit ``E ≈ A x^s`` to the trial-mean curve, with a trial-bootstrap interval.
 
-    x: (k,) positive; errors: (n_trials, k) per-trial errors. ``window=None`` picks the window
-    by :func:`auto_window`. Reproducible: the resampling uses ``numpy.random.default_rng(seed)``.
+    Parameters
+    ----------
+    x : array_like of float, shape (k,)
+        Positive abscissae (d or T).
+    errors : array_like of float, shape (n_trials, k)
+        Per-trial errors at each x.
+    theory_slope : float, optional
+        The asymptotic slope to compare with (e.g. ``-(α−1)`` for thresholding in d).
+    window : tuple of (float, float), optional
+        The x range fitted; None chooses it automatically (the decaying regime, with a flat end
+        trimmed).
+    loss : {"linear", "soft_l1", "huber"}, default "linear"
+        As in :func:`fit_power_law`.
+    n_boot : int, default 1000
+        Bootstrap resamples of the trials.
+    level : float, default 0.95
+        Confidence level of the percentile interval.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the resampling (reproducible).
+
+    Returns
+    -------
+    PowerLawFit
+        The slope, prefactor, interval, window and a verdict against ``theory_slope``.
+
+    Raises
+    ------
+    ConfigError
+        For a bad window, loss or level.
+
+    Notes
+    -----
+    Checks the exponents of Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs:
+    science/claims.md.
     """
     _check_loss(loss)
     if not 0 < level < 1:
@@ -239,7 +309,25 @@ def fit_scaling(
 
 @dataclass(frozen=True)
 class JointFit:
-    """``E(d, T) ≈ A d^{-a} + B T^{-b}`` with bootstrap intervals for the exponents a and b."""
+    """``E(d, T) ≈ A d^{-a} + B T^{-b}`` with bootstrap intervals for a and b.
+
+    Attributes
+    ----------
+    a, b : float
+        The exponents of d and T.
+    prefactor_d, prefactor_t : float
+        A and B.
+    a_ci, b_ci : tuple of (float, float)
+        Bootstrap intervals of a and b at ``level``.
+    level : float
+        Their confidence level.
+    n_points, n_boot : int
+        Grid points fitted and bootstrap resamples.
+    theory_a, theory_b : float or None
+        The theory exponents compared with.
+    verdicts : tuple of (str, str)
+        The verdicts for a and b, as :attr:`PowerLawFit.verdict`.
+    """
 
     a: float
     b: float
@@ -286,10 +374,31 @@ def fit_joint(
     level: float = 0.95,
     seed: int = 0,
 ) -> JointFit:
-    """Joint fit ``E(d, T) ≈ A d^{-a} + B T^{-b}`` (the form of Proposition 4), in log space.
+    """Joint fit ``E(d, T) ≈ A d^{-a} + B T^{-b}`` in log space, with bootstrap intervals.
 
-    dims, n_samples: (k,) the grid points (``T = inf`` for infinite data); errors:
-    (n_trials, k). Points with zero mean error are dropped. Intervals: trial bootstrap.
+    Parameters
+    ----------
+    dims, n_samples : array_like of float, shape (k,)
+        The grid points (``T = inf`` for infinite data, where the T term is 0).
+    errors : array_like of float, shape (n_trials, k)
+        Per-trial errors at each grid point; points of zero mean error are dropped.
+    theory_a, theory_b : float, optional
+        The theory exponents a and b the verdicts compare with.
+    n_boot : int, default 200
+        Bootstrap resamples of the trials.
+    level : float, default 0.95
+        Confidence level of the intervals.
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    JointFit
+        The exponents, prefactors, intervals and verdicts.
+
+    Notes
+    -----
+    The form of Cabannes et al. (2024), Proposition 4; see the docs: science/theory.md.
     """
     d = np.asarray(dims, dtype=np.float64)
     t = np.asarray(n_samples, dtype=np.float64)

@@ -41,13 +41,37 @@ def select_lr(
     metric: str = "error",
     selection_seeds: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """One row per point (all but ``lr`` and the seed), at the selected learning rate.
+    """One row per point (all columns but ``lr`` and the seed), at the selected learning rate.
 
-    df: one row per run (columns of :mod:`assocmem.analysis.stats`). ``mean``: the lr of lowest
-    seed-averaged error. ``heldout``: the lr is chosen on ``selection_seeds`` (default: the first
-    half of the seeds) and the error reported is the mean over the *other* seeds.
-    ``per_seed_oracle``: each seed's best lr, then averaged — an optimistic estimate, only when
-    asked for by name. The ``lr_selection`` column says which.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Training results, one row per run (:func:`load_results`): config columns, ``seed``,
+        ``lr``, the metrics and ``status``.
+    method : {"mean", "heldout", "per_seed_oracle"}, default "mean"
+        ``"mean"``: the lr of lowest seed-averaged ``metric``. ``"heldout"``: the lr chosen on
+        ``selection_seeds``, the error reported the mean over the *other* seeds.
+        ``"per_seed_oracle"``: each seed's best lr, then averaged (an optimistic estimate, as in
+        the authors' code; only when asked for by name).
+    metric : str, default "error"
+        The metric minimised.
+    selection_seeds : sequence of int, optional
+        The seeds that choose the lr under ``"heldout"`` (default: the first half).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :func:`aggregate` columns of each point at its chosen ``lr`` (``error_mean``,
+        ``error_sem``, ..., ``n``), plus ``lr_selection`` naming the method.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown method or too few seeds for ``"heldout"``.
+
+    Notes
+    -----
+    "Tuned lr" in Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
     """
     if method not in LR_METHODS:
         raise ConfigError(

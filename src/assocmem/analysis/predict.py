@@ -62,13 +62,29 @@ GRID = np.linspace(-8.0, 8.0, 41)  # standardised nodes per score (spacing 0.4 �
 
 @dataclass(frozen=True)
 class EmbeddingLaw:
-    """The embedding law the prediction assumes (see the docs: science/model.md).
+    """The embedding law a prediction assumes.
 
-    input_kind: law of the rows e_x (``gaussian`` N(0, I/d) or ``spherical`` unit rows).
-    output_kind: law of u_y (``gaussian``, ``spherical`` or ``orthogonal``).
-    output_d_max: if set, spherical u_y are normalised at this d and truncated ("nested d,
-    truncate" convention), which gives their squared norms a relative variance ≈ 2/d − 2/d_max.
-    n_norm_nodes: most quadrature nodes for the norm r = |e_x|² and for ``|u_y|²``.
+    Parameters
+    ----------
+    input_kind : {"gaussian", "spherical"}, default "gaussian"
+        The law of the rows e_x: ``N(0, I/d)`` or unit rows.
+    output_kind : {"gaussian", "spherical", "orthogonal"}, default "spherical"
+        The law of the rows u_y.
+    output_d_max : int, optional
+        If set, spherical u_y are normalised at this d and truncated (the "nested d, truncate"
+        convention): their squared norms then have a relative variance ≈ 2/d − 2/d_max.
+    n_norm_nodes : int, default 8
+        The most quadrature nodes for the norms ``|e_x|²`` and ``|u_y|²``.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown kind (fields ``input_embedding``, ``output_embedding``).
+
+    Notes
+    -----
+    See the docs: science/model.md (embeddings) and science/theory.md (the interference picture
+    of Cabannes et al. (2024), Theorem 1).
     """
 
     input_kind: str = "gaussian"
@@ -190,10 +206,36 @@ def predict_errors(
     n_outputs: int,
     law: EmbeddingLaw | None = None,
 ) -> np.ndarray:
-    """Predicted population error ``Σ_x p(x) (1 − P(correct_x))`` at each d, shape (len(dims),).
+    """The predicted population error ``Σ_x p(x) (1 − P(correct_x))`` at each d.
 
-    probs: (N,) the data law p; targets: (N,) f*(x) in [0, M); weights: q as (N,) (the same at
-    every d) or (len(dims), N) (a d-dependent scheme such as thresholding).
+    Beyond the paper, which gives exponents only: the scores of a memory ``W_q`` with random
+    embeddings are Gaussian given the norms, so the chance that x is retrieved is a one-dimensional
+    integral, computed by quadrature.
+
+    Parameters
+    ----------
+    probs : array_like of float, shape (N,)
+        The data law p.
+    targets : array_like of int, shape (N,)
+        f*(x) in ``[0, n_outputs)``.
+    weights : numpy.ndarray of float, shape (N,) or (len(dims), N)
+        q: the same at every d, or one row per d (a d-dependent scheme such as thresholding).
+    dims : sequence of int
+        The memory dimensions d.
+    n_outputs : int
+        M.
+    law : EmbeddingLaw, optional
+        The embedding law (default: Gaussian inputs, spherical outputs).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (len(dims),)
+        The expected error at each d.
+
+    Notes
+    -----
+    The interference picture of Cabannes et al. (2024), Theorem 1; see the docs:
+    science/theory.md.
     """
     law = law or EmbeddingLaw()
     p = np.asarray(probs, dtype=np.float64)
@@ -254,12 +296,28 @@ def embedding_law(cfg: ClosedFormConfig) -> EmbeddingLaw:
 
 
 def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str, Any]]:
-    """Predicted mean error of every (scheme, T, d) of a closed-form configuration.
+    """The predicted mean error of every (scheme, T, d) of a closed-form configuration.
 
     Data-dependent schemes at finite T see a random q: the prediction is averaged over the
-    sampled counts of the first ``n_draws`` Monte Carlo trials (the same named data streams the
-    engine uses), not computed from expected counts. Likewise for random targets. Returns
-    records with keys ``scheme``, ``dim``, ``n_samples``, ``predicted``.
+    sampled counts of the first ``n_draws`` Monte Carlo trials (the same named data streams
+    :func:`run_closed_form` uses), not computed from expected counts; likewise random targets.
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+        The configuration (its embeddings give the :class:`EmbeddingLaw`).
+    n_draws : int, default 10
+        Trials whose samples are averaged over.
+
+    Returns
+    -------
+    list of dict
+        One record per (scheme, T, d) with keys ``scheme`` (str), ``dim`` (int), ``n_samples``
+        (int or None for infinite data) and ``predicted`` (float).
+
+    Notes
+    -----
+    See :func:`predict_errors`.
     """
     law = embedding_law(cfg)
     probs = _probs(cfg).numpy()
@@ -292,8 +350,18 @@ def compare_records(
 ) -> list[dict[str, Any]]:
     """Join predictions with Monte Carlo records on (scheme, T, d).
 
-    Adds ``mc_mean``, ``mc_sem``, ``rel_error`` = (predicted − mc)/mc and ``z`` =
-    (predicted − mc)/sem (how many Monte Carlo standard errors apart).
+    Parameters
+    ----------
+    predictions : sequence of dict
+        :func:`predict_config` records.
+    records : sequence of dict
+        :attr:`ClosedFormResult.records` of the same configuration.
+
+    Returns
+    -------
+    list of dict
+        The predictions with ``mc_mean``, ``mc_sem``, ``rel_error`` = (predicted − mc) / mc and
+        ``z`` = (predicted − mc) / sem (how many Monte Carlo standard errors apart).
     """
     index = {(r["scheme"], r["n_samples"], r["dim"]): r for r in records}
     rows = []

@@ -22,9 +22,27 @@ Record = dict[str, Any]
 
 @dataclass(frozen=True)
 class FitOptions:
-    """How to fit: windows in d and T (None = automatic), loss, bootstrap resamples, interval
-    level and seed, which schemes (None = all), whether to fit the joint law, and α for the
-    theory (None = the config's α; no theory for a user-given law)."""
+    """How :func:`fit_records` fits.
+
+    Attributes
+    ----------
+    d_window, t_window : tuple of (float, float) or None
+        The ranges of d and T fitted (None: automatic).
+    loss : str
+        ``"linear"``, ``"soft_l1"`` or ``"huber"`` (:func:`fit_power_law`).
+    n_boot : int
+        Bootstrap resamples.
+    level : float
+        Confidence level of the intervals.
+    seed : int
+        Seed of the resampling.
+    schemes : sequence of str or None
+        The scheme specs to fit (None: all).
+    joint : bool
+        Also fit the joint law (:func:`fit_joint`).
+    alpha : float or None
+        α of the theory (None: the config's α; no theory for a user-given law).
+    """
 
     d_window: tuple[float, float] | None = None
     t_window: tuple[float, float] | None = None
@@ -129,11 +147,31 @@ def _joint_fit(
 
 
 def fit_records(payload: dict[str, Any], options: FitOptions) -> dict[str, Any]:
-    """Every slope fit (in d per T, in T per d) and, with ``options.joint``, the joint fits.
+    """Every slope fit of a closed-form result: in d at each T, in T at each d.
 
-    Returns ``{"kind": "fit", "alpha", "fits": [...], "joint": [...]}``: each fit row has the
-    scheme, the variable (``d`` or ``T``), where the other variable is held (``at``), the theory
-    slope and either the fit (:meth:`PowerLawFit.as_dict`) or a ``verdict`` saying why not.
+    Parameters
+    ----------
+    payload : dict
+        A closed-form result as JSON (:meth:`ClosedFormResult.to_json`, or ``assocmem
+        closed-form --format json``): its ``config`` and ``records``.
+    options : FitOptions
+        Windows, loss, bootstrap, schemes, joint fit, α.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "fit", "alpha": α, "fits": [...], "joint": [...]}``. Each fit row has the
+        scheme, the variable (``"d"`` or ``"T"``), where the other is held (``at``), the theory
+        slope, and the fit (:meth:`PowerLawFit.as_dict`) or a ``verdict`` saying why none.
+
+    Raises
+    ------
+    ConfigError
+        For bad options (window, loss) or records without the fitted variable.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs: science/claims.md.
     """
     config = payload.get("config", {})
     alpha = options.alpha if options.alpha is not None else config.get("alpha")

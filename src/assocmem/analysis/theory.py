@@ -28,15 +28,28 @@ T_CHUNK_ELEMENTS = 1 << 23  # (len(T) × N) elements per chunk of the finite-dat
 def finite_data_error(
     probs: Sequence[float] | np.ndarray, n_samples: Sequence[float] | np.ndarray
 ) -> np.ndarray:
-    """Exact expected error of a perfect memoriser after T samples (Cabannes et al. 2024,
-    Proposition 1).
+    """Exact expected error of a perfect memoriser after T samples.
 
     A learner that answers every seen token correctly and fails on unseen ones has expected
-    population error ``Σ_x p(x) (1 − p(x))^T`` (Hutter 2021; the paper's Proposition 1). Computed
-    as ``Σ_x p(x) exp(T · log1p(−p(x)))`` so that N up to 10⁶ and T up to 10⁹ stay accurate.
+    population error ``Σ_x p(x) (1 − p(x))^T`` (Hutter 2021). Computed as
+    ``Σ_x p(x) exp(T · log1p(−p(x)))`` so that N up to 10⁶ and T up to 10⁹ stay accurate.
 
-    probs: (N,) probabilities (not renormalised; pass a law that sums to 1).
-    n_samples: (K,) sample sizes T ≥ 0 (any real ≥ 0). Returns (K,) float64.
+    Parameters
+    ----------
+    probs : array_like of float, shape (N,)
+        The token law p (not renormalised: pass a law that sums to 1).
+    n_samples : array_like of float, shape (K,)
+        Sample sizes T ≥ 0 (any real ≥ 0).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (K,)
+        The expected error at each T.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Proposition 1: ``≍ T^{-1+1/α}`` under Zipf(α). See the docs:
+    science/theory.md, "Finite data, infinite memory".
     """
     p = np.asarray(probs, dtype=np.float64).ravel()
     sizes = np.atleast_1d(np.asarray(n_samples, dtype=np.float64))
@@ -58,7 +71,29 @@ def finite_data_error(
 
 
 def zipf(n_inputs: int, alpha: float) -> np.ndarray:
-    """Zipf law ``p(x) ∝ (x+1)^{-α}`` over N tokens as a NumPy array, shape (N,)."""
+    """The Zipf law ``p(x) ∝ (x+1)^{-α}`` over N tokens.
+
+    Parameters
+    ----------
+    n_inputs : int
+        N ≥ 1, the number of tokens.
+    alpha : float
+        The exponent α > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N,)
+        The probabilities, decreasing, summing to 1.
+
+    Raises
+    ------
+    ConfigError
+        If ``n_inputs < 1`` or α is not a positive finite number.
+
+    Notes
+    -----
+    The data law of Cabannes et al. (2024); see the docs: science/model.md.
+    """
     if n_inputs < 1:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
     check_alpha(alpha, unbounded=False)
@@ -68,11 +103,26 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
 
 
 def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarray:
-    """Capacity worth having for T samples: ``d*(T) ≍ T^{1/α}`` (Cabannes et al.
-    2024, Proposition 4).
+    """The capacity worth having for T samples: ``d*(T) = T^{1/α}``.
 
     Balances ``d^{-(α−1)}`` against ``T^{-(α−1)/α}`` for empirical thresholding; the constant is
     set to 1 (the theory fixes only the exponent).
+
+    Parameters
+    ----------
+    n_samples : float or numpy.ndarray
+        Sample sizes T > 0 (any shape).
+    alpha : float
+        Zipf exponent α > 1.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        ``T^{1/α}``, the shape of ``n_samples``.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Proposition 4; see the docs: science/theory.md, "Both finite".
     """
     check_alpha(alpha)
     return np.asarray(n_samples, dtype=np.float64) ** (1.0 / alpha)
@@ -81,9 +131,27 @@ def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarr
 def finite_data_table(
     n_inputs: int, alpha: float, n_samples: Sequence[float]
 ) -> list[dict[str, float]]:
-    """Per T: the exact finite-data error of a perfect memoriser on Zipf(α) over N tokens
-    (:func:`finite_data_error`), its asymptotic shape ``T^{-(α−1)/α}`` and the compute-optimal
-    ``d*(T)`` (:func:`compute_optimal_dim`)."""
+    """The finite-data error, its asymptotic shape and ``d*(T)`` at each T.
+
+    Parameters
+    ----------
+    n_inputs : int
+        N, the number of tokens of the Zipf law.
+    alpha : float
+        Zipf exponent α > 1.
+    n_samples : sequence of float
+        The sample sizes T.
+
+    Returns
+    -------
+    list of dict
+        One dict per T with keys ``n_samples``, ``error`` (:func:`finite_data_error`),
+        ``shape`` (``T^{-(α−1)/α}``) and ``optimal_dim`` (:func:`compute_optimal_dim`).
+
+    Notes
+    -----
+    Cabannes et al. (2024), Propositions 1 and 4; see the docs: science/theory.md.
+    """
     sizes = np.asarray(n_samples, dtype=np.float64)
     exact = finite_data_error(zipf(n_inputs, alpha), sizes)
     optimal = compute_optimal_dim(sizes, alpha)
@@ -99,7 +167,25 @@ def finite_data_table(
 
 
 def compute_optimal_samples(dim: float | np.ndarray, alpha: float) -> np.ndarray:
-    """Data worth having for capacity d: ``T*(d) ≍ d^α`` (Proposition 4, PAPER.md §3.4)."""
+    """The data worth having for capacity d: ``T*(d) = d^α``.
+
+    Parameters
+    ----------
+    dim : float or numpy.ndarray
+        Memory dimensions d > 0 (any shape).
+    alpha : float
+        Zipf exponent α > 1.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        ``d^α``, the shape of ``dim``: more samples than this leave the error at the capacity term.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Proposition 4 (the inverse of :func:`compute_optimal_dim`); see the
+    docs: science/theory.md, "Both finite".
+    """
     check_alpha(alpha)
     return np.asarray(dim, dtype=np.float64) ** alpha
 
@@ -111,11 +197,28 @@ def joint_error_shape(
     *,
     memory_exponent: float | None = None,
 ) -> np.ndarray:
-    """Constant-free joint law ``d^{-a} + T^{-(α−1)/α}`` (Cabannes et al. 2024, Proposition 4 and
-    Table 1).
+    """The constant-free joint law ``d^{-a} + T^{-(α−1)/α}``.
 
-    ``memory_exponent`` defaults to thresholding, ``a = α − 1``; pass ``power_exponent(α, 1)``
-    for ``q = p`` (the first row of Table 1). Broadcasts ``dim`` against ``n_samples``.
+    Parameters
+    ----------
+    dim : float or numpy.ndarray
+        Memory dimensions d, broadcast against ``n_samples``.
+    n_samples : float or numpy.ndarray
+        Sample sizes T (``inf`` gives the capacity term alone).
+    alpha : float
+        Zipf exponent α > 1.
+    memory_exponent : float, optional
+        The exponent a of d; default thresholding, ``a = α − 1``; ``(α − 1) / (2α)`` for
+        ``q = p`` (the first row of Table 1).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The broadcast shape of ``dim`` and ``n_samples``.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Proposition 4 and Table 1; see the docs: science/theory.md.
     """
     a = threshold_exponent(alpha) if memory_exponent is None else memory_exponent
     d = np.asarray(dim, dtype=np.float64)
@@ -124,9 +227,23 @@ def joint_error_shape(
 
 
 def table1(alpha: float) -> list[SchemeLaw]:
-    """Table 1 of the paper as a function of α (see the docs: science/theory.md): the ``q = p`` row
-    (one large-batch gradient step) and the thresholding row (optimal), both with the finite-data
-    term."""
+    """Table 1 of Cabannes et al. (2024) at this α.
+
+    Parameters
+    ----------
+    alpha : float
+        Zipf exponent α > 1.
+
+    Returns
+    -------
+    list of SchemeLaw
+        Two rows: ``q = p`` (what one large-batch gradient step stores,
+        ``d^{-(α−1)/(2α)} + T^{-1+1/α}``) and thresholding (optimal, ``d^{-α+1} + T^{-1+1/α}``).
+
+    Notes
+    -----
+    See the docs: science/theory.md, "Table 1".
+    """
     b = data_exponent(alpha)
     return [
         SchemeLaw("empirical", "q = p (n/T)", power_exponent(alpha, 1.0), b),
@@ -153,18 +270,54 @@ def _lenient_scheme(spec: str) -> Scheme:
 
 
 def scheme_law(spec: str, alpha: float) -> SchemeLaw:
-    """Asymptotic law of a scheme given by its spec string (e.g. ``"threshold:P=d/8"``).
+    """The asymptotic law of a scheme given by its spec string.
 
-    Parses the spec into a registered scheme (:mod:`assocmem.schemes`) and returns the law the
-    scheme class states (:meth:`assocmem.schemes.base.Scheme.law`), labelled with ``spec``.
-    Unknown names raise a one-line :class:`ConfigError` listing the registered ones.
+    Parameters
+    ----------
+    spec : str
+        A scheme spec, e.g. ``"population:rho=0.5"`` or ``"threshold:P=d/8"``.
+    alpha : float
+        Zipf exponent α > 1.
+
+    Returns
+    -------
+    SchemeLaw
+        The law the scheme class states (:meth:`Scheme.law`), labelled with ``spec``.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown scheme name (the message lists the registered ones) or α ≤ 1.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs: science/schemes.md.
     """
     check_alpha(alpha)
     return replace(_lenient_scheme(spec).law(alpha), scheme=spec)
 
 
 def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list[SchemeLaw]:
-    """Every scheme of the docs' science/schemes.md with its asymptotic exponents at this α."""
+    """Every scheme with its asymptotic exponents at this α.
+
+    Parameters
+    ----------
+    alpha : float
+        Zipf exponent α > 1.
+    rhos : sequence of float, default (1.0, 0.75, 0.5)
+        The powers ρ of the ``q = p^ρ`` rows.
+
+    Returns
+    -------
+    list of SchemeLaw
+        ``population:rho=ρ`` for each ρ, ``uniform``, ``threshold:P=d/8``, ``empirical``,
+        ``seen_once`` and ``empirical_threshold:P=d/12``.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs: science/schemes.md and
+    science/theory.md.
+    """
     specs = [f"population:rho={r:g}" for r in rhos] + ["uniform", "threshold:P=d/8"]
     specs += ["empirical", "seen_once", "empirical_threshold:P=d/12"]
     return [scheme_law(spec, alpha) for spec in specs]

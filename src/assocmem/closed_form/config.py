@@ -22,9 +22,60 @@ BYTES = {"float32": 4, "float64": 8}
 class ClosedFormConfig:
     """A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
 
-    Symbols (Cabannes et al. 2024; the docs: science/model.md): N = ``n_inputs``, M = ``n_outputs``,
-    α = ``alpha``, d ∈ ``dims``, T ∈ ``n_samples`` (``None`` = infinite data: schemes see the
-    population law p).
+    Frozen and validated on construction. The memories are ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``, one
+    per scheme q, dimension d and sample size T, scored by their exact population error.
+
+    Parameters
+    ----------
+    n_inputs : int, default 1000
+        N, the number of input tokens.
+    n_outputs : int, default 5
+        M, the number of outputs.
+    alpha : float, default 2.0
+        The Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+    probabilities : tuple of float, optional
+        A user-given law p (overrides ``alpha``; sets N).
+    words : str, optional
+        A language: p is the frequencies of its N most frequent words (needs ``assocmem[words]``).
+    target : {"mod", "random"}, default "mod"
+        ``f*(x) = x mod M``, or a seeded random balanced map.
+    label_noise : float, default 0.0
+        ε: a sample's label is f*(x) with probability 1 − ε, else another output.
+    embedding, output_embedding : {"gaussian", "spherical", "orthogonal"}
+        The laws of the input embeddings e_x (default gaussian) and the output embeddings u_y
+        (default spherical).
+    nested : {"truncate", "renormalize"}, default "truncate"
+        Nested d: drawn once at the largest d and truncated (the paper's convention), or rescaled
+        at every d.
+    schemes : tuple of str, default ("uniform", "population", "threshold:P=d/8")
+        Scheme specs (:func:`parse_scheme`; names in :func:`scheme_names`).
+    dims : tuple of int, default (10, 20, 50, 100, 200, 500, 1000)
+        The memory dimensions d.
+    n_samples : tuple of (int or None), default (None,)
+        The sample sizes T; None is infinite data (schemes see p itself).
+    trials : int, default 10
+        Independent draws of embeddings (and samples).
+    seed : int, default 0
+        Trial t's randomness depends only on (seed, t, stream), never on the other trials.
+    device : str, default "cpu"
+        A torch device (``"cuda"`` where available).
+    dtype : {"float32", "float64"}, default "float32"
+        The working precision.
+    memory_gb : float, default 4.0
+        A run whose working set exceeds this is refused up front.
+    head_fraction : float, default 0.1
+        The head is the ``⌈fraction · N⌉`` most probable tokens (the head/tail error split).
+    readout : bool, default False
+        Also the calibrated softmax readout: cross-entropy, p(correct) and the temperature β*.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first invalid field and what it allows.
+
+    Notes
+    -----
+    Symbols of Cabannes et al. (2024); see the docs: science/model.md and science/schemes.md.
     """
 
     n_inputs: int = 1000  # N

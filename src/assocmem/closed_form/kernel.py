@@ -213,9 +213,35 @@ def run_closed_form(
     trials: Iterable[int] | None = None,
     progress: bool | Callable[[int], None] = False,
 ) -> ClosedFormResult:
-    """Run every (scheme, d, T) of ``cfg`` for each trial (default ``range(cfg.trials)``).
+    """Run every (scheme, d, T) of ``cfg`` for each trial: the exact population error.
 
-    ``progress``: True for a progress bar on stderr, or a callable called after each trial.
+    Never forms W: the scores ``u_yᵀ W_q e_x`` come from ``(E S) G`` with ``S = Eᵀ diag(q) F``,
+    one pass over the nested dimensions.
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+        The experiment.
+    trials : iterable of int, optional
+        The trial indices to run (default ``range(cfg.trials)``); a trial's result does not
+        depend on which others run with it.
+    progress : bool or callable, default False
+        True for a progress bar on stderr, or a callable called with each finished trial.
+
+    Returns
+    -------
+    ClosedFormResult
+        Per-trial errors of shape (n_trials, n_columns, n_dims); ``.to_frame()`` gives tidy rows.
+
+    Raises
+    ------
+    ConfigError
+        If the run would exceed ``cfg.memory_gb``.
+
+    Notes
+    -----
+    The closed-form memories of Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs:
+    science/schemes.md.
     """
     from tqdm import tqdm
 

@@ -28,11 +28,26 @@ class Column:
 
 @dataclass
 class ClosedFormResult:
-    """Per-trial errors of every (column, d), and their summary records.
+    """Per-trial errors of every (column, d) of a closed-form run, and their summaries.
 
-    errors, head: (n_trials, n_columns, n_dims) float64 — the population error and the part of
-    it on the head tokens (the tail part is ``errors - head``). readout: the same shape, the
-    calibrated softmax metrics when the config asks for them (``readout = true``).
+    Attributes
+    ----------
+    config : ClosedFormConfig
+        The experiment.
+    trials : list of int
+        The trial indices, in the order of the first axis.
+    columns : list of Column
+        A column is one scheme at one sample size (``n_samples`` None for infinite data).
+    dims : list of int
+        The dimensions d, in the order of the last axis.
+    errors : numpy.ndarray of float64, shape (n_trials, n_columns, n_dims)
+        The population error of each memory.
+    head : numpy.ndarray of float64, shape (n_trials, n_columns, n_dims)
+        The part of it on the head tokens (the tail part is ``errors - head``).
+    readout : dict of str to numpy.ndarray
+        With ``config.readout``: ``cross_entropy``, ``p_correct``, ``beta``, each of that shape.
+    provenance : dict
+        Version, device, host and wall time.
     """
 
     config: ClosedFormConfig

@@ -40,11 +40,22 @@ Measured = dict[str, float]
 class Claim:
     """One checkable claim of an experiment, measured and judged.
 
-    ``id`` is unique across all experiments (the paper's numbering: ``"1"`` … ``"8"`` for the
-    closed-form claims, ``"§4.1"`` … for the optimisation findings); ``figure`` names the
-    experiment that judges it (``"figure-4"``; set by the experiment registry); ``tolerance``
-    states what passes; ``passed`` is None when the claim is not judged at this scale (``note``
-    says why).
+    Attributes
+    ----------
+    id : str
+        Unique across experiments: ``"1"`` … ``"8"`` for the closed-form claims, ``"§4.1"`` …
+        for the optimisation findings (see the docs: science/claims.md).
+    statement : str
+        What the claim says.
+    measured : dict
+        The measured numbers, by name.
+    passed : bool or None
+        The verdict; None when not judged at this scale (``note`` says why).
+    tolerance : str
+        What passes.
+    figure : str
+        The experiment that judges it (``"figure-4"``), set by the registry.
+    note : str
     """
 
     id: str

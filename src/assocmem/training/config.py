@@ -35,7 +35,68 @@ DEVICES = ("cpu", "cuda")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch."""
+    """Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch.
+
+    Frozen and validated on construction. Defaults follow the authors' grid (see the module
+    docstring). Field by field (symbols of Cabannes et al. (2024)):
+
+    Parameters
+    ----------
+    n_inputs, n_outputs : int, default 100, 5
+        N and M.
+    alpha : float, default 2.0
+        Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+    words : str, optional
+        A language: p is the frequencies of its N most frequent words.
+    label_noise : float, default 0.0
+        ε, the chance that a sample's label is another output than f*(x).
+    dim : int, default 100
+        d.
+    n_samples : int, default 10240
+        T, fresh i.i.d. samples seen once.
+    batch_size : int, default 64
+        B; ``T / B`` optimiser steps.
+    full_batch : bool, default False
+        Train on the exact population gradient, for ``n_steps`` steps.
+    n_steps : int, default 0
+        Steps of a full-batch run.
+    model : {"matrix", "learned", "relu", "qupdate"}, default "matrix"
+        Learn W; W, E and U; ReLU embeddings; or the Eq. (16) update approximation.
+    layer_norm : bool, default False
+        Divide ``W e_x`` (or ``ReLU(e_x)``) by its L2 norm.
+    init : {"zero", "gaussian"}, default "gaussian"
+        The initial W.
+    embeddings, output_embeddings : {"gaussian", "spherical"}, default "gaussian"
+        The laws of E and U.
+    optimizer : AbstractOptimizer or str, default SGD()
+        An entry of :data:`OPTIMIZERS` with its hyper-parameters (a name gives its defaults).
+    lr : float, default 1.0
+        The learning rate.
+    lr_scaling : {"paper", "none"}, default "paper"
+        "paper": under Adam, W moves by lr/d and learned embeddings by lr/√d.
+    schedule : {"constant", "step"}, default "constant"
+        Multiply lr by ``decay_factor`` at ``decay_steps`` under "step".
+    decay_steps : tuple of int, default ()
+    decay_factor : float, default 0.1
+    eval_every : int, default 0
+        Record the population error every k steps (0: only at the end).
+    snapshot_steps : tuple of int, default ()
+        Record the N×M softmax scores after these steps.
+    seed : int, default 0
+        The run's randomness depends only on (seed, stream, run identity).
+    device : {"cpu", "cuda"}, default "cpu"
+    extra : dict
+        Free-form bookkeeping, not part of the run's identity.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first invalid field and what it allows.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
 
     n_inputs: int = 100  # N
     n_outputs: int = 5  # M

@@ -37,7 +37,28 @@ SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × 
 
 @dataclass
 class RunResult:
-    """One run's record: its config, status and exact population metrics."""
+    """One training run's record: its config, status and exact population metrics.
+
+    Attributes
+    ----------
+    config : TrainConfig
+    status : {"ok", "diverged"}
+        "diverged": some logits non-finite (those tokens count as errors).
+    error, head_error, tail_error : float
+        The population 0-1 error, and its parts on the head and tail tokens.
+    cross_entropy : float
+        The population cross-entropy.
+    curve : list of (int, float)
+        (step, error) every ``eval_every`` steps.
+    snapshots : dict of int to list of list of float
+        Step → the N×M softmax of the scores.
+    p_correct : float
+        ``Σ_x p(x) softmax(logits_x)[f*(x)]``.
+    noisy_error, bayes_error, excess_error : float
+        Under label noise ε: the error against noisy labels, ε, and their difference.
+    kernel : str
+        The kernel that trained it, e.g. "DenseKernel (compiled avx512)".
+    """
 
     config: TrainConfig
     status: str  # "ok" | "diverged" (some logits non-finite; those tokens count as errors)
@@ -302,7 +323,29 @@ def train(
     progress: bool = False,
     budget: int = MEMORY_BUDGET,
 ) -> list[RunResult]:
-    """Train every config (batched where shapes agree); results in the order of ``configs``."""
+    """Train every config, batched where shapes agree; results in the order of ``configs``.
+
+    Parameters
+    ----------
+    configs : sequence of TrainConfig
+        The runs; those sharing all but seed and lr train as one tensor program.
+    fast : bool, default True
+        Use the fastest kernel that supports each group (False: the autograd reference).
+    progress : bool, default False
+        A progress bar on stderr.
+    budget : int, default 512 MiB
+        Bytes of state per group of runs trained together.
+
+    Returns
+    -------
+    list of RunResult
+        One per config, in order. A run whose logits become non-finite has status
+        ``"diverged"`` (its error counts those tokens wrong); the others still run.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
     results: list[RunResult | None] = [None] * len(configs)
     total = sum(cfg.steps for cfg in configs)
     with tqdm(total=total, disable=not progress, unit="run-step", leave=False) as bar:

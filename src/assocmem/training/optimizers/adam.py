@@ -16,6 +16,27 @@ from assocmem.training.optimizers.base import AbstractOptimizer, Slot, check_fin
 
 @dataclass(frozen=True)
 class Adam(AbstractOptimizer):
+    """Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
+
+    With ``betas = (0, 0)`` (the paper's sign-like "Adam") the step is ``lr · g / (|g| + eps)``
+    and needs no state.
+
+    Parameters
+    ----------
+    betas : tuple of (float, float), default (0.0, 0.0)
+        The moment decay rates, each in [0, 1).
+    eps : float, default 1e-8
+        Added to ``√v``.
+    weight_decay : float, default 0.0
+        λ ≥ 0.
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
+
     name: ClassVar[str] = "adam"
     paper_lr_scaling: ClassVar[bool] = True
 

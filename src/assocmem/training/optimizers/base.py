@@ -44,7 +44,32 @@ def check_finite(name: str, value: Any, *, low: float = 0.0, high: float | None 
 
 @dataclass(frozen=True)
 class AbstractOptimizer(ABC):
-    """An optimiser: its hyper-parameters (the dataclass fields) and its batched step."""
+    """An optimiser: its hyper-parameters (the dataclass fields) and its batched step.
+
+    Subclass it as a frozen dataclass with a class attribute ``name`` and a ``step``, then
+    :func:`register_optimizer` it (``training/optimizers/nesterov.py`` is the worked example).
+
+    Parameters
+    ----------
+    weight_decay : float, default 0.0
+        L2 weight decay λ, added to the gradient as ``torch.optim`` does.
+
+    Attributes
+    ----------
+    name : str
+        The config name (class attribute).
+    paper_lr_scaling : bool
+        Under ``lr_scaling = "paper"``, W moves by lr/d and learned embeddings by lr/√d.
+    linear : bool
+        The step is linear in the gradients and the parameter (kernels may track a linear image
+        of W).
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
 
     name: ClassVar[str]
     paper_lr_scaling: ClassVar[bool] = False  # lr "paper": W moves by lr/d, embeddings lr/√d

@@ -11,7 +11,23 @@ from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finit
 
 @dataclass(frozen=True)
 class NesterovSGD(LinearOptimizer):
-    """``g ← g + λ p``, ``buf ← μ buf + g`` (``buf = g`` first), ``p ← p − lr (g + μ buf)``."""
+    """SGD with Nesterov momentum, as ``torch.optim.SGD(nesterov=True)``.
+
+    ``g ← g + λ p``, ``buf ← μ buf + g`` (``buf = g`` first), ``p ← p − lr (g + μ buf)``.
+
+    Parameters
+    ----------
+    momentum : float, default 0.9
+        μ in (0, 1).
+    weight_decay : float, default 0.0
+        λ ≥ 0.
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
 
     name: ClassVar[str] = "nesterov"
 

@@ -12,6 +12,22 @@ NORM_FLOOR = 1e-30  # a zero gradient makes no step instead of 0/0
 
 @dataclass(frozen=True)
 class NormalizedSGD(AbstractOptimizer):
+    """Normalised gradient descent: ``p ← p − lr · g / ‖g‖`` per run and parameter.
+
+    A zero gradient makes no step (the norm is floored at ``NORM_FLOOR``).
+
+    Parameters
+    ----------
+    weight_decay : float, default 0.0
+        λ ≥ 0, added to g before normalising.
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
+
     name: ClassVar[str] = "normalized_sgd"
     weight_decay: float = 0.0
 

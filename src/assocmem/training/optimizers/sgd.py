@@ -10,7 +10,23 @@ from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finit
 
 @dataclass(frozen=True)
 class SGD(LinearOptimizer):
-    """``buf ← μ buf + (g + λ p)``, ``p ← p − lr · buf`` (``buf = g + λ p`` without momentum)."""
+    """SGD with momentum and weight decay, as ``torch.optim.SGD``.
+
+    ``buf ← μ buf + (g + λ p)``, ``p ← p − lr · buf`` (``buf = g + λ p`` without momentum).
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        μ in [0, 1).
+    weight_decay : float, default 0.0
+        λ ≥ 0.
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
 
     name: ClassVar[str] = "sgd"
 

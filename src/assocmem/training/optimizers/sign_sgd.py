@@ -10,6 +10,20 @@ from assocmem.training.optimizers.base import AbstractOptimizer, Slot, per_run
 
 @dataclass(frozen=True)
 class SignSGD(AbstractOptimizer):
+    """Sign descent: ``p ← p − lr · sign(g + λ p)``.
+
+    Parameters
+    ----------
+    weight_decay : float, default 0.0
+        λ ≥ 0.
+
+    Notes
+    -----
+    An entry of :data:`OPTIMIZERS`, a frozen sub-config of :class:`TrainConfig`; its step is
+    batched over a leading run axis R with a learning rate per run. The optimisation study of
+    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    """
+
     name: ClassVar[str] = "sign_sgd"
     weight_decay: float = 0.0
 
