@@ -102,7 +102,36 @@ def draw_embeddings(
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    """Embeddings of one kind at one dimension, shape (n_rows, dim)."""
+    """Random embeddings of one kind at one dimension.
+
+    Parameters
+    ----------
+    kind : {"gaussian", "spherical", "orthogonal"}
+        i.i.d. ``N(0, 1/d)`` entries; Gaussian rows normalised to unit norm; orthonormal rows
+        (needs ``dim ≥ n_rows``).
+    n_rows : int
+        N (input embeddings e_x) or M (output embeddings u_y).
+    dim : int
+        d.
+    generator : torch.Generator
+        The source of randomness (explicit: no global seed is read).
+    device : torch.device or str, default "cpu"
+    dtype : torch.dtype, default torch.float32
+
+    Returns
+    -------
+    torch.Tensor, shape (n_rows, dim)
+        One embedding per row.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown kind, or orthogonal rows with ``dim < n_rows``.
+
+    Notes
+    -----
+    The embeddings of Cabannes et al. (2024); see the docs: science/model.md.
+    """
     check_kind("embedding", kind)
     if kind == "orthogonal":
         return orthogonal_rows(n_rows, dim, generator, device=device, dtype=dtype)

@@ -21,10 +21,21 @@ def group_columns(df: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
 
 
 def aggregate(df: pd.DataFrame, over: Sequence[str] = REPLICATES) -> pd.DataFrame:
-    """Mean, std and standard error of every metric over ``over`` (seeds and trials).
+    """Mean, standard deviation and standard error of every metric over replicates.
 
-    ``n`` counts runs; ``n_diverged`` and ``n_failed`` count those statuses (diverged runs keep
-    their error, in which non-finite tokens count as wrong; failed runs have no numbers).
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per run or trial (:func:`load_results`).
+    over : sequence of str, default ("seed", "trial")
+        The replicate columns averaged over; every other non-metric column identifies a point.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: its identifying columns, ``n`` (runs), ``n_diverged``, ``n_failed``,
+        and for each metric M present ``M_mean``, ``M_std``, ``M_sem`` (float64). Diverged runs
+        keep their error (non-finite tokens count as wrong); failed runs have no numbers.
     """
     if df.empty:
         return df.copy()

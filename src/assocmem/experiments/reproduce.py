@@ -37,8 +37,19 @@ NOTES = ["Figure 2 of the paper is a diagram (three memories, one wrong answer) 
 
 @dataclass(frozen=True)
 class Reproduction:
-    """What one ``reproduce`` call wrote: the report, the judged claims (also in
-    ``claims.json`` beside it), the figure files (PNG) and the wall time it took."""
+    """What one :func:`reproduce` call wrote.
+
+    Attributes
+    ----------
+    report : pathlib.Path
+        ``report.html``.
+    claims : list of Claim
+        The judged claims (also in ``claims.json`` beside the report).
+    figures : list of pathlib.Path
+        The figure files (PNG).
+    seconds : float
+        The wall time.
+    """
 
     report: Path
     claims: list[Claim]
@@ -81,8 +92,40 @@ def reproduce(
     device: str = "cpu",
     progress: bool = False,
 ) -> Reproduction:
-    """Run (or resume) the sweeps of the selected experiments, then draw their figures and
-    tables, judge their claims, and write ``report.html`` and ``claims.json`` under ``out``."""
+    """Reproduce the paper: run (or resume) the sweeps, draw the figures, judge the claims.
+
+    Parameters
+    ----------
+    out : str or pathlib.Path
+        The output folder: ``runs.db`` (every run), ``figures/``, ``report.html`` and
+        ``claims.json``. Running again resumes from ``runs.db``.
+    scale : {"quick", "full"}, default "quick"
+        "quick" runs fewer trials and seeds; "full" the paper's settings.
+    only : sequence of str, optional
+        Items to draw (``"1"``, ``"3"``, ``"4"``, ``"memory"``, ..., ``"claims"``, ``"beyond"``);
+        default every paper item.
+    executor : {"local", "dask"}, default "local"
+    workers : int, optional
+        Dask workers.
+    device : str, default "cpu"
+    progress : bool, default False
+        Progress bars on stderr.
+
+    Returns
+    -------
+    Reproduction
+        The report's path, the judged claims, the figure files and the wall time.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown item, scale or executor (before anything runs).
+
+    Notes
+    -----
+    Every figure, Table 1 and the checkable claims of Cabannes et al. (2024); see the docs:
+    science/figures.md and science/claims.md.
+    """
     start = time.perf_counter()
     to_draw, to_judge = selected(scale, only)
     specs: dict[str, SweepSpec] = {}

@@ -16,7 +16,20 @@ from assocmem.figures.style import colors, curve, new_figure, summarise, theory_
 
 
 def frame_from_records(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Tidy rows from closed-form records (``--format json`` output): one row per trial."""
+    """Tidy rows, one per trial, from closed-form records.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        :attr:`ClosedFormResult.records` (or ``assocmem closed-form --format json`` records):
+        ``scheme``, ``dim``, ``n_samples`` (None for infinite data) and ``errors`` per trial.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``scheme`` (str), ``dim`` (int), ``n_samples`` (float, ``inf`` for infinite
+        data), ``trial`` (int), ``error`` (float): what the figure functions read.
+    """
     rows = []
     for r in records:
         n_samples = math.inf if r["n_samples"] is None else r["n_samples"]
@@ -160,7 +173,24 @@ def _contour(ax: Axes, stats: pd.DataFrame, title: str) -> None:
 
 
 def figure3(frame: pd.DataFrame) -> Figure:
-    """(d, T) contours for the schemes without threshold (one panel per scheme)."""
+    """(d, T) contours of the trial-mean error, one panel per scheme (Figure 3).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy closed-form rows with ``scheme``, ``dim``, ``n_samples`` and ``error``; rows of
+        infinite data are left out.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log contour panel (with its colour bar) per scheme, titled with its spec.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 3 (the overflow of schemes without a threshold); see the
+    docs: science/figures.md.
+    """
     schemes = list(dict.fromkeys(frame["scheme"]))
     fig, axes = new_figure(len(schemes))
     stats = summarise(frame[np.isfinite(frame["n_samples"])], ["scheme", "n_samples", "dim"])
@@ -170,7 +200,24 @@ def figure3(frame: pd.DataFrame) -> Figure:
 
 
 def memory_matrices(scores: Mapping[str, np.ndarray], targets: np.ndarray) -> Figure:
-    """Softmax of the N×M scores of each memory (rows: inputs by frequency; o marks f*(x))."""
+    """Pictures of what memories store: the softmax of their N×M scores.
+
+    Parameters
+    ----------
+    scores : mapping of str to numpy.ndarray, shape (N, M)
+        Each memory's scores ``u_yᵀ W e_x`` by panel title.
+    targets : numpy.ndarray of int, shape (N,)
+        f*(x), marked by a red circle.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per memory (rows: inputs, most frequent first) and a shared colour bar.
+
+    Notes
+    -----
+    The memory-matrix pictures of Cabannes et al. (2024); see the docs: science/figures.md.
+    """
     fig, axes = new_figure(len(scores), width=3.0, height=3.6)
     for ax, (label, s) in zip(axes, scores.items(), strict=True):
         z = np.exp(s - s.max(axis=1, keepdims=True))
@@ -189,7 +236,20 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Figure]] = {"1": figure1, "3": figur
 
 
 def save(fig: Figure, path_stem: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
-    """Write the figure as ``stem.png`` and ``stem.svg`` (or other formats); returns the paths."""
+    """Write a figure as ``stem.png`` and ``stem.svg`` (or other formats).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path_stem : str or pathlib.Path
+        The path without its suffix; missing folders are created.
+    formats : sequence of str, default ("png", "svg")
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
     paths = []
     for fmt in formats:
         path = Path(f"{path_stem}.{fmt}")

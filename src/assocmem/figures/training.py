@@ -66,7 +66,24 @@ def _steps_panel(
 
 
 def figure5(curves: pd.DataFrame) -> Figure:
-    """Real SGD against the Eq. 16 q-update approximation along training, one panel per d."""
+    """Real SGD against the Eq. (16) q-update approximation along training (Figure 5).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Curve rows (:func:`load_curves`) with ``model`` (``"matrix"`` and ``"qupdate"``),
+        ``dim``, ``n_inputs``, ``step``, ``seed`` and ``error``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per d: the seed-averaged error against the step, one curve per model, with
+        95 % bands.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 5 and Eq. (16); see the docs: science/figures.md.
+    """
     dims = sorted(curves["dim"].unique())
     fig, axes = new_figure(len(dims))
     names = {"matrix": "SGD", "qupdate": "Eq. 16 approximation"}
@@ -88,8 +105,30 @@ def schedule_label(value: tuple[Any, ...]) -> str:
 
 
 def figure7(step: pd.DataFrame, batch: pd.DataFrame, schedules: pd.DataFrame) -> Figure:
-    """Step size (SGD, B = 64, T = 10240, one curve per lr), batch size (sign-Adam, T = 1024,
-    tuned lr, B = 16 vs 1024) and the batch-1 schedule curves (N = 10, d = 5)."""
+    """Step size, batch size and schedules (Figure 7).
+
+    Parameters
+    ----------
+    step : pandas.DataFrame
+        Training rows (SGD, B = 64, T = 10240) with ``lr``, ``dim``, ``seed``, ``error``: one
+        curve per lr.
+    batch : pandas.DataFrame
+        Training rows (sign-Adam, T = 1024) with ``batch_size`` and ``lr``: one curve per B at
+        its tuned lr (lowest seed-averaged error).
+    schedules : pandas.DataFrame
+        Curve rows (batch 1, N = 10, d = 5) with ``schedule``, ``lr``, ``decay_steps``,
+        ``decay_factor``, ``step`` and ``error``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 7; see the docs: science/figures.md and
+    science/optimisation.md.
+    """
     fig, (left, right, sched) = new_figure(3)
     lr_labels = {lr: f"lr = {lr:g}" for lr in step["lr"].unique()}
     _panel(left, seed_means(step, ["lr"]), "lr", lr_labels, "SGD, B = 64, T = 10240: step size")
@@ -119,11 +158,35 @@ def figure8(
     small_dim: pd.DataFrame,
     geometry: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> Figure:
-    """Adam vs SGD (tuned lr, B = 256, T = 10240); layer norm (sign-Adam, lr = 1, B = 1024);
-    learned embeddings (SGD, lr = 1, B = 16, T = 10240); full-batch GD, sign-GD and normalised
-    GD along training (each optimiser at the lr that reaches zero error soonest); d = 2 learned
-    embeddings: error vs the number of classes M; and, when given, the ``geometry`` (hidden
-    ``W e_x`` of each input, output embeddings, targets) of one such memory."""
+    """Optimisers, layer norm, learned embeddings, full batch and d = 2 (Figure 8).
+
+    Parameters
+    ----------
+    optimizers : pandas.DataFrame
+        Training rows (B = 256, T = 10240) with ``optimizer`` and ``lr``: Adam against SGD at
+        their tuned lr.
+    layer_norm : pandas.DataFrame
+        Rows (sign-Adam, lr = 1, B = 1024) with ``layer_norm``.
+    learned : pandas.DataFrame
+        Rows (SGD, lr = 1, B = 16) with ``model`` ``"matrix"`` and ``"learned"``.
+    full_batch : pandas.DataFrame
+        Curve rows of full-batch GD, sign-GD and normalised GD with ``optimizer``, ``lr``,
+        ``step``; each at the lr reaching zero error soonest.
+    small_dim : pandas.DataFrame
+        Rows of d = 2 learned embeddings with ``n_outputs``.
+    geometry : tuple of numpy.ndarray, optional
+        ``(W e_x of shape (N, 2), U of shape (M, 2), targets of shape (N,))`` of one such memory.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two rows of three panels (the last empty without ``geometry``).
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 8; see the docs: science/figures.md and
+    science/optimisation.md.
+    """
     # Six panels, each a few plain plotting calls: kept in one place, in reading order.
     fig, axes = new_figure(3, rows=2)
     _panel(

@@ -38,8 +38,33 @@ def figure6(
     cap: int = 100,
     powers: Sequence[float] = (1.0, 0.35, 0.05),
 ) -> Figure:
-    """Left: f^n(0) vs n for several γ. Right: the implied q(x) against p, p^0.35 and p^0.05
-    (each normalised to sum 1 over the tokens), p ∝ (x+3)^-2 over 100 tokens, counts ≤ 100."""
+    """The Eq. (16) update map and the weighting it implies (Figure 6).
+
+    Pure arithmetic: no runs are needed.
+
+    Parameters
+    ----------
+    gammas : sequence of float, default (1e-3, 1e-1, 1.0, 10.0)
+        The per-sample steps γ.
+    n_outputs : int, default 10
+        M.
+    n_inputs : int, default 100
+        Tokens of the law ``p ∝ (x+3)^-2``.
+    cap : int, default 100
+        Counts are capped here.
+    powers : sequence of float, default (1.0, 0.35, 0.05)
+        The references ``p^ρ`` drawn against the implied q.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: ``f^n(0)`` against n for each γ. Right: the implied q(x) against ``p^ρ`` (each
+        normalised to sum 1).
+
+    Notes
+    -----
+    Cabannes et al. (2024), Figure 6 and Eq. (16); see the docs: science/figures.md.
+    """
     fig, (left, right) = new_figure(2)
     x = np.arange(n_inputs)
     p = (x + 3.0) ** -2

@@ -67,7 +67,30 @@ class SizeRule:
 
 
 class Scheme(ABC):
-    """A rule; ``weights`` maps frequencies (..., N) to q at each d (n_d or 1, ..., N)."""
+    """A memory scheme: the weighting q of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``.
+
+    Subclass it with class attributes ``name``, ``uses_data`` and ``params``, and methods
+    ``weights`` and ``law``; then :func:`register_scheme` it. Instances are built by
+    :func:`parse_scheme` from a spec string.
+
+    Parameters
+    ----------
+    **values : str
+        The scheme's parameters as written in its spec (``P="d/8"``, ``rho="0.5"``).
+
+    Attributes
+    ----------
+    name : str
+        The config name (class attribute).
+    uses_data : bool
+        q depends on the sample counts (class attribute).
+    params : dict of str to str
+        Parameter name → help text (class attribute).
+
+    Notes
+    -----
+    See the docs: science/schemes.md.
+    """
 
     name: ClassVar[str]
     uses_data: ClassVar[bool]

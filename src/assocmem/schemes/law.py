@@ -13,10 +13,23 @@ from assocmem.config.errors import ConfigError
 
 @dataclass(frozen=True)
 class SchemeLaw:
-    """Asymptotic law of one scheme: ``E ≍ d^{-dim_exponent} + T^{-data_exponent}``.
+    """The asymptotic law of one scheme: ``E ≍ d^{-dim_exponent} + T^{-data_exponent}``.
 
-    An exponent is ``None`` when the scheme has no power law in that variable (``note`` says
-    why). ``optimal_dim_power`` is the exponent c of the compute-optimal ``d*(T) ≍ T^c``.
+    Attributes
+    ----------
+    scheme : str
+        The scheme spec.
+    weighting : str
+        Its q in words (``"q = p"``).
+    dim_exponent, data_exponent : float or None
+        The positive exponents; None where the scheme has no power law in that variable.
+    note : str
+        Why not, or where the law holds.
+
+    Notes
+    -----
+    Cabannes et al. (2024), Theorem 1, Proposition 4 and Table 1; see the docs:
+    science/theory.md.
     """
 
     scheme: str

@@ -119,6 +119,23 @@ class Hooks:
 
 @dataclass
 class SweepReport:
+    """What one :func:`run_sweep` call did.
+
+    Attributes
+    ----------
+    name : str
+        The sweep.
+    total_runs : int
+        Runs in the spec (this shard's).
+    skipped : int
+        Runs already in the database.
+    written : int
+        Rows inserted (or failed rows replaced) by this call.
+    statuses : dict of str to int
+        Count of each status written: ``"ok"``, ``"diverged"``, ``"failed"``.
+    wall_seconds : float
+    """
+
     name: str
     total_runs: int
     skipped: int  # already in the database
@@ -224,8 +241,49 @@ def run_sweep(
     client: Any = None,
     hooks: Hooks | None = None,
 ) -> SweepReport:
-    """Run every run of ``spec`` missing from ``db`` (resume = run again). Validates the spec,
-    the plan and the executor before opening the database."""
+    """Run every run of ``spec`` missing from the database ``db``: running it again resumes.
+
+    Validates the spec, the plan and the executor before opening the database. Each batch's
+    records are written in one transaction, so a sweep killed at any instant loses no finished
+    run and writes no half record.
+
+    Parameters
+    ----------
+    spec : SweepSpec, str or pathlib.Path
+        The sweep, or a spec file / shipped spec name for :func:`load_spec`.
+    db : str or pathlib.Path
+        The SQLite results database (created if missing).
+    executor : {"local", "dask"}, default "local"
+        In this process, or on a Dask cluster (needs ``assocmem[sweep]``).
+    workers : int, optional
+        Dask workers of a local cluster.
+    scheduler : str, optional
+        The address of a running Dask scheduler.
+    shard : tuple of (int, int), optional
+        ``(k, n)`` with 1 ≤ k ≤ n: run only shard k of n (batch i belongs to shard
+    ``i mod n + 1``).
+    retry_failed : bool, default False
+        Run again the runs recorded as failed.
+    progress : bool, default False
+        A progress bar on stderr.
+    client : dask.distributed.Client, optional
+        An existing client to submit to.
+    hooks : Hooks, optional
+        Test hooks around each commit.
+
+    Returns
+    -------
+    SweepReport
+
+    Raises
+    ------
+    ConfigError
+        For an invalid spec or executor setting (nothing is written).
+
+    Notes
+    -----
+    Read the results with :func:`load_results`.
+    """
     if not isinstance(spec, SweepSpec):
         spec = load_spec(spec)
     plan = make_plan(spec)

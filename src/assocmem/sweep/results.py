@@ -27,8 +27,34 @@ FORMATS = ("table", "json", "csv", "jsonl", "parquet")
 def load_results(
     db: str | Path, *, sweep: str | None = None, kind: str | None = None
 ) -> pd.DataFrame:
-    """Every stored run (or those of one sweep / kind) as a DataFrame: each run's rows as its
-    kind gives them (:meth:`~assocmem.sweep.kinds.RunKind.rows`, see the module doc)."""
+    """Every stored run of a results database as a tidy DataFrame.
+
+    Parameters
+    ----------
+    db : str or pathlib.Path
+        The SQLite database written by :func:`run_sweep`.
+    sweep : str, optional
+        Only this sweep's runs.
+    kind : str, optional
+        Only runs of this kind (``"closed_form"``, ``"train"``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per observation, snake_case columns. A training run is one row: ``kind``, its
+        config fields (``n_inputs``, ``dim``, ``optimizer``, ``lr``, ``seed``, ...), then
+        ``error``, ``head_error``, ``tail_error``, ``cross_entropy``, ``p_correct``,
+        ``noisy_error``, ``bayes_error``, ``excess_error`` (float; NaN in older records). A
+        closed-form run (one trial) is one row per (scheme, d, T): ``scheme``, ``dim``,
+        ``n_samples`` (float, ``inf`` for infinite data), ``trial``, ``error``, ``head_error``,
+        ``tail_error``. Every row keeps ``hash``, ``sweep``, ``status`` (``"ok"``,
+        ``"diverged"``, ``"failed"``), ``message``, ``wall_seconds``, ``host`` and ``git``.
+
+    Notes
+    -----
+    Aggregate over seeds and trials with :func:`aggregate`; pick learning rates with
+    :func:`select_lr`; plot with the figure functions.
+    """
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         if kind is not None and row["kind"] != kind:
@@ -38,8 +64,21 @@ def load_results(
 
 
 def load_curves(db: str | Path, *, sweep: str | None = None) -> pd.DataFrame:
-    """The error along training of every stored training run that recorded one (``eval_every``):
-    one row per (run, evaluated step), the run's config columns then ``step`` and ``error``."""
+    """The error along training of every stored training run that recorded one.
+
+    Parameters
+    ----------
+    db : str or pathlib.Path
+        The results database.
+    sweep : str, optional
+        Only this sweep's runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (run, evaluated step): the run's config columns, then ``step`` (int) and
+        ``error`` (float). Runs without ``eval_every`` have no rows.
+    """
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         rows += get_kind(row["kind"]).curves(row)

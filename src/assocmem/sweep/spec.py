@@ -70,7 +70,31 @@ class SpecError(ConfigError):
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """A validated sweep: ``points()`` × ``seeds`` × ``range(trials)`` is its list of runs."""
+    """A validated sweep: ``points()`` × ``seeds`` × ``range(trials)`` is its list of runs.
+
+    Build one with :func:`load_spec` (a TOML file or a shipped spec by name) or
+    :func:`parse_spec` (a mapping); run it with :func:`run_sweep`.
+
+    Attributes
+    ----------
+    name : str
+        The sweep's name in the results database.
+    kind : str
+        A registered run kind (``"closed_form"``, ``"train"``, ...).
+    base : dict
+        The config values every run shares.
+    axes : dict of str to list
+        Each axis's values: the points are their product.
+    zipped : dict of str to list
+        Values that vary together (one point per index).
+    seeds : list of int or None
+        The seeds of every point (None: the seed of the base config).
+    trials : int
+        Trial indices per point for kinds with trials; else 1.
+    runs_per_batch : int or None
+        The most runs per batch (None: the kind's default).
+    source, description : str
+    """
 
     name: str
     kind: str  # a registered run kind (:mod:`assocmem.sweep.kinds`)
@@ -270,7 +294,25 @@ def _check_zip(axes: dict[str, Any], zipped: dict[str, list[Any]], problems: _Pr
 
 
 def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
-    """Validate a spec mapping in full; raise :class:`SpecError` listing every problem."""
+    """Validate a sweep spec given as a mapping (the TOML layout).
+
+    Parameters
+    ----------
+    raw : mapping
+        Keys ``name``, ``kind``, ``base``, ``axes``, and optionally ``description``, ``seeds``,
+        ``trials``, ``runs_per_batch``, ``zip``.
+    source : str, default "spec"
+        Where it came from, for messages.
+
+    Returns
+    -------
+    SweepSpec
+
+    Raises
+    ------
+    SpecError
+        A :class:`ConfigError` listing every problem found, one per line.
+    """
     problems = _Problems()
     name, description = _check_named(raw, source, problems)
     kind_name = raw.get("kind")
@@ -331,7 +373,28 @@ def resolve_spec_path(spec: str) -> Path:
 
 
 def load_spec(spec: str | Path) -> SweepSpec:
-    """Read and validate a spec file (or a shipped spec by name); the combinations of values
-    are checked when the points are built (:meth:`SweepSpec.points`, before anything runs)."""
+    """Read and validate a sweep spec file, or a shipped spec by name (e.g. ``"figure4"``).
+
+    Parameters
+    ----------
+    spec : str or pathlib.Path
+        A TOML file, or the name of a spec shipped in ``assocmem/specs``.
+
+    Returns
+    -------
+    SweepSpec
+        Validated; combinations of values are checked when its points are built, before
+        anything runs.
+
+    Raises
+    ------
+    ConfigError
+        For a missing file, bad TOML or an invalid spec (:func:`parse_spec`).
+
+    Notes
+    -----
+    The shipped specs hold the settings of the figures of Cabannes et al. (2024); see the docs:
+    science/figures.md.
+    """
     path = resolve_spec_path(str(spec))
     return parse_spec(load_toml(path), source=str(path))
