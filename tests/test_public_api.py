@@ -185,3 +185,19 @@ def test_the_typed_usage_script_imports_every_public_name():
 
 def test_py_typed_ships():
     assert (Path(assocmem.__file__).parent / "py.typed").is_file()
+
+
+def test_training_results_as_tidy_frames():
+    """train() results as one row per run (config, status, metrics) and per evaluated step."""
+    configs = [
+        assocmem.TrainConfig(n_inputs=20, dim=8, n_samples=64, batch_size=16, eval_every=2, lr=lr)
+        for lr in (0.1, 10.0)
+    ]
+    results = assocmem.train(configs)
+    runs = assocmem.runs_frame(results)
+    assert list(runs["lr"]) == [0.1, 10.0] and list(runs["error"]) == [r.error for r in results]
+    assert {"optimizer", "momentum", "seed", "status", "head_error", "kernel"} <= set(runs.columns)
+    curves = assocmem.curves_frame(results)
+    assert len(curves) == sum(len(r.curve) for r in results)
+    assert list(curves.columns[-2:]) == ["step", "error"]
+    assert set(curves["step"]) == {0, 2, 4}

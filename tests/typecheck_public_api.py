@@ -46,6 +46,7 @@ from assocmem import (
     compare_records,
     compute_optimal_dim,
     compute_optimal_samples,
+    curves_frame,
     draw_embeddings,
     experiment_names,
     figure1,
@@ -78,6 +79,7 @@ from assocmem import (
     reproduce,
     run_closed_form,
     run_sweep,
+    runs_frame,
     save_figure,
     scheme_law,
     scheme_names,
@@ -106,7 +108,10 @@ def training() -> list[RunResult]:
     assert_type(optimizer_names(), tuple[str, ...])
     assert_type(register_optimizer(SGD), type[SGD])
     del entry
-    return train(configs)
+    results = train(configs)
+    assert_type(runs_frame(results), pd.DataFrame)
+    assert_type(curves_frame(results), pd.DataFrame)
+    return results
 
 
 def theory(alpha: float) -> None:

@@ -28,6 +28,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     # Trained memories
     "train": ("assocmem.training.engine", "train"),
     "RunResult": ("assocmem.training.engine", "RunResult"),
+    "runs_frame": ("assocmem.training.frames", "runs_frame"),
+    "curves_frame": ("assocmem.training.frames", "curves_frame"),
     # Memory schemes
     "SCHEMES": ("assocmem.schemes", "REGISTRY"),
     "Scheme": ("assocmem.schemes.base", "Scheme"),
@@ -132,6 +134,7 @@ __all__ = [
     "compare_records",
     "compute_optimal_dim",
     "compute_optimal_samples",
+    "curves_frame",
     "draw_embeddings",
     "experiment_names",
     "figure1",
@@ -164,6 +167,7 @@ __all__ = [
     "reproduce",
     "run_closed_form",
     "run_sweep",
+    "runs_frame",
     "save_figure",
     "scheme_law",
     "scheme_names",
@@ -225,6 +229,7 @@ if TYPE_CHECKING:
     from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
     from assocmem.training.config import TrainConfig
     from assocmem.training.engine import RunResult, train
+    from assocmem.training.frames import curves_frame, runs_frame
     from assocmem.training.optimizers.adam import Adam
     from assocmem.training.optimizers.base import AbstractOptimizer
     from assocmem.training.optimizers.nesterov import NesterovSGD

@@ -172,6 +172,12 @@ class PowerLawFit:
     verdict: str
 
     def as_dict(self) -> dict[str, object]:
+        """The fields by name (JSON-ready but for tuples).
+
+        Returns
+        -------
+        dict
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -343,6 +349,12 @@ class JointFit:
     verdicts: tuple[str, str] = field(default=("no theory", "no theory"))
 
     def as_dict(self) -> dict[str, object]:
+        """The fields by name (JSON-ready but for tuples).
+
+        Returns
+        -------
+        dict
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 

@@ -61,7 +61,16 @@ class ClosedFormResult:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """One record per scheme × d × T with mean, std and standard error over trials."""
+        """One summary record per (scheme, T, d).
+
+        Returns
+        -------
+        list of dict
+            Keys ``scheme``, ``dim``, ``n_samples`` (None for infinite data), ``n_trials``,
+            ``mean``, ``std``, ``sem`` (over trials), ``head_mean``, ``tail_mean``,
+            ``errors`` (the per-trial list), the noisy-label metrics under label noise and
+            ``<metric>_mean`` of the readout metrics.
+        """
         out = []
         n = len(self.trials)
         for c, column in enumerate(self.columns):
@@ -98,7 +107,17 @@ class ClosedFormResult:
         return {"noisy_mean": noisy_error(error, eps, m), "bayes_error": eps}
 
     def to_frame(self) -> "pd.DataFrame":
-        """Tidy rows, one per trial: scheme, dim, n_samples (inf = ∞), trial, error, head, tail."""
+        """Tidy rows: one per (trial, scheme, T, d).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``scheme`` (str, the scheme spec), ``dim`` (int), ``n_samples`` (float,
+            ``inf`` for infinite data), ``trial`` (int), ``error``, ``head_error`` and
+            ``tail_error`` (float64; ``error = head_error + tail_error``): the columns
+            :func:`assocmem.load_results` gives the same runs once stored by a sweep, and
+            what the figure functions read.
+        """
         import pandas as pd
 
         rows = [
@@ -118,6 +137,14 @@ class ClosedFormResult:
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON-ready data (what ``assocmem closed-form --format json`` writes).
+
+        Returns
+        -------
+        dict
+            ``{"kind": "closed_form", "config": ..., "records": ..., "provenance": ...}``
+            with the :attr:`records`; :func:`fit_records` reads it.
+        """
         return {
             "kind": "closed_form",
             "config": self.config.to_dict(),

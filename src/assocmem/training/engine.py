@@ -75,6 +75,12 @@ class RunResult:
     kernel: str = ""  # the kernel that trained it, e.g. "DenseKernel (compiled avx512)"
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data: ``config`` (flat), ``status`` and the metrics.
+
+        Returns
+        -------
+        dict
+        """
         return {
             "config": self.config.to_dict(),
             "status": self.status,
