@@ -261,7 +261,7 @@ def run_sweep(
         The address of a running Dask scheduler.
     shard : tuple of (int, int), optional
         ``(k, n)`` with 1 ≤ k ≤ n: run only shard k of n (batch i belongs to shard
-    ``i mod n + 1``).
+        ``i mod n + 1``).
     retry_failed : bool, default False
         Run again the runs recorded as failed.
     progress : bool, default False
