@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sybil import Example, Sybil
+from sybil.integration.pytest import SybilItem
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 ROOT = Path(__file__).resolve().parent
@@ -93,6 +94,19 @@ def run_bash(example: Example) -> str | None:
         )
     return None
 
+
+def _traceback_filter(item: SybilItem, excinfo: Any) -> Any:
+    """sybil 10.1 assumes every traceback it reports passes through the example's frame; one
+    that does not (a warning turned error by ``filterwarnings``, e.g. an unclosed file found by
+    the garbage collector) made it crash the whole session. Report such a failure in full."""
+    try:
+        return _sybil_traceback_filter(item, excinfo)
+    except IndexError:
+        return excinfo.traceback
+
+
+_sybil_traceback_filter = SybilItem._traceback_filter
+SybilItem._traceback_filter = _traceback_filter  # type: ignore[method-assign]
 
 pytest_collect_file = Sybil(
     parsers=[

@@ -4,6 +4,10 @@ file outside the project. (The examples themselves run through sybil: conftest.p
 
 import importlib.util
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,7 +50,9 @@ def test_skipped_examples_say_why(page):
 
 
 def test_cli_reference_renders_every_command():
-    spec = importlib.util.spec_from_file_location("cli_reference", DOCS / "hooks" / "cli_reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", DOCS / "hooks" / "cli_reference.py"
+    )
     assert spec is not None and spec.loader is not None
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
@@ -78,3 +84,28 @@ def test_no_reference_to_a_file_outside_the_project():
         if f.suffix in {".md", ".py", ".toml", ".txt"} and name in f.read_text(encoding="utf-8")
     ]
     assert hits == []
+
+
+def test_a_broken_example_fails_the_tests():
+    """A page whose python block and bash block both fail gives two failures and exit code 1
+    (and a failure sybil cannot place, an unclosed file, is reported, not a crash)."""
+    page = (
+        "# broken\n\n```python\nassert 1 + 1 == 3, 'broken on purpose'\n```\n\n"
+        "```bash\nassocmem closed-form --schemes no_such_scheme\n```\n\n"
+        "```python\nopen('examples/figure1.toml')\n```\n\n```python\nprint('fine')\n```\n"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="broken-docs-", dir=ROOT))  # under the root conftest
+    try:
+        (folder / "broken.md").write_text(page, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", str(folder), "-p", "no:cacheprovider"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(folder)
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "3 failed, 1 passed" in done.stdout, done.stdout[-2000:]
+    assert "INTERNALERROR" not in done.stdout + done.stderr
