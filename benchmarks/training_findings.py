@@ -1,14 +1,14 @@
-"""Reproduce findings 1–6 of Cabannes et al. (2024), Section 4 (the docs:
-science/optimisation.md) with the batched training engine, and print our numbers next to the
-paper's. Settings follow the paper (N = 100, M = 5, α = 2, 10 seeds, Gaussian
-``N(0, 1/d)`` embeddings and initial W, the paper's lr convention) unless a finding says
-otherwise. "Tuned lr" here is honest selection: the lr with the best *seed-averaged* error (the
-authors picked the best lr per seed on the test error, an optimistic oracle).
+"""Reproduce findings 1–6 of Cabannes et al. (2024), Section 4 (docs/science/claims.md), with the
+batched training engine, and print our numbers next to the paper's. Settings follow the paper
+(N = 100, M = 5, α = 2, 10 seeds, Gaussian ``N(0, 1/d)`` embeddings and initial W, the paper's lr
+convention) unless a finding says otherwise. "Tuned lr" here is honest selection: the lr with the
+best *seed-averaged* error (the authors picked the best lr per seed on the test error, an
+optimistic oracle).
 
     .venv/bin/python benchmarks/training_findings.py [--only 2 4] [--seeds 10]
 
 About 10 minutes on 2 CPU cores; the same numbers come from ``assocmem train`` grid commands
-(see docs/training.md).
+(see docs/guide/training.md).
 """
 
 import argparse

@@ -1,8 +1,8 @@
 """A straightforward reference for closed-form memories: build W explicitly, take the argmax.
 
 Independent of the kernel's algebra and of the scheme registry: the weightings are written out
-here from the docs (science/schemes.md). Only the random draws are shared (same streams, same
-functions), so both see the same embeddings and samples.
+here from their definitions (docs/science/schemes.md). Only the random draws are shared (same
+streams, same functions), so both see the same embeddings and samples.
 """
 
 import math

@@ -143,7 +143,7 @@ def test_fit_cli_rejects_other_files(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_claims_1_2_5_7_measured_exponents():
-    """Claims 1, 2, 5, 7 (docs: science/claims.md) as fitted slopes (100 trials, N = 1000,
+    """Claims 1, 2, 5, 7 (docs/science/claims.md) as fitted slopes (100 trials, N = 1000,
     d ≥ 50 windows)."""
     from assocmem.closed_form import run_closed_form
     from assocmem.closed_form.config import ClosedFormConfig

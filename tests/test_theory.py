@@ -1,5 +1,4 @@
-"""Theory: the exact finite-data sum (Cabannes et al. 2024, Proposition 1; claim 6 of the docs'
-science/claims.md), exponents, Table 1."""
+"""Theory: the exact finite-data sum (claim 6, docs/science/claims.md), exponents, Table 1."""
 
 import json
 
@@ -40,7 +39,7 @@ def test_finite_data_error_edge_cases():
 
 @pytest.mark.parametrize("alpha", [2.0, 1.5, 3.0])
 def test_claim6_finite_data_slope(alpha):
-    """Claim 6 (docs: science/claims.md): Σ p(1−p)^T has log-log slope −(α−1)/α ± 0.02
+    """Claim 6 (docs/science/claims.md): Σ p(1−p)^T has log-log slope −(α−1)/α ± 0.02
     (N = 10⁶, T = 10²…10⁵)."""
     sizes = np.logspace(2, 5, 13)
     errors = finite_data_error(zipf(10**6, alpha), sizes)

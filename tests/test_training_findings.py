@@ -1,5 +1,5 @@
-"""Slow tier: findings 1–6 of Cabannes et al. (2024), Section 4 (the docs:
-science/optimisation.md), values within about ±40 %, orderings at every d.
+"""Slow tier: findings 1–6 of Cabannes et al. (2024), Section 4 (docs/science/claims.md):
+values within about ±40 %, orderings at every d.
 
 Run with ``pytest -m slow tests/test_training_findings.py`` (a few minutes on 2 cores);
 ``benchmarks/training_findings.py`` prints the full tables.
