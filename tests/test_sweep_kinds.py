@@ -15,7 +15,7 @@ import pytest
 import assocmem.sweep
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
-from assocmem.sweep.execute import run_sweep
+from assocmem.sweep.execute import Hooks, run_sweep
 from assocmem.sweep.kinds import RUN_KINDS, Outcome, RunKind, get_kind, register_kind
 from assocmem.sweep.kinds.base import as_float, base_row, config_columns
 from assocmem.sweep.plan import make_plan
@@ -129,7 +129,7 @@ def test_a_registered_kind_is_validated_and_named_in_errors(coin: RunKind) -> No
         parse_spec({"kind": "test_coin", "trials": 2, "base": {"p": 2.0, "q": 1}})
     problems = sorted(p.split(":")[0] for p in info.value.problems)
     assert problems == ["base.p", "base.q", "trials"]
-    with pytest.raises(SpecError, match="must be one of closed_form, train, test_coin"):
+    with pytest.raises(SpecError, match="must be one of closed_form, train, capacity, test_coin"):
         parse_spec({"kind": "nope"})
     assert get_kind("test_coin") is coin
     assert register_kind(CoinKind()) is coin  # the same class again: a no-op
@@ -193,3 +193,128 @@ def test_planning_a_training_sweep_compiles_nothing(
     spec.write_text('kind = "train"\n[base]\noptimizer = "adam"\nmodel = "learned"\n')
     assert main(["sweep", "run", str(spec), "--db", str(tmp_path / "x.db"), "--dry-run"]) == 0
     assert "estimated_gflop" in capsys.readouterr().out
+
+
+# The capacity kind: tiny searches (d ∈ {4, 6}; the trained memory with a 50-step budget).
+CAPACITY_SPEC = """
+name = "capacity-test"
+kind = "capacity"
+[base]
+dims = [4, 6]
+[axes]
+n_outputs = ["N", 5]
+[zip]
+memory = ["hebbian", "trained"]
+trials = [2, 1]
+repeats = [2, 1]
+max_steps = [1000, 50]
+"""
+
+
+def test_capacity_runs_through_the_sweep_resumes_and_equals_the_direct_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``assocmem sweep run`` with a capacity spec: four searches, one run (and batch) each;
+    running it again recomputes nothing and leaves the records byte for byte; the payloads the
+    beyond-capacity study builds from the store equal a direct analysis.capacity call."""
+    from assocmem.analysis.capacity import hebbian_frontier, trained_frontier
+    from assocmem.experiments.beyond import capacity_payloads
+    from assocmem.training.memorize import AdamSettings
+
+    spec, db = tmp_path / "capacity.toml", tmp_path / "capacity.db"
+    spec.write_text(CAPACITY_SPEC)
+    assert main(["sweep", "run", str(spec), "--db", str(db)]) == 0
+    assert "4 written (4 ok)" in capsys.readouterr().out
+    stored = table_rows(db, "runs")
+    assert len(stored) == len(make_plan(load_spec(spec)).batches) == 4
+    report = run_sweep(spec, db)
+    assert report.written == 0 and report.skipped == 4 and table_rows(db, "runs") == stored
+
+    payloads = capacity_payloads(load_results(db, kind="capacity"))
+    direct = []
+    for memory in ("hebbian", "trained"):
+        for outputs in (None, 5):
+            if memory == "hebbian":
+                points = hebbian_frontier([4, 6], n_outputs=outputs, trials=2, repeats=2)
+            else:
+                settings = AdamSettings(max_steps=50)
+                points = trained_frontier(
+                    [4, 6], n_outputs=outputs, trials=1, repeats=1, settings=settings
+                )
+            direct.append(
+                {
+                    "memory": memory,
+                    "settings": {
+                        "n_outputs": outputs,
+                        "trials": 2 - (memory == "trained"),
+                        "repeats": 2 - (memory == "trained"),
+                    },  # fmt: skip
+                    "points": [{"dim": p.dim, "n_star": list(p.n_star)} for p in points],
+                }
+            )
+    assert payloads == direct
+
+
+def test_a_killed_capacity_sweep_resumes_without_recomputing_finished_searches(
+    tmp_path: Path,
+) -> None:
+    """Killed after its first search was committed, the sweep resumes with the other three:
+    what was stored is kept as is, and the end state equals an uninterrupted sweep's."""
+    spec = parse_spec({"kind": "capacity", "seeds": 2, "base": {"dims": [4, 8], "trials": 2},
+                       "axes": {"n_outputs": ["N", 5]}})  # fmt: skip
+    reference, db = tmp_path / "reference.db", tmp_path / "killed.db"
+    run_sweep(spec, reference)
+
+    class Killed(Exception):
+        pass
+
+    def kill(batch: Any) -> None:
+        raise Killed
+
+    with pytest.raises(Killed):
+        run_sweep(spec, db, hooks=Hooks(after_commit=kill))
+    first = table_rows(db, "runs")
+    assert len(first) == 1
+    report = run_sweep(spec, db)
+    assert report.skipped == 1 and report.written == 3
+    resumed = table_rows(db, "runs")
+    assert first[0] in resumed
+    metrics = {row[0]: row[4] for row in resumed}  # hash → stored metrics JSON
+    assert metrics == {row[0]: row[4] for row in table_rows(reference, "runs")}
+
+
+def test_capacity_configs_are_validated_field_by_field() -> None:
+    from assocmem.sweep.kinds.capacity import build_capacity
+
+    bad = {
+        "dims": [8, 4],
+        "n_outputs": 1,
+        "tau": 1.5,
+        "trials": 0,
+        "factor": 1.0,
+        "colour": "red",
+    }
+    for field, value in bad.items():
+        with pytest.raises(ConfigError) as info:
+            build_capacity({"memory": "trained", field: value})
+        assert info.value.field == field
+    assert build_capacity({"memory": "hebbian", "lr": 0.5}).lr == 1.0  # no optimiser: ignored
+    with pytest.raises(ConfigError, match="allowed: hebbian, trained"):
+        build_capacity({"memory": "bogus"})
+    cfg = build_capacity({"memory": "trained", "dims": [16], "n_outputs": "N", "lr": 0.5})
+    assert (cfg.trials, cfg.repeats, cfg.n_outputs, cfg.dims) == (2, 3, None, (16,))
+
+
+def test_capacity_defaults_are_those_of_the_analysis_layer() -> None:
+    """REPLICATES and MEMORIES restate analysis.capacity's; they must not drift apart."""
+    import inspect
+
+    from assocmem.analysis import capacity
+    from assocmem.sweep.kinds.capacity import MEMORIES, REPLICATES
+
+    assert MEMORIES == capacity.MEMORIES
+    searches = {"hebbian": capacity.hebbian_frontier, "trained": capacity.trained_frontier}
+    for memory, search in searches.items():
+        parameters = inspect.signature(search).parameters
+        defaults = (parameters["trials"].default, parameters["repeats"].default)
+        assert REPLICATES[memory] == defaults

@@ -30,8 +30,8 @@ SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
 
 # (spec text, the one problem's location, the start of its message)
 MALFORMED = [
-    ("[base]\nn_inputs = 10\n", "kind", "must be one of closed_form, train, got None"),
-    ('kind = "bogus"\n', "kind", "must be one of closed_form, train, got 'bogus'"),
+    ("[base]\nn_inputs = 10\n", "kind", "must be one of closed_form, train, capacity, got None"),
+    ('kind = "bogus"\n', "kind", "must be one of closed_form, train, capacity, got 'bogus'"),
     (CF + "colour = 3\n", "colour", "unknown key; allowed: name,"),
     (CF + "[base]\nalpha = -1.0\n", "base.alpha", "must be a number > 0"),
     (CF + "[base]\nfoo = 1\n", "base.foo", "unknown key"),

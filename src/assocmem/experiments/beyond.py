@@ -2,20 +2,13 @@
 Zipf, and the capacity frontiers of Hebbian and trained memories."""
 
 import functools
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.analysis.capacity import (
-    FrontierPoint,
-    fit_frontier,
-    hebbian_frontier,
-    trained_frontier,
-)
+from assocmem.analysis.capacity import FrontierPoint, fit_frontier
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import Context, Experiment, RawSpec, training_sweep
 from assocmem.experiments.findings import LRS
@@ -32,6 +25,7 @@ CAPACITY = {
     "quick": {"dims": [16, 32, 64], "hebbian": (3, 3), "trained": (1, 2)},
     "full": {"dims": [16, 32, 64, 128], "hebbian": (5, 5), "trained": (2, 3)},
 }
+OUTPUTS = ["N", 5]  # each input its own output (M = N), and M = 5
 
 
 def noise_sweeps(scale: str) -> dict[str, RawSpec]:
@@ -59,27 +53,45 @@ def laws_sweeps(scale: str) -> dict[str, RawSpec]:
     }
 
 
-def capacity_payloads(out: Path, scale: str) -> list[dict[str, Any]]:
-    """Hebbian and trained capacity frontiers (M = N and M = 5) as ``assocmem capacity`` JSON
-    payloads, kept in ``OUT/capacity-SCALE.json`` (each search is run once, then reused)."""
-    cache = out / f"capacity-{scale}.json"
-    stored = json.loads(cache.read_text()) if cache.exists() else {}
-    plan, payloads = CAPACITY[scale], []
-    for memory, search in (("hebbian", hebbian_frontier), ("trained", trained_frontier)):
-        trials, repeats = plan[memory]
-        for outputs in (None, 5):
-            key = f"{memory}:M={outputs or 'N'}:d={plan['dims']}:{trials}x{repeats}"
-            if key not in stored:
-                points = search(plan["dims"], n_outputs=outputs, trials=trials, repeats=repeats)
-                stored[key] = {
-                    "memory": memory,
-                    "settings": {"n_outputs": outputs, "trials": trials, "repeats": repeats},
-                    "points": [{"dim": p.dim, "n_star": list(p.n_star)} for p in points],
-                }
-                partial = cache.with_suffix(".partial")
-                partial.write_text(json.dumps(stored, indent=1))
-                partial.replace(cache)
-            payloads.append(stored[key])
+def capacity_sweeps(scale: str) -> dict[str, RawSpec]:
+    """One capacity run (a frontier search over the dims) per memory and M, in the store."""
+    plan = CAPACITY[scale]
+    memories = ("hebbian", "trained")
+    return {
+        "capacity": {
+            "kind": "capacity",
+            "base": {"dims": plan["dims"]},
+            "axes": {"n_outputs": OUTPUTS},
+            "zip": {
+                "memory": list(memories),
+                "trials": [plan[memory][0] for memory in memories],
+                "repeats": [plan[memory][1] for memory in memories],
+            },
+        }
+    }
+
+
+def capacity_payloads(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The stored capacity searches (:meth:`CapacityKind.rows` frame) as ``assocmem capacity``
+    JSON payloads: Hebbian then trained, M = N then M = 5, points in increasing d."""
+    payloads = []
+    for memory in ("hebbian", "trained"):
+        for outputs in OUTPUTS:
+            rows = frame[(frame["memory"] == memory) & (frame["n_outputs"] == outputs)]
+            if rows.empty or (rows["status"] != "ok").any():
+                raise ConfigError("capacity", f"no stored {memory} search with M = {outputs}")
+            found: dict[int, list[int]] = {}
+            ordered = rows.sort_values(["dim", "repeat"])
+            for dim, n_star in zip(ordered["dim"], ordered["n_star"], strict=True):
+                found.setdefault(int(dim), []).append(int(n_star))
+            first = rows.iloc[0]
+            settings = {
+                "n_outputs": None if outputs == "N" else outputs,
+                "trials": int(first["trials"]),
+                "repeats": int(first["repeats"]),
+            }
+            points = [{"dim": dim, "n_star": n_star} for dim, n_star in sorted(found.items())]
+            payloads.append({"memory": memory, "settings": settings, "points": points})
     return payloads
 
 
@@ -144,9 +156,10 @@ CAPACITY_FRONTIER = Experiment(
     caption="Capacity frontier: the largest N whose associations are all retrieved with top-1 "
     "accuracy ≥ 0.99 (uniform over the N inputs, Gaussian E and U), for the outer-product "
     "memory and for W trained by full-batch Adam; each input its own output (M = N, d² vs "
-    "N log N) and M = 5 (N* vs d). Searches are cached in OUT/capacity-SCALE.json.",
+    "N log N) and M = 5 (N* vs d). Each search is one run of the results database.",
     item="beyond",
-    draw=lambda ctx: capacity_figure(frontier_frame(capacity_payloads(ctx.out, ctx.scale))),
-    table=lambda ctx: capacity_table(capacity_payloads(ctx.out, ctx.scale)),
+    sweeps=capacity_sweeps,
+    draw=lambda ctx: capacity_figure(frontier_frame(capacity_payloads(ctx.frames.capacity))),
+    table=lambda ctx: capacity_table(capacity_payloads(ctx.frames.capacity)),
     settings=lambda ctx: CAPACITY[ctx.scale],
 )

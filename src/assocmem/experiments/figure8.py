@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
 from assocmem.experiments.experiment import Context, Experiment, RawSpec, training_sweep
@@ -18,12 +17,9 @@ from assocmem.experiments.findings import (
     finding6b,
 )
 from assocmem.figures.training import figure8
-from assocmem.laws.tokens import mod_targets, zipf_probabilities
-from assocmem.runtime import intra_op_threads
+from assocmem.laws.tokens import mod_targets
 from assocmem.sweep.spec import build_train
-from assocmem.training.engine import stack_runs
-from assocmem.training.kernels import AutogradKernel
-from assocmem.training.optimizers import schedule_factor
+from assocmem.training import train
 
 # d = 2, E, W and U learned by full-batch Adam(0.9, 0.999).
 SMALL_DIM = {
@@ -78,29 +74,23 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
 
 
 def small_dim_geometry(cache: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One d = 2 memory of the Figure 8 panel (M = 5, seed 0), trained directly: the hidden
-    ``W e_x`` of every input (N, 2), the output embeddings (M, 2) and the targets (N,) (a
-    picture of one memory; the error-vs-M panel next to it is read from stored runs). Kept in
-    ``cache`` (an .npz) so that a re-run only redraws.
+    """One d = 2 memory of the Figure 8 panel (M = 5, seed 0), trained for its final state:
+    the hidden ``W e_x`` of every input (N, 2), the output embeddings (M, 2) and the targets
+    (N,) (a picture of one memory; the error-vs-M panel next to it is read from stored runs).
+    Kept in ``cache`` (an .npz) so that a re-run only redraws.
 
-    The training library returns final logits only, not the final E, W and U: this steps an
-    :class:`AutogradKernel` itself until it does.
+    Trained by the autograd kernel (``fast=False``), as the picture always was.
     """
     cfg = build_train({**SMALL_DIM, "dim": 2, "n_outputs": 5})
     if cache.exists():
         with np.load(cache) as stored:
             if str(stored["config"]) == repr(cfg.to_dict()):
                 return stored["hidden"], stored["outputs"], stored["targets"]
-    inputs = stack_runs([cfg])
-    targets = mod_targets(cfg.n_inputs, cfg.n_outputs)
-    kernel = AutogradKernel(cfg, inputs, targets)
-    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).to(torch.float32)[None]
-    with intra_op_threads(1):  # 100×2 tensors: one thread is fastest
-        for t in range(cfg.steps):
-            kernel.step(t + 1, None, probs, inputs.lr * schedule_factor(cfg, t))
-    state = kernel.state
-    hidden = torch.einsum("rij,rnj->rni", state["W"], state["E"])[0].numpy()
-    outputs, labels = state["U"][0].numpy(), targets.numpy()
+    (result,) = train([cfg], fast=False, return_state=True)
+    state = result.state
+    assert state is not None
+    hidden = state.hidden().numpy()  # E Wᵀ
+    outputs, labels = state.U.numpy(), mod_targets(cfg.n_inputs, cfg.n_outputs).numpy()
     partial = cache.with_suffix(".partial.npz")
     np.savez(partial, config=repr(cfg.to_dict()), hidden=hidden, outputs=outputs, targets=labels)
     partial.replace(cache)

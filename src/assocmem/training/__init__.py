@@ -5,11 +5,13 @@ from assocmem.training.engine import RunResult, train, train_group
 from assocmem.training.kernels import select_kernel
 from assocmem.training.optimizers import OPTIMIZERS
 from assocmem.training.planning import group_runs
+from assocmem.training.state import TrainedState
 
 __all__ = [
     "OPTIMIZERS",
     "RunResult",
     "TrainConfig",
+    "TrainedState",
     "group_runs",
     "select_kernel",
     "train",

@@ -10,7 +10,8 @@ cross-entropy over the batch is ``Σ_x c(x)/B · CE(x)``; full-batch training us
 place of ``c(x)/B``. The kernels that hold a group's state and take its steps are in
 :mod:`assocmem.training.kernels`; this module draws the runs' inputs, chooses a kernel, runs the
 steps in spans between record points and records the results. Which runs form a group is
-:func:`assocmem.training.planning.group_runs`.
+:func:`assocmem.training.planning.group_runs`. With ``return_state=True`` each result also
+carries the run's trained tensors (:class:`~assocmem.training.state.TrainedState`).
 """
 
 import math
@@ -23,7 +24,7 @@ from tqdm import tqdm
 
 from assocmem.embeddings import draw_embeddings
 from assocmem.evaluation import PopulationMetrics, population_metrics
-from assocmem.laws.tokens import label_law, mod_targets, noisy_error, sample_tokens
+from assocmem.laws.tokens import mod_targets, noisy_error, sample_tokens
 from assocmem.rng import generator
 from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
@@ -31,6 +32,8 @@ from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_k
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
 from assocmem.training.planning import MEMORY_BUDGET, group_runs
+from assocmem.training.state import TrainedState
+from assocmem.training.task import Task
 
 SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × S × N weights)
 
@@ -58,6 +61,9 @@ class RunResult:
         Under label noise ε: the error against noisy labels, ε, and their difference.
     kernel : str
         The kernel that trained it, e.g. "DenseKernel (compiled avx512)".
+    state : TrainedState or None
+        With ``train(..., return_state=True)``, the trained memory; never part of a stored
+        record.
     """
 
     config: TrainConfig
@@ -73,6 +79,7 @@ class RunResult:
     bayes_error: float = 0.0  # ε: the error of f*, the Bayes rule, against noisy labels
     excess_error: float = math.nan  # noisy_error − bayes_error
     kernel: str = ""  # the kernel that trained it, e.g. "DenseKernel (compiled avx512)"
+    state: TrainedState | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data: ``config`` (flat), ``status`` and the metrics.
@@ -166,29 +173,15 @@ def step_weights(
 
 
 def train_group(
-    configs: Sequence[TrainConfig], *, fast: bool = True, progress: tqdm | None = None
+    configs: Sequence[TrainConfig],
+    *,
+    fast: bool = True,
+    progress: tqdm | None = None,
+    return_state: bool = False,
 ) -> list[RunResult]:
-    """Train runs sharing one :meth:`TrainConfig.batch_key` in one tensor program."""
-    return run_group(configs, fast=fast, progress=progress)[0]
-
-
-@dataclass(frozen=True)
-class Task:
-    """What a group's runs learn: the input law p (N,), the targets f* (N,) and the label law
-    L(y|x) (N, M) (one-hot without label noise)."""
-
-    probs: torch.Tensor
-    targets: torch.Tensor
-    law: torch.Tensor
-
-    @staticmethod
-    def of(cfg: TrainConfig) -> "Task":
-        targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
-        return Task(
-            probs=cfg.probabilities().to(cfg.device, DTYPE),
-            targets=targets,
-            law=label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE),
-        )
+    """Train runs sharing one :meth:`TrainConfig.batch_key` in one tensor program (see
+    :func:`train` for ``fast`` and ``return_state``)."""
+    return run_group(configs, fast=fast, progress=progress, return_state=return_state)[0]
 
 
 def run_group(
@@ -197,6 +190,7 @@ def run_group(
     fast: bool = True,
     progress: tqdm | None = None,
     kernel_class: type[AbstractKernel] | None = None,
+    return_state: bool = False,
 ) -> tuple[list[RunResult], torch.Tensor]:
     """:func:`train_group`, also returning the final logits of every run, (R, N, M).
 
@@ -216,7 +210,13 @@ def run_group(
     with intra_op_threads(1):  # a run's numbers never depend on its companions
         final_logits = kernel.logits()
         final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
-    return results(configs, final, recorder, kernel.describe()), final_logits
+    out = results(configs, final, recorder, kernel.describe())
+    if return_state:
+        fixed = {"E": inputs.E, "U": inputs.U}  # the drawn embeddings, where not learned
+        states = TrainedState.of_runs(list(configs), fixed | kernel.memory_tensors())
+        for result, state in zip(out, states, strict=True):
+            result.state = state
+    return out, final_logits
 
 
 class Recorder:
@@ -294,6 +294,7 @@ def results(
     out = []
     for r, run_cfg in enumerate(configs):
         finite = bool(final.finite[r])
+        noisy = noisy_fields(float(final.error[r]), cfg)
         out.append(
             RunResult(
                 config=run_cfg,
@@ -304,7 +305,9 @@ def results(
                 cross_entropy=float(final.cross_entropy[r]) if finite else math.nan,
                 curve=recorder.curves[r],
                 snapshots=recorder.snapshots[r],
-                **noisy_fields(float(final.error[r]), cfg),
+                noisy_error=noisy["noisy_error"],
+                bayes_error=noisy["bayes_error"],
+                excess_error=noisy["excess_error"],
                 p_correct=float(final.p_correct[r]) if final.p_correct is not None else math.nan,
                 kernel=kernel,
             )
@@ -328,19 +331,26 @@ def train(
     fast: bool = True,
     progress: bool = False,
     budget: int = MEMORY_BUDGET,
+    return_state: bool = False,
 ) -> list[RunResult]:
     """Train every config, batched where shapes agree; results in the order of ``configs``.
 
     Parameters
     ----------
     configs : sequence of TrainConfig
-        The runs; those sharing all but seed and lr train as one tensor program.
+        The runs; runs that differ only in seed and lr share one tensor program (chunked to
+        ``budget`` bytes of state). A run's numbers do not depend on its companions.
     fast : bool, default True
-        Use the fastest kernel that supports each group (False: the autograd reference).
+        Use the fastest exact kernel of each config (default); False: the autograd kernels,
+        which hold W, E and U for every model but ``qupdate``.
     progress : bool, default False
-        A progress bar on stderr.
+        Show a progress bar of run-steps.
     budget : int, default 512 MiB
-        Bytes of state per group of runs trained together.
+        Bytes of per-run state one tensor program may hold.
+    return_state : bool, default False
+        Give each result its trained memory (:class:`~assocmem.training.state.TrainedState`:
+        E (N, d), U (M, d), and W (d, d) or the product of W its kernel moved), on the CPU in
+        float32, bit for bit what the engine trained. Off by default (it costs memory).
 
     Returns
     -------
@@ -351,6 +361,14 @@ def train(
     Notes
     -----
     Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+
+    Examples
+    --------
+    >>> from assocmem.training import TrainConfig, train
+    >>> cfg = TrainConfig(n_inputs=20, dim=8, model="learned", n_samples=64, batch_size=8)
+    >>> (result,) = train([cfg], return_state=True)
+    >>> result.state.W.shape, result.state.E.shape, result.state.U.shape
+    (torch.Size([8, 8]), torch.Size([20, 8]), torch.Size([5, 8]))
     """
     results: list[RunResult | None] = [None] * len(configs)
     total = sum(cfg.steps for cfg in configs)
@@ -358,7 +376,9 @@ def train(
         for chunk in group_runs(configs, budget=budget):
             for index, result in zip(
                 chunk,
-                train_group([configs[i] for i in chunk], fast=fast, progress=bar),
+                train_group(
+                    [configs[i] for i in chunk], fast=fast, progress=bar, return_state=return_state
+                ),
                 strict=True,
             ):
                 results[index] = result

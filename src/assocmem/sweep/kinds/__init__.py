@@ -7,6 +7,7 @@ layer (an experiment) that defines it, without the sweep importing that module.
 
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind
+from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
 from assocmem.sweep.kinds.train import TrainKind
 
@@ -37,5 +38,6 @@ def get_kind(name: str) -> RunKind:
 
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
+register_kind(CapacityKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]

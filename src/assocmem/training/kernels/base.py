@@ -135,6 +135,12 @@ class AbstractKernel(ABC):
         """Logits of every token, (R, N, M)."""
 
     @abstractmethod
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        """The tensors that determine the runs' logits, each (R, ...), named as the fields of
+        :class:`~assocmem.training.state.TrainedState` (``W``, or the product of W this kernel
+        moves; ``E`` and ``U`` where they are learned: the engine adds the fixed ones)."""
+
+    @abstractmethod
     def step(
         self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:

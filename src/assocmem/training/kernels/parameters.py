@@ -28,5 +28,8 @@ class ParameterKernel(AbstractKernel):
         d, n = cfg.dim, cfg.n_inputs
         return 8 * d * d + 4 * max(n, min(cfg.batch_size, n)) * d  # W, its gradient and state
 
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        return dict(self.state)  # E, U and W (the W models)
+
     def logits(self) -> torch.Tensor:
         return self.model.logits(self.state, self.all_rows, normalize=self.cfg.layer_norm)

@@ -58,6 +58,9 @@ class ProjectedMatrixKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.dim**2 * cfg.n_outputs
 
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        return {"WU": self.V}
+
     def logits(self) -> torch.Tensor:
         return torch.bmm(self.E, self.V)
 

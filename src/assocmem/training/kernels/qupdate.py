@@ -20,6 +20,9 @@ class QUpdateKernel(AbstractKernel):
     def supports(cls, cfg: TrainConfig) -> bool:
         return cfg.model == "qupdate"
 
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        return {"q": self.q}
+
     def logits(self) -> torch.Tensor:
         stored = self.q[:, :, None] * self.onehot  # (R, N, M): q(x) at column f*(x)
         return torch.bmm(self.gram_inputs, torch.bmm(stored, self.gram_outputs))

@@ -58,6 +58,9 @@ class TableSGDKernel(AbstractKernel):
     def step_work(cls, cfg: TrainConfig) -> int:
         return cfg.n_inputs**2 * cfg.n_outputs
 
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        return {"EWU": self.table}
+
     def logits(self) -> torch.Tensor:
         return self.table
 
@@ -107,6 +110,9 @@ class LayerNormSGDKernel(AbstractKernel):
     @classmethod
     def state_elements(cls, cfg: TrainConfig) -> int:
         return 4 * cfg.dim * cfg.n_outputs + 2 * cfg.n_inputs * cfg.dim
+
+    def memory_tensors(self) -> dict[str, torch.Tensor]:
+        return {"EW": self.H}
 
     def logits(self) -> torch.Tensor:
         return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))

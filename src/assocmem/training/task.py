@@ -1,0 +1,28 @@
+"""What a training run learns: the input law p, the targets f* and the label law L."""
+
+from dataclasses import dataclass
+
+import torch
+
+from assocmem.laws.tokens import label_law, mod_targets
+from assocmem.training.config import TrainConfig
+from assocmem.training.kernels import DTYPE
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a group's runs learn: the input law p (N,), the targets f* (N,) and the label law
+    L(y|x) (N, M) (one-hot without label noise)."""
+
+    probs: torch.Tensor
+    targets: torch.Tensor
+    law: torch.Tensor
+
+    @staticmethod
+    def of(cfg: TrainConfig) -> "Task":
+        targets = mod_targets(cfg.n_inputs, cfg.n_outputs).to(cfg.device)
+        return Task(
+            probs=cfg.probabilities().to(cfg.device, DTYPE),
+            targets=targets,
+            law=label_law(targets, cfg.n_outputs, cfg.label_noise).to(DTYPE),
+        )
