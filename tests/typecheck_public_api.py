@@ -41,6 +41,7 @@ from assocmem import (
     SweepReport,
     SweepSpec,
     TrainConfig,
+    TrainedState,
     __version__,
     aggregate,
     compare_records,
@@ -111,6 +112,9 @@ def training() -> list[RunResult]:
     results = train(configs)
     assert_type(runs_frame(results), pd.DataFrame)
     assert_type(curves_frame(results), pd.DataFrame)
+    (small,) = train(configs[:1], return_state=True)
+    assert small.state is not None
+    assert_type(small.state, TrainedState)
     return results
 
 

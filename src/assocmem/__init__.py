@@ -28,6 +28,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     # Trained memories
     "train": ("assocmem.training.engine", "train"),
     "RunResult": ("assocmem.training.engine", "RunResult"),
+    "TrainedState": ("assocmem.training.state", "TrainedState"),
     "runs_frame": ("assocmem.training.frames", "runs_frame"),
     "curves_frame": ("assocmem.training.frames", "curves_frame"),
     # Memory schemes
@@ -129,6 +130,7 @@ __all__ = [
     "SweepReport",
     "SweepSpec",
     "TrainConfig",
+    "TrainedState",
     "__version__",
     "aggregate",
     "compare_records",
@@ -229,6 +231,7 @@ if TYPE_CHECKING:
     from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
     from assocmem.training.config import TrainConfig
     from assocmem.training.engine import RunResult, train
+    from assocmem.training.state import TrainedState
     from assocmem.training.frames import curves_frame, runs_frame
     from assocmem.training.optimizers.adam import Adam
     from assocmem.training.optimizers.base import AbstractOptimizer
