@@ -82,7 +82,7 @@ def test_record_has_config_metrics_status_provenance(spec: Path, tmp_path: Path)
     for key in ("assocmem", "git", "torch", "python", "device", "host", "wall_seconds"):
         assert key in prov
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # closed: one file
         (sweep,) = conn.execute("SELECT spec FROM sweeps WHERE name = 'small'").fetchone()
     assert json.loads(sweep)["trials"] == 10
 

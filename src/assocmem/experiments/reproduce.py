@@ -16,13 +16,23 @@ from typing import Any
 
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
 from assocmem.experiments.frames import StoredFrames
-from assocmem.experiments.registry import ONLY_CHOICES, PAPER_ITEMS, drawn, judged
+from assocmem.experiments.registry import (
+    BEYOND,
+    EXPERIMENTS,
+    ONLY_CHOICES,
+    PAPER_ITEMS,
+    drawn,
+    judged,
+)
 from assocmem.figures import save
 from assocmem.report import Claim, FigureEntry, Report, write_report
-from assocmem.sweep.execute import SweepReport, provenance, run_sweep
+from assocmem.sweep.execute import SweepReport, check_executor, provenance, run_sweep
+from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SweepSpec
+from assocmem.sweep.store import Store, done_keys_readonly
 
 __all__ = ["ONLY_CHOICES", "PAPER_ITEMS", "Reproduction", "reproduce"]
 NOTES = ["Figure 2 of the paper is a diagram (three memories, one wrong answer) and is omitted."]
@@ -74,15 +84,30 @@ def reproduce(
     progress: bool = False,
 ) -> Reproduction:
     """Run (or resume) the sweeps of the selected experiments, then draw their figures and
-    tables, judge their claims, and write ``report.html`` and ``claims.json`` under ``out``."""
+    tables, judge their claims, and write ``report.html`` and ``claims.json`` under ``out``.
+
+    Every input is checked before ``out`` is created. The report shows every result ``out``
+    holds: the selected experiments and each experiment whose runs a previous call stored (so
+    a call with ``only`` adds to the report instead of replacing it)."""
     start = time.perf_counter()
     to_draw, to_judge = selected(scale, only)
     specs: dict[str, SweepSpec] = {}
     for experiment in (*to_draw, *to_judge):
         specs |= experiment.specs(scale, device)
+    for spec in specs.values():
+        spec.points()  # every point valid before anything is written
+    check_executor(executor, workers, None)
+    check_output_dir("out", out)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     db = out / "runs.db"
+    stored_draw, stored_judge = stored_experiments(db, scale, device)
+    to_draw = _union(to_draw, stored_draw)
+    to_judge = _union(to_judge, stored_judge)
+    for experiment in (*to_draw, *to_judge):
+        specs |= experiment.specs(scale, device)
+    out.mkdir(parents=True, exist_ok=True)
+    with Store(db):
+        pass  # the database exists even when no selected experiment has runs
     sweeps = [
         run_sweep(specs[name], db, executor=executor, workers=workers, progress=progress)
         for name in sorted(specs)
@@ -100,6 +125,36 @@ def reproduce(
     write_claims(report.claims, out / "claims.json")
     path = write_report(report, out / "report.html")
     return Reproduction(path, report.claims, figures, time.perf_counter() - start)
+
+
+def _union(first: Sequence[Experiment], second: Sequence[Experiment]) -> list[Experiment]:
+    """The experiments of either list, in registry (report) order."""
+    names = {e.name for e in (*first, *second)}
+    return [e for e in EXPERIMENTS.values() if e.name in names]
+
+
+def stored_experiments(
+    db: Path, scale: str, device: str
+) -> tuple[list[Experiment], list[Experiment]]:
+    """The experiments (to draw, to judge) whose every run at ``scale`` ``db`` already holds.
+
+    Experiments without runs (drawn from nothing stored) and those whose sweeps cannot be
+    built here (e.g. a word law without the words extra) are left out."""
+    done = done_keys_readonly(db)
+    if not done:
+        return [], []
+    complete = []
+    for experiment in EXPERIMENTS.values():
+        try:
+            specs = experiment.specs(scale, device)
+            keys = {run.key for spec in specs.values() for run in expand_runs(spec)}
+        except ConfigError:
+            continue
+        if keys and keys <= done:
+            complete.append(experiment)
+    to_draw = [e for e in complete if e.item is not None]
+    to_judge = [e for e in complete if e.claims and e.item != BEYOND]
+    return to_draw, to_judge
 
 
 def add_experiment(report: Report, experiment: Experiment, ctx: Context) -> list[Path]:
