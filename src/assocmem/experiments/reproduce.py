@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import check_output_dir
@@ -53,6 +55,8 @@ class Reproduction:
         checked = [c for c in self.claims if c.passed is not None]
         failing = [c.id for c in checked if not c.passed]
         verdict = f"claims: {len(checked) - len(failing)} of {len(checked)} checked pass"
+        if not self.claims:
+            verdict = "claims: none judged in this call (they are judged with --only claims)"
         if failing:
             verdict += f"; failing: {', '.join(failing)}"
         if len(checked) < len(self.claims):
@@ -100,7 +104,7 @@ def reproduce(
     check_output_dir("out", out)
     out = Path(out)
     db = out / "runs.db"
-    stored_draw, stored_judge = stored_experiments(db, scale, device)
+    stored_draw, stored_judge = stored_experiments(out, scale, device)
     to_draw = _union(to_draw, stored_draw)
     to_judge = _union(to_judge, stored_judge)
     for experiment in (*to_draw, *to_judge):
@@ -134,15 +138,13 @@ def _union(first: Sequence[Experiment], second: Sequence[Experiment]) -> list[Ex
 
 
 def stored_experiments(
-    db: Path, scale: str, device: str
+    out: Path, scale: str, device: str
 ) -> tuple[list[Experiment], list[Experiment]]:
-    """The experiments (to draw, to judge) whose every run at ``scale`` ``db`` already holds.
-
-    Experiments without runs (drawn from nothing stored) and those whose sweeps cannot be
-    built here (e.g. a word law without the words extra) are left out."""
-    done = done_keys_readonly(db)
-    if not done:
-        return [], []
+    """The experiments (to draw, to judge) whose results ``out`` already holds: every run at
+    ``scale`` in ``out/runs.db``, or, for an experiment without runs, its figure in
+    ``out/figures``. Those whose sweeps cannot be built here (e.g. a word law without the
+    words extra) are left out."""
+    done = done_keys_readonly(out / "runs.db") if out.is_dir() else set()
     complete = []
     for experiment in EXPERIMENTS.values():
         try:
@@ -150,7 +152,8 @@ def stored_experiments(
             keys = {run.key for spec in specs.values() for run in expand_runs(spec)}
         except ConfigError:
             continue
-        if keys and keys <= done:
+        drawn_before = (out / "figures" / f"{experiment.name}.png").exists()
+        if (keys and keys <= done) or (not keys and drawn_before):
             complete.append(experiment)
     to_draw = [e for e in complete if e.item is not None]
     to_judge = [e for e in complete if e.claims and e.item != BEYOND]
@@ -190,7 +193,10 @@ def run_provenance(
     for sweep in sweeps:
         for status, count in sweep.statuses.items():
             statuses[status] = statuses.get(status, 0) + count
-    runs = ctx.frames.all.drop_duplicates("hash")
+    runs = ctx.frames.all
+    if runs.empty:  # nothing stored yet (an experiment without runs): empty columns
+        runs = pd.DataFrame({"hash": [], "wall_seconds": [], "host": []})
+    runs = runs.drop_duplicates("hash")
     return {
         "scale": ctx.scale,
         "database": str(ctx.frames.db),
