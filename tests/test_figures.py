@@ -78,7 +78,8 @@ def test_memory_matrices():
 
 def test_figure_command(tmp_path, capsys, joint):
     source = tmp_path / "records.json"
-    source.write_text(json.dumps({"kind": "closed_form", "records": joint.records}))
+    records = [r for r in joint.records if r["scheme"].startswith("empirical_threshold")]
+    source.write_text(json.dumps({"kind": "closed_form", "records": records}))  # Figure 1's scheme
     out = tmp_path / "figs" / "fig1"
     assert main(["figure", "1", "--from", str(source), "--out", str(out)]) == 0
     assert (tmp_path / "figs" / "fig1.png").exists() and (tmp_path / "figs" / "fig1.svg").exists()

@@ -102,7 +102,7 @@ def test_bad_only_item_is_rejected(tmp_path):
         check=False,
     )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
-    assert "--only" in proc.stderr and not (tmp_path / "r").exists()
+    assert "only:" in proc.stderr and not (tmp_path / "r").exists()
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ MALFORMED = [
         "point (n_samples=64, batch_size=128)",
         "batch_size: must be ≤",
     ),
-    (CF + "[base\nalpha = 2\n", "config", "malformed TOML"),
+    (CF + "[base\nalpha = 2\n", "spec", "malformed TOML"),
     (CF + "base = 3\n", "base", "must be a table"),
     (CF + "[base]\nalpha = 2.0\n[axes]\nalpha = [1.0, 2.0]\n", "axes.alpha", "also set in [base]"),
     (CF + "seeds = 2\n[base]\nseed = 3\n", "seeds", "seed is also set"),

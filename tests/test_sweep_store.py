@@ -2,6 +2,7 @@
 learning rate recorded as ``diverged`` while the sweep goes on (acceptance 3)."""
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.kinds import RUN_KINDS
 from assocmem.sweep.plan import make_plan
 from assocmem.sweep.spec import load_spec
-from assocmem.sweep.store import RunRecord, Store, merge, read_rows
+from assocmem.sweep.store import RunRecord, Store, done_keys_readonly, merge, read_rows
 
 SPEC = """
 name = "small"
@@ -82,7 +83,7 @@ def test_record_has_config_metrics_status_provenance(spec: Path, tmp_path: Path)
     for key in ("assocmem", "git", "torch", "python", "device", "host", "wall_seconds"):
         assert key in prov
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # closed: one file
         (sweep,) = conn.execute("SELECT spec FROM sweeps WHERE name = 'small'").fetchone()
     assert json.loads(sweep)["trials"] == 10
 
@@ -193,3 +194,29 @@ def test_foreign_file_is_a_config_error(tmp_path: Path, spec: Path) -> None:
     with pytest.raises(ConfigError, match="db:"):
         run_sweep(spec, junk)
     assert make_plan(load_spec(spec)).runs
+
+
+def test_reading_writes_nothing_beside_the_database(spec: Path, tmp_path: Path) -> None:
+    """A closed database is one file; reading it (SQLite mode=ro) leaves no -wal or -shm."""
+    db = tmp_path / "r.db"
+    run_sweep(spec, db)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db", "spec.toml"]
+    assert read_rows(db) and done_keys_readonly(db)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db", "spec.toml"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits")
+def test_read_only_database_in_read_only_folder(spec: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "r.db"
+    run_sweep(spec, db)
+    db.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        assert read_rows(db)  # immutable=1: no lock or shared-memory file needed
+        assert sorted(p.name for p in folder.iterdir()) == ["r.db"]
+        with pytest.raises(ConfigError, match="db: "):
+            run_sweep(spec, db)
+    finally:
+        folder.chmod(0o755)

@@ -231,7 +231,6 @@ if TYPE_CHECKING:
     from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
     from assocmem.training.config import TrainConfig
     from assocmem.training.engine import RunResult, train
-    from assocmem.training.state import TrainedState
     from assocmem.training.frames import curves_frame, runs_frame
     from assocmem.training.optimizers.adam import Adam
     from assocmem.training.optimizers.base import AbstractOptimizer
@@ -240,6 +239,7 @@ if TYPE_CHECKING:
     from assocmem.training.optimizers.registry import OPTIMIZERS, register_optimizer
     from assocmem.training.optimizers.sgd import SGD
     from assocmem.training.optimizers.sign_sgd import SignSGD
+    from assocmem.training.state import TrainedState
 
 
 def __getattr__(name: str) -> Any:

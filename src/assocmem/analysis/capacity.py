@@ -21,10 +21,13 @@ import numpy as np
 import torch
 
 from assocmem import rng
+from assocmem.analysis.memory import check_capacity_memory
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
+from assocmem.config.memory import DEFAULT_MEMORY_GB
 from assocmem.embeddings import draw_embeddings
+from assocmem.progress import progress_bar
 from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
 
 MEMORIES = ("hebbian", "trained")
@@ -53,7 +56,13 @@ class FrontierPoint:
 
 
 def hebbian_accuracy(
-    n_inputs: int, dim: int, n_outputs: int | None, trials: int, seed: int, device: str = "cpu"
+    n_inputs: int,
+    dim: int,
+    n_outputs: int | None,
+    trials: int,
+    seed: int,
+    device: str = "cpu",
+    memory_gb: float = 16.0,
 ) -> float:
     """Mean top-1 accuracy of the outer-product memory over ``trials`` draws (uniform inputs).
 
@@ -71,7 +80,7 @@ def hebbian_accuracy(
         device=device,
         embedding="gaussian",
         output_embedding="gaussian",
-        memory_gb=16.0,
+        memory_gb=memory_gb,
     )
     return 1.0 - float(run_closed_form(cfg).errors.mean())
 
@@ -109,22 +118,46 @@ def hebbian_frontier(
     repeats: int = 5,
     seed: int = 0,
     device: str = "cpu",
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    progress: bool = False,
 ) -> list[FrontierPoint]:
-    """N*(d) of the outer-product memory for each d, from ``repeats`` independent searches."""
+    """N*(d) of the outer-product memory for each d, from ``repeats`` independent searches.
+
+    Refused up front (:class:`ConfigError`) when the largest evaluation the search is expected
+    to reach (N up to twice :func:`frontier_guess` at the largest d) exceeds ``memory_gb``.
+    """
+    check_search(dims, tau, trials, repeats)
+    n_reach = min(10**6, 2 * frontier_guess(max(dims), n_outputs))
+    check_capacity_memory(dims, "hebbian", n_outputs, trials, n_reach, memory_gb)
+    points = []
+    with progress_bar(len(dims) * repeats, "capacity (hebbian)", "search", progress) as bar:
+        for dim in dims:
+            found = []
+            for r in range(repeats):
+                run_seed = seed * 1_000_003 + r  # independent draws per repeat
+
+                def accuracy(n: int, run_seed: int = run_seed, dim: int = dim) -> float:
+                    return hebbian_accuracy(
+                        n, dim, n_outputs, trials, run_seed, device, memory_gb=memory_gb
+                    )
+
+                found.append(largest_n(accuracy, tau, n_min=2))
+                bar.update()
+            points.append(FrontierPoint(dim, tuple(found)))
+    return points
+
+
+def check_search(dims: Sequence[int], tau: float, trials: int, repeats: int) -> None:
+    """The settings every frontier search shares: distinct dims ≥ 1, τ in (0, 1), counts ≥ 1."""
+    if not dims or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
+        raise ConfigError("dims", f"must be integers ≥ 1, got {list(dims)}")
+    if len(set(dims)) != len(dims):
+        raise ConfigError("dims", f"each d may be given once, got {list(dims)}")
     if not 0 < tau < 1:
         raise ConfigError("tau", f"must be in (0, 1), got {tau}")
-    points = []
-    for dim in dims:
-        found = []
-        for r in range(repeats):
-            run_seed = seed * 1_000_003 + r  # independent draws per repeat
-
-            def accuracy(n: int, run_seed: int = run_seed, dim: int = dim) -> float:
-                return hebbian_accuracy(n, dim, n_outputs, trials, run_seed, device)
-
-            found.append(largest_n(accuracy, tau, n_min=2))
-        points.append(FrontierPoint(dim, tuple(found)))
-    return points
+    for name, value in (("trials", trials), ("repeats", repeats)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(name, f"must be an integer ≥ 1, got {value!r}")
 
 
 def _median_ci(values: np.ndarray, gen: np.random.Generator, n_boot: int) -> tuple[float, float]:
@@ -295,18 +328,34 @@ def trained_frontier(
     first_guess: int | None = None,
     device: str = "cpu",
     log: Callable[[str], None] | None = None,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    progress: bool = False,
 ) -> list[FrontierPoint]:
     """N*(d) of the trained memory for each d, from ``repeats`` independent searches.
 
     Each accuracy is the mean over ``trials`` memories trained together; the search starts at
     :func:`frontier_guess` for the first d and at the previous d's N* scaled by the fitted
     growth for the next ones (or at ``first_guess``), brackets by steps of ``factor`` and
-    bisects to ``rel_tol``.
+    bisects to ``rel_tol``. Refused up front when the largest evaluation it is expected to
+    reach exceeds ``memory_gb`` (see :func:`assocmem.analysis.memory.capacity_bytes`).
     """
-    if not 0 < tau < 1:
-        raise ConfigError("tau", f"must be in (0, 1), got {tau}")
+    check_search(dims, tau, trials, repeats)
     settings = settings or AdamSettings()
     check_settings(settings)
+    n_reach = max(first_guess or 2, 2 * frontier_guess(max(dims), n_outputs))
+    check_capacity_memory(dims, "trained", n_outputs, trials, n_reach, memory_gb)
+    with progress_bar(len(dims) * repeats, "capacity (trained)", "search", progress) as bar:
+        return _trained_searches(
+            dims, tau, n_outputs, trials, repeats, seed, settings, rel_tol, factor, first_guess,
+            device, log, bar,
+        )  # fmt: skip
+
+
+def _trained_searches(  # the loop of trained_frontier, its arguments passed on as they are
+    dims: Sequence[int], tau: float, n_outputs: int | None, trials: int, repeats: int, seed: int,
+    settings: AdamSettings, rel_tol: float, factor: float, first_guess: int | None, device: str,
+    log: Callable[[str], None] | None, bar: Any,
+) -> list[FrontierPoint]:  # fmt: skip
     points: list[FrontierPoint] = []
     for dim in sorted(dims):
         guess = _next_guess(points, dim, n_outputs) if points or not first_guess else first_guess
@@ -326,6 +375,7 @@ def trained_frontier(
 
             found.append(largest_n_bracketed(accuracy, tau, guess, factor=factor, rel_tol=rel_tol))
             guess = found[-1]
+            bar.update()
         points.append(FrontierPoint(dim, tuple(found)))
     return points
 

@@ -53,6 +53,7 @@ from assocmem.laws.tokens import (
     sample_tokens,
     zipf_probabilities,
 )
+from assocmem.progress import progress_bar
 from assocmem.schemes import parse_scheme
 
 INPUT_KINDS = ("gaussian", "spherical")
@@ -295,7 +296,9 @@ def embedding_law(cfg: ClosedFormConfig) -> EmbeddingLaw:
     return EmbeddingLaw(cfg.embedding, cfg.output_embedding, output_d_max=d_max)
 
 
-def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str, Any]]:
+def predict_config(
+    cfg: ClosedFormConfig, *, n_draws: int = 10, progress: bool = False
+) -> list[dict[str, Any]]:
     """The predicted mean error of every (scheme, T, d) of a closed-form configuration.
 
     Data-dependent schemes at finite T see a random q: the prediction is averaged over the
@@ -308,6 +311,8 @@ def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str
         The configuration (its embeddings give the :class:`EmbeddingLaw`).
     n_draws : int, default 10
         Trials whose samples are averaged over.
+    progress : bool, default False
+        A bar on standard error (one step per column and draw).
 
     Returns
     -------
@@ -319,6 +324,8 @@ def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str
     -----
     See :func:`predict_errors`.
     """
+    if isinstance(n_draws, bool) or not isinstance(n_draws, int) or n_draws < 1:
+        raise ConfigError("n_draws", f"must be an integer ≥ 1, got {n_draws!r}")
     law = embedding_law(cfg)
     probs = _probs(cfg).numpy()
     dims = sorted(set(cfg.dims))
@@ -327,17 +334,18 @@ def predict_config(cfg: ClosedFormConfig, *, n_draws: int = 10) -> list[dict[str
         for scheme in cfg.parsed_schemes
         for size in (dict.fromkeys(cfg.n_samples) if scheme.uses_data else [None])
     ]
+    # a column is random only through the sample (finite T) or random targets
+    draws = [n_draws if size is not None or cfg.target != "mod" else 1 for _, size in columns]
     sums: dict[tuple[str, int | None], np.ndarray] = {}
-    for scheme, size in columns:
-        # a column is random only through the sample (finite T) or random targets
-        random = size is not None or cfg.target != "mod"
-        draws = range(n_draws if random else 1)
-        total = np.zeros(len(dims))
-        for trial in draws:
-            freq = probs if size is None else sample_frequencies(cfg, trial)[size]
-            q = scheme_weights(scheme.spec, freq, dims)
-            total += predict_errors(probs, _targets(cfg, trial), q, dims, cfg.n_outputs, law)
-        sums[(scheme.spec, size)] = total / len(draws)
+    with progress_bar(sum(draws), "predict", "curve", progress) as bar:
+        for (scheme, size), count in zip(columns, draws, strict=True):
+            total = np.zeros(len(dims))
+            for trial in range(count):
+                freq = probs if size is None else sample_frequencies(cfg, trial)[size]
+                q = scheme_weights(scheme.spec, freq, dims)
+                total += predict_errors(probs, _targets(cfg, trial), q, dims, cfg.n_outputs, law)
+                bar.update()
+            sums[(scheme.spec, size)] = total / count
     return [
         {"scheme": spec, "n_samples": size, "dim": d, "predicted": float(v)}
         for (spec, size), values in sums.items()
@@ -381,10 +389,17 @@ def compare_records(
     return rows
 
 
+def check_min_dim(min_dim: int) -> None:
+    """The smallest d of the large-d summaries: an integer ≥ 1."""
+    if isinstance(min_dim, bool) or not isinstance(min_dim, int) or min_dim < 1:
+        raise ConfigError("min_dim", f"must be an integer ≥ 1, got {min_dim!r}")
+
+
 def summarise_comparison(rows: list[dict[str, Any]], min_dim: int) -> list[dict[str, Any]]:
     """Per (scheme, T): median and max |relative error| over all d and over d ≥ min_dim, and the
     max absolute error, of the rows of :func:`compare_records`. Points with zero Monte Carlo
     error (relative error undefined) are left out of the relative summaries."""
+    check_min_dim(min_dim)
     groups: dict[tuple[str, Any], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["scheme"], row["n_samples"]), []).append(row)

@@ -4,18 +4,19 @@ import argparse
 import sys
 from typing import Any
 
-from assocmem.analysis.capacity import (
-    MEMORIES,
-    REFERENCE_CONSTANTS,
-    FrontierFit,
-    FrontierPoint,
-    fit_frontier,
-    hebbian_frontier,
-    trained_frontier,
+from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
+    LazyChoices,
+    add_format_argument,
+    add_memory_argument,
+    add_quiet_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    print_json,
+    show_progress,
 )
-from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.config.errors import ConfigError
-from assocmem.training.memorize import AdamSettings
 
 DEFAULT_REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}  # (trials, repeats)
 
@@ -30,33 +31,61 @@ def register(subparsers: Any) -> None:
         "(outer product, closed form) or trained (W by full-batch Adam on the cross-entropy, "
         "fixed Gaussian E and U, W = 0 at the start, early stopping at τ).",
     )
-    parser.add_argument("--memory", choices=MEMORIES, default="hebbian", help="default hebbian")
-    parser.add_argument("--dims", nargs="+", type=int, default=[16, 32, 64, 128, 256])
-    parser.add_argument("--tau", type=float, default=0.99, help="accuracy threshold (default 0.99)")
+    parser.add_argument(
+        "--memory",
+        choices=LazyChoices("assocmem.analysis.capacity", "MEMORIES"),
+        default="hebbian",
+        metavar="MEMORY",
+        help="hebbian (outer product, default) or trained",
+    )
+    parser.add_argument(
+        "--dims",
+        nargs="+",
+        type=int_at_least(1),
+        default=[16, 32, 64, 128, 256],
+        metavar="D",
+        help="distinct dimensions d (default 16 32 64 128 256)",
+    )
+    parser.add_argument(
+        "--tau", type=finite_float, default=0.99, help="accuracy threshold (default 0.99)"
+    )
     parser.add_argument(
         "--outputs", default="N", help="N: each input its own output (default); or a number M"
     )
     parser.add_argument(
-        "--trials", type=int, help="draws averaged per accuracy (default 5 hebbian, 2 trained)"
+        "--trials",
+        type=int_at_least(1),
+        help="draws averaged per accuracy (default 5 hebbian, 2 trained)",
     )
     parser.add_argument(
-        "--repeats", type=int, help="independent searches per d (default 5 hebbian, 3 trained)"
+        "--repeats",
+        type=int_at_least(1),
+        help="independent searches per d (default 5 hebbian, 3 trained)",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="base seed (default 0)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:K (default cpu)")
     group = parser.add_argument_group("trained memory")
-    group.add_argument("--lr", type=float, default=1.0, help="Adam learning rate (default 1)")
-    group.add_argument("--max-steps", type=int, default=1000, help="step budget (default 1000)")
     group.add_argument(
-        "--rel-tol", type=float, default=0.02, help="relative precision of N* (default 0.02)"
+        "--lr", type=finite_float, default=1.0, help="Adam learning rate (default 1)"
     )
     group.add_argument(
-        "--factor", type=float, default=1.25, help="bracketing step of the search (default 1.25)"
+        "--max-steps", type=int_at_least(1), default=1000, help="step budget (default 1000)"
     )
     group.add_argument(
-        "--first-guess", type=int, help="starting N at the first d (default: theory)"
+        "--rel-tol", type=finite_float, default=0.02, help="relative precision of N* (default 0.02)"
+    )
+    group.add_argument(
+        "--factor",
+        type=finite_float,
+        default=1.25,
+        help="bracketing step of the search (default 1.25)",
+    )
+    group.add_argument(
+        "--first-guess", type=int_at_least(2), help="starting N at the first d (default: theory)"
     )
     group.add_argument("--verbose", action="store_true", help="log every training run (stderr)")
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -70,12 +99,6 @@ def _outputs(text: str) -> int | None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    if any(d < 1 for d in args.dims):
-        raise ConfigError("dims", "must be integers ≥ 1")
-    for name in ("trials", "repeats"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise ConfigError(name, f"must be an integer ≥ 1, got {value}")
     if not 0 < args.rel_tol < 1:
         raise ConfigError("rel_tol", f"must be in (0, 1), got {args.rel_tol}")
     if not args.factor > 1:
@@ -85,6 +108,14 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.analysis.capacity import (
+        REFERENCE_CONSTANTS,
+        fit_frontier,
+        hebbian_frontier,
+        trained_frontier,
+    )
+    from assocmem.training.memorize import AdamSettings
+
     _check(args)
     trials, repeats = DEFAULT_REPLICATES[args.memory]
     common = {
@@ -94,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         "repeats": args.repeats or repeats,
         "seed": args.seed,
         "device": args.device,
+        "memory_gb": args.memory_gb or DEFAULT_MEMORY_GB,
+        "progress": show_progress(args),
     }
     if args.memory == "hebbian":
         points = hebbian_frontier(args.dims, **common)
@@ -112,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     fit = fit_frontier(points)
     if args.format == "json":
         print_json({"memory": args.memory, "points": [p.__dict__ for p in points],
-                    "fit": fit.__dict__, "settings": {**common, **_trained(args)}})  # fmt: skip
+                    "fit": fit.__dict__, "settings": _settings(common, args)})  # fmt: skip
         return 0
     print(_table(points, fit))
     lo, hi = fit.exponent_ci
@@ -124,6 +157,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(common: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k, v in common.items() if k != "progress"} | _trained(args)
+
+
 def _trained(args: argparse.Namespace) -> dict[str, Any]:
     if args.memory != "trained":
         return {}
@@ -131,7 +168,7 @@ def _trained(args: argparse.Namespace) -> dict[str, Any]:
             "factor": args.factor, "first_guess": args.first_guess}  # fmt: skip
 
 
-def _table(points: list[FrontierPoint], fit: FrontierFit) -> str:
+def _table(points: list[Any], fit: Any) -> str:
     rows = [
         [d, list(p.n_star), n, c, f"[{lo:.3g}, {hi:.3g}]", r, f"[{rlo:.3g}, {rhi:.3g}]"]
         for d, p, n, c, (lo, hi), r, (rlo, rhi) in zip(

@@ -1,14 +1,124 @@
-"""Helpers shared by subcommands: argument types that raise one-line errors, output formats."""
+"""Helpers shared by subcommands: argument types that raise one-line errors, choices read from
+the library's registries only when needed, output formats, progress and memory flags.
+
+This module imports nothing heavy: ``assocmem --help`` and every ``assocmem CMD --help`` are
+built from it without importing torch, pandas or matplotlib (the command handlers import the
+library when they run).
+"""
 
 import argparse
+import importlib
 import json
 import math
 import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from assocmem.config.files import load_toml
+from assocmem.config.memory import DEFAULT_MEMORY_GB
+from assocmem.progress import wanted
 
-__all__ = ["add_format_argument", "format_table", "load_toml", "print_json"]
+__all__ = [
+    "DEFAULT_MEMORY_GB",
+    "HelpFormatter",
+    "LazyChoices",
+    "RawHelpFormatter",
+    "add_format_argument",
+    "add_memory_argument",
+    "add_quiet_argument",
+    "finite_float",
+    "format_table",
+    "int_at_least",
+    "load_toml",
+    "print_json",
+    "show_progress",
+]
+
+TABLE_WIDTH = 100  # text tables are cut to this many columns (--format json has everything)
+
+
+class LazyChoices(Sequence[str]):
+    """The allowed values of an option, read from ``module.attribute`` (a registry or a tuple)
+    the first time they are needed: when a value is checked, never to build ``--help``."""
+
+    def __init__(self, module: str, attribute: str) -> None:
+        self.module, self.attribute = module, attribute
+        self._values: tuple[str, ...] | None = None
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        if self._values is None:
+            source = getattr(importlib.import_module(self.module), self.attribute)
+            self._values = tuple(source)
+        return self._values
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.values[index]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.values
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Never reads lazy choices to build ``--help`` (give such an option a metavar)."""
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if isinstance(action.choices, LazyChoices):
+            action = argparse.Action(
+                action.option_strings, action.dest, help=action.help, metavar=action.metavar
+            )
+        return super()._expand_help(action)
+
+
+class RawHelpFormatter(HelpFormatter):
+    """:class:`HelpFormatter` that keeps the line breaks of a text written on several lines
+    (an epilog of examples) and wraps a one-line text (a description)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text.strip():
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer ≥ ``low`` (else a one-line usage error, exit 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer ≥ {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer ≥ {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer ≥ {low}"
+    return parse
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number (no nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +128,28 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
         default="table",
         help="table: readable text (default); json: machine-readable records on stdout",
     )
+
+
+def add_quiet_argument(parser: Any, what: str = "no progress bar") -> None:
+    parser.add_argument(
+        "--quiet", action="store_true", help=f"{what} (bars show only on a terminal)"
+    )
+
+
+def add_memory_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--memory-gb",
+        type=positive_float,
+        default=None,
+        metavar="GB",
+        help=f"refuse, before starting, work whose estimated memory exceeds GB "
+        f"(default {DEFAULT_MEMORY_GB:g}; not part of any run's identity)",
+    )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars for this command: on a terminal, unless ``--quiet``."""
+    return wanted(bool(getattr(args, "quiet", False)))
 
 
 def _json_default(value: Any) -> Any:
@@ -42,19 +174,39 @@ def print_json(payload: Any) -> None:
     sys.stdout.write("\n")
 
 
-def format_table(headers: list[str], rows: list[list[Any]]) -> str:
-    """A plain aligned text table; floats in compact scientific-friendly form."""
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "inf" if value == math.inf else f"{value:.4g}"
+    return "" if value is None else str(value)
 
-    def cell(value: Any) -> str:
-        if isinstance(value, float):
-            return "inf" if value == math.inf else f"{value:.4g}"
-        return "" if value is None else str(value)
 
-    text = [[cell(v) for v in row] for row in rows]
-    widths = [
+def _fit_widths(widths: list[int], width: int, gap: int) -> list[int]:
+    """Narrow the widest columns (never below 8 characters) until the table fits ``width``."""
+    widths = list(widths)
+    while sum(widths) + gap * (len(widths) - 1) > width:
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        if widths[widest] <= 8:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_table(headers: list[str], rows: list[list[Any]], width: int = TABLE_WIDTH) -> str:
+    """A plain aligned text table, at most ``width`` characters wide: the widest columns are
+    abbreviated (…) when needed; floats in compact scientific-friendly form."""
+    text = [[_cell(v) for v in row] for row in rows]
+    natural = [
         max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)
     ]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in text]
+    widths = _fit_widths(natural, width, 2)
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(_cut(c, w).rjust(w) for c, w in zip(cells, widths, strict=True))
+
+    lines = [line(headers), "  ".join("-" * w for w in widths)]
+    lines += [line(r) for r in text]
     return "\n".join(lines)

@@ -4,10 +4,19 @@ noise: error (or excess error) vs d, seed-averaged, with the fitted slope in d."
 import argparse
 from typing import Any
 
-from assocmem.analysis.trained_beyond import Curve, compare_trained_laws, noise_curves
-from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
+from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
+    add_format_argument,
+    add_memory_argument,
+    add_quiet_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    load_toml,
+    print_json,
+    show_progress,
+)
 from assocmem.config.errors import ConfigError
-from assocmem.laws.words import CREDITS
 
 DEFAULTS: dict[str, Any] = {  # the paper's Adam setting (finding 4): B = 256, T = 10240
     "n_outputs": 5,
@@ -31,24 +40,34 @@ def register(subparsers: Any) -> None:
         "(law or ε, d) keeps the lr of lowest seed-averaged error. Defaults: M = 5, sign-like "
         "Adam, B = 256, T = 10240, lr ∈ {1, 10}, 5 seeds, d = 10…1000.",
     )
-    parser.add_argument("mode", choices=("laws", "noise"))
+    parser.add_argument(
+        "mode", choices=("laws", "noise"), help="laws: real word laws vs Zipf; noise: label noise"
+    )
     parser.add_argument("languages", nargs="*", metavar="LANG", help="laws: language codes")
     add = parser.add_argument
     add("--config", metavar="TOML", help="a training grid (as `assocmem train --config`)")
-    add("-N", "--n-inputs", type=int, help="N (default 1000 for laws, 100 for noise)")
-    add("-M", "--n-outputs", type=int, help="M (default 5)")
-    add("--alpha", type=float, help="noise: Zipf exponent α (default 2)")
-    add("--distribution", help="noise: token law (zipf:ALPHA or words:LANG)")
-    add("--label-noise", nargs="+", type=float, default=[0.0, 0.1, 0.3], help="noise: ε values")
-    add("--dims", nargs="+", type=int)
-    add("--optimizers", nargs="+")
-    add("--lrs", nargs="+", type=float)
-    add("--batch-sizes", nargs="+", type=int)
-    add("--n-samples", nargs="+", type=int)
-    add("--seeds", type=int)
+    add("-N", "--n-inputs", type=int_at_least(1), help="N (default 1000 for laws, 100 for noise)")
+    add("-M", "--n-outputs", type=int_at_least(2), help="M (default 5)")
+    add("--alpha", type=finite_float, help="noise: Zipf exponent α (default 2)")
+    add("--distribution", metavar="LAW", help="noise: token law (zipf:ALPHA or words:LANG)")
+    add(
+        "--label-noise",
+        nargs="+",
+        type=finite_float,
+        default=[0.0, 0.1, 0.3],
+        metavar="EPS",
+        help="noise: ε values (default 0 0.1 0.3)",
+    )
+    add("--dims", nargs="+", type=int_at_least(1), metavar="D", help="dimensions d")
+    add("--optimizers", nargs="+", metavar="OPT", help="optimisers (default adam)")
+    add("--lrs", nargs="+", type=finite_float, metavar="LR", help="learning rates (default 1 10)")
+    add("--batch-sizes", nargs="+", type=int_at_least(1), metavar="B", help="batch sizes")
+    add("--n-samples", nargs="+", type=int_at_least(1), metavar="T", help="sample sizes T")
+    add("--seeds", type=int_at_least(1), help="number of seeds 0..k-1 (default 5)")
     add("--full-batch", action="store_true", default=None, help="population-gradient training")
-    add("--n-steps", type=int, help="steps of full-batch training")
-    add("--quiet", action="store_true", help="no progress bar")
+    add("--n-steps", type=int_at_least(1), help="steps of full-batch training")
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -68,7 +87,7 @@ def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return spec
 
 
-def _rows(curves: list[Curve], name: str) -> list[list[Any]]:
+def _rows(curves: list[Any], name: str) -> list[list[Any]]:
     rows = []
     for c in curves:
         for i, dim in enumerate(c.dims):
@@ -79,7 +98,7 @@ def _rows(curves: list[Curve], name: str) -> list[list[Any]]:
     return rows
 
 
-def _slopes(curves: list[Curve]) -> list[list[Any]]:
+def _slopes(curves: list[Any]) -> list[list[Any]]:
     return [
         [c.label, c.metric, None if c.fit is None else c.fit.slope,
          "" if c.fit is None else f"[{c.fit.ci_low:.3f}, {c.fit.ci_high:.3f}]",
@@ -89,19 +108,29 @@ def _slopes(curves: list[Curve]) -> list[list[Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.analysis.memory import check_train_grid_memory
+    from assocmem.analysis.trained_beyond import compare_trained_laws, noise_curves
+    from assocmem.laws.words import CREDITS
+
     spec = spec_from_args(args)
     if args.mode == "laws" and not args.languages:
         raise ConfigError("languages", "give at least one language code, e.g. en")
     if args.mode == "noise" and args.languages:
         raise ConfigError("languages", "noise mode takes no languages (use --distribution)")
+    budget = args.memory_gb or DEFAULT_MEMORY_GB
+    if args.mode == "noise":
+        check_train_grid_memory({**spec, "label_noise": args.label_noise}, budget)
+    else:
+        check_train_grid_memory(spec, budget)
+    progress = show_progress(args)
     results: list[dict[str, Any]] = []
     if args.mode == "laws":
         for lang in args.languages:
-            alpha, records, curves = compare_trained_laws(lang, spec, progress=not args.quiet)
+            alpha, records, curves = compare_trained_laws(lang, spec, progress=progress)
             results.append({"language": lang, "alpha": alpha, "records": records,
                             "curves": curves})  # fmt: skip
     else:
-        records, curves = noise_curves(spec, args.label_noise, progress=not args.quiet)
+        records, curves = noise_curves(spec, args.label_noise, progress=progress)
         results.append({"records": records, "curves": curves})
     if args.format == "json":
         print_json({"mode": args.mode, "spec": spec, "results": [_jsonable(r) for r in results]})

@@ -5,15 +5,20 @@ the slope of the mean error in d (per scheme and T) and in T (per scheme and d).
 """
 
 import argparse
-import json
 import math
-import sys
 from typing import Any
 
-from assocmem.analysis.fit import LOSSES
-from assocmem.analysis.record_fits import FitOptions, fit_records
-from assocmem.cli.common import add_format_argument, format_table, print_json
+from assocmem.cli.common import (
+    LazyChoices,
+    RawHelpFormatter,
+    add_format_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    print_json,
+)
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_json
 
 EPILOG = """\
 verdicts: consistent (the interval holds the asymptotic slope); finite-size miss (steeper or
@@ -31,21 +36,32 @@ def register(subparsers: Any) -> None:
         help="fit scaling exponents (with bootstrap intervals) to closed-form results",
         description="Fit E ≈ A·x^slope to the mean error in d (per scheme and T) and in T "
         "(per scheme and d), with percentile intervals from resampling trials, next to the "
-        "theory slope (PAPER.md §3).",
+        "theory slope (Cabannes et al. 2024; docs/theory.md).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     add = parser.add_argument
     add("results", help="JSON from `assocmem closed-form --format json` (path, or - for stdin)")
     add("--d-window", default="auto", metavar="LO:HI", help="fit window in d (default auto)")
     add("--t-window", default="auto", metavar="LO:HI", help="fit window in T (default auto)")
-    add("--loss", choices=LOSSES, default="linear", help="least squares or a robust loss")
-    add("--n-boot", type=int, default=1000, help="bootstrap resamples of the trials (default 1000)")
-    add("--level", type=float, default=0.95, help="interval level (default 0.95)")
-    add("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add(
+        "--loss",
+        choices=LazyChoices("assocmem.analysis.fit", "LOSSES"),
+        default="linear",
+        metavar="LOSS",
+        help="linear (least squares, default), soft_l1 or huber (robust)",
+    )
+    add(
+        "--n-boot",
+        type=int_at_least(10),
+        default=1000,
+        help="bootstrap resamples of the trials (default 1000)",
+    )
+    add("--level", type=finite_float, default=0.95, help="interval level (default 0.95)")
+    add("--seed", type=int_at_least(0), default=0, help="bootstrap seed (default 0)")
     add("--schemes", nargs="+", metavar="SCHEME", help="fit only these schemes (spec strings)")
     add("--joint", action="store_true", help="also fit E ≈ A d^-a + B T^-b per scheme")
-    add("--alpha", type=float, help="α for the theory (default: the config's alpha)")
+    add("--alpha", type=finite_float, help="α for the theory (default: the config's alpha)")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -66,16 +82,7 @@ def parse_window(field: str, text: str) -> tuple[float, float] | None:
 
 def load_results(path: str) -> dict[str, Any]:
     """The closed-form JSON payload; every problem is a one-line :class:`ConfigError`."""
-    try:
-        if path == "-":
-            payload = json.load(sys.stdin)
-        else:
-            with open(path) as handle:
-                payload = json.load(handle)
-    except FileNotFoundError:
-        raise ConfigError("results", f"file {path!r} not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ConfigError("results", f"{path!r} is not JSON: {err}") from None
+    payload = load_json(path, "results")
     if not isinstance(payload, dict) or payload.get("kind") != "closed_form":
         raise ConfigError("results", "expected the JSON of `assocmem closed-form --format json`")
     records = payload.get("records")
@@ -87,8 +94,11 @@ def load_results(path: str) -> dict[str, Any]:
     return payload
 
 
-def fit_options(args: argparse.Namespace) -> FitOptions:
-    """The fit options given on the command line."""
+def fit_options(args: argparse.Namespace) -> Any:
+    """The fit options given on the command line (a
+    :class:`~assocmem.analysis.record_fits.FitOptions`)."""
+    from assocmem.analysis.record_fits import FitOptions
+
     return FitOptions(
         d_window=parse_window("d_window", args.d_window),
         t_window=parse_window("t_window", args.t_window),
@@ -133,8 +143,8 @@ def print_tables(result: dict[str, Any], level: float) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.n_boot < 10:
-        raise ConfigError("n_boot", f"must be ≥ 10, got {args.n_boot}")
+    from assocmem.analysis.record_fits import fit_records
+
     if not 0 < args.level < 1:
         raise ConfigError("level", f"must be in (0, 1), got {args.level}")
     result = fit_records(load_results(args.results), fit_options(args))

@@ -3,30 +3,34 @@
 import argparse
 from typing import Any
 
-from assocmem.analysis.predict import compare_records, predict_config, summarise_comparison
-from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.closed_form import run_closed_form
-from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
-from assocmem.config.errors import ConfigError
+from assocmem.cli.closed_form import EMBEDDINGS, NESTED
+from assocmem.cli.common import (
+    add_format_argument,
+    add_memory_argument,
+    add_quiet_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    print_json,
+    show_progress,
+)
 from assocmem.config.files import load_probabilities, load_toml
-from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS
-from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
-SETTINGS: dict[str, dict[str, Any]] = {
-    "fig4": {
-        "n_inputs": 1000,
-        "schemes": ("uniform", "population", "threshold:P=d/8"),
-        "dims": FIG4_DIMS,
-        "trials": 100,
-    },
-    "fig1": {
-        "n_inputs": 1000,
-        "schemes": ("empirical_threshold:P=d/12",),
-        "dims": FIG1_DIMS,
-        "n_samples": FIG1_SAMPLES,
-        "trials": 100,
-    },
-}
+SETTINGS = ("fig1", "fig4")  # the paper's settings of Figures 1 and 4 (see settings())
+
+
+def settings(name: str) -> dict[str, Any]:
+    """The closed-form fields of a paper setting: ``fig4`` or ``fig1``."""
+    from assocmem.experiments.figure1 import FIG1_DIMS, FIG1_SAMPLES
+    from assocmem.experiments.figure4 import FIG4_DIMS
+
+    if name == "fig4":
+        schemes: tuple[str, ...] = ("uniform", "population", "threshold:P=d/8")
+        return {"n_inputs": 1000, "schemes": schemes, "dims": FIG4_DIMS, "trials": 100}
+    return {"n_inputs": 1000, "schemes": ("empirical_threshold:P=d/12",), "dims": FIG1_DIMS,
+            "n_samples": FIG1_SAMPLES, "trials": 100}  # fmt: skip
+
+
 FLAGS = (
     "n_inputs", "n_outputs", "alpha", "target", "embedding", "output_embedding", "nested",
     "schemes", "dims", "n_samples", "trials", "seed", "device", "dtype", "memory_gb",
@@ -42,34 +46,46 @@ def register(subparsers: Any) -> None:
         "with the closed-form Monte Carlo engine. Same experiment flags as closed-form.",
     )
     add = parser.add_argument
-    add("--setting", choices=sorted(SETTINGS), help="a paper setting (flags override it)")
+    add("--setting", choices=SETTINGS, help="a paper setting (flags override it)")
     add("--config", metavar="TOML", help="a TOML file with closed-form fields")
-    add("-N", "--n-inputs", type=int, help="number of input tokens N")
-    add("-M", "--n-outputs", type=int, help="number of outputs M")
-    add("--alpha", type=float, help="Zipf exponent α")
+    add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 1000)")
+    add("-M", "--n-outputs", type=int_at_least(1), help="number of outputs M (default 5)")
+    add("--alpha", type=finite_float, help="Zipf exponent α (default 2)")
     add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
     add("--target", choices=("mod", "random"), help="f*(x) = x mod M, or a seeded random map")
-    add("--embedding", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
-    add("--output-embedding", choices=EMBEDDING_KINDS, help="output embeddings (default spherical)")
-    add("--nested", choices=NESTED_CONVENTIONS, help="nested-d convention (default truncate)")
+    add("--embedding", choices=EMBEDDINGS, metavar="KIND", help="input embeddings (gaussian)")
+    add("--output-embedding", choices=EMBEDDINGS, metavar="KIND", help="output embeddings")
+    add("--nested", choices=NESTED, metavar="RULE", help="nested-d convention (truncate)")
     add("--schemes", nargs="+", metavar="SCHEME", help="memory schemes")
     add("--dims", nargs="+", metavar="D", help="dimensions d (log:LOW:HIGH:COUNT allowed)")
     add("--n-samples", nargs="+", metavar="T", help="sample sizes T (inf allowed)")
-    add("--trials", type=int, help="Monte Carlo trials")
-    add("--seed", type=int, help="base seed")
+    add("--trials", type=int_at_least(1), help="Monte Carlo trials (default 10)")
+    add("--seed", type=int_at_least(0), help="base seed (default 0)")
     add("--device", help="cpu, cuda or cuda:K for the Monte Carlo run")
     add("--dtype", choices=("float32", "float64"), help="Monte Carlo precision")
-    add("--memory-gb", type=float, help="Monte Carlo memory budget")
-    add("--n-draws", type=int, help="sampled count vectors averaged at finite T (default: trials)")
+    add_memory_argument(parser)
+    add(
+        "--n-draws",
+        type=int_at_least(1),
+        help="sampled count vectors averaged at finite T (default: trials)",
+    )
     add("--no-mc", action="store_true", help="print the prediction only")
-    add("--min-dim", type=int, default=30, help="summaries also over d ≥ this (default 30)")
+    add(
+        "--min-dim",
+        type=int_at_least(1),
+        default=30,
+        help="summaries also over d ≥ this (default 30)",
+    )
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
 
-def config_from_args(args: argparse.Namespace) -> ClosedFormConfig:
-    """Setting, then TOML, then flags (later wins)."""
-    values: dict[str, Any] = dict(SETTINGS[args.setting]) if args.setting else {}
+def config_from_args(args: argparse.Namespace) -> Any:
+    """Setting, then TOML, then flags (later wins): a closed-form config."""
+    from assocmem.closed_form.config import config_from_mapping
+
+    values: dict[str, Any] = settings(args.setting) if args.setting else {}
     if args.config:
         values.update(load_toml(args.config))
     values.update({k: getattr(args, k) for k in FLAGS if getattr(args, k) is not None})
@@ -80,11 +96,22 @@ def config_from_args(args: argparse.Namespace) -> ClosedFormConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.analysis.memory import check_closed_form_memory
+    from assocmem.analysis.predict import (
+        check_min_dim,
+        compare_records,
+        predict_config,
+        summarise_comparison,
+    )
+    from assocmem.closed_form import run_closed_form
+
     cfg = config_from_args(args)
+    check_min_dim(args.min_dim)
+    if not args.no_mc:
+        check_closed_form_memory(cfg)
     n_draws = cfg.trials if args.n_draws is None else args.n_draws
-    if n_draws < 1:
-        raise ConfigError("n_draws", f"must be an integer ≥ 1, got {n_draws}")
-    predictions = predict_config(cfg, n_draws=n_draws)
+    progress = show_progress(args)
+    predictions = predict_config(cfg, n_draws=n_draws, progress=progress)
     if args.no_mc:
         if args.format == "json":
             print_json({"kind": "prediction", "config": cfg.to_dict(), "records": predictions})
@@ -95,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             ]
             print(format_table(["scheme", "T", "d", "predicted"], table))
         return 0
-    rows = compare_records(predictions, run_closed_form(cfg).records)
+    rows = compare_records(predictions, run_closed_form(cfg, progress=progress).records)
     summary = summarise_comparison(rows, args.min_dim)
     if args.format == "json":
         payload = {"kind": "prediction_vs_mc", "config": cfg.to_dict(), "n_draws": n_draws}

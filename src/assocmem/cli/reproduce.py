@@ -3,7 +3,9 @@
 import argparse
 from typing import Any
 
-from assocmem.experiments.reproduce import ONLY_CHOICES, PAPER_ITEMS, reproduce
+from assocmem.cli.common import LazyChoices, add_quiet_argument, int_at_least, show_progress
+
+REGISTRY = "assocmem.experiments.registry"
 
 
 def register(subparsers: Any) -> None:
@@ -12,7 +14,9 @@ def register(subparsers: Any) -> None:
         help="reproduce the paper's figures, Table 1 and claims into OUT/report.html",
         description="Run (or resume) every experiment as a sweep into OUT/runs.db, then draw the "
         "figures (OUT/figures/*.png, *.svg) and write OUT/report.html and OUT/claims.json (every "
-        "judged claim). A second run reuses the stored results and only redraws.",
+        "judged claim). A second run reuses the stored results and only redraws; the report "
+        "shows every result OUT holds, so runs with --only add to it. Ends with a summary: "
+        "claims passed of those checked, figures written, time, the report's path.",
     )
     scale = parser.add_mutually_exclusive_group()
     scale.add_argument(
@@ -32,9 +36,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=ONLY_CHOICES,
+        choices=LazyChoices(REGISTRY, "ONLY_CHOICES"),
         metavar="ITEM",
-        help=f"a subset of: {', '.join(ONLY_CHOICES)}",
+        help="a subset: figure numbers (1, 3, 4, 5, 6, 7, 8), table1, memory, claims, beyond",
     )
     parser.add_argument(
         "--beyond",
@@ -45,14 +49,21 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out", default="reproduction", help="output folder (default reproduction)"
     )
-    parser.add_argument("--executor", choices=("local", "dask"), default="local")
-    parser.add_argument("--workers", type=int, help="Dask local workers")
+    parser.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local (default) or dask (needs the sweep extra)",
+    )
+    parser.add_argument("--workers", type=int_at_least(1), help="Dask local workers")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:K")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet_argument(parser, "no progress bars")
     parser.set_defaults(handler=run, scale="quick")
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.experiments.reproduce import PAPER_ITEMS, reproduce
+
     done = reproduce(
         args.out,
         scale=args.scale,
@@ -60,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         executor=args.executor,
         workers=args.workers,
         device=args.device,
-        progress=not args.quiet,
+        progress=show_progress(args),
     )
     print(done.summary())
     return 0

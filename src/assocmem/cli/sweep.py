@@ -8,8 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assocmem.cli.common import format_table, print_json
+from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
+    RawHelpFormatter,
+    add_memory_argument,
+    add_quiet_argument,
+    format_table,
+    int_at_least,
+    print_json,
+    show_progress,
+)
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import check_output_file
 
 EPILOG_RUN = """\
 SPEC is a TOML file or the name of a shipped spec (see `assocmem sweep specs`). Every input is
@@ -39,7 +49,17 @@ def register(subparsers: Any) -> None:
     _register_run(commands)
     _register_results(commands)
     _register_merge(commands)
-    specs = commands.add_parser("specs", help="list the specs shipped with the package")
+    specs = commands.add_parser(
+        "specs",
+        help="list the specs shipped with the package",
+        description="The sweep specs shipped with the package: name, run kind, runs, purpose.",
+    )
+    specs.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table: readable text (default); json: machine-readable records on stdout",
+    )
     specs.set_defaults(handler=list_specs)
 
 
@@ -49,18 +69,23 @@ def _register_run(commands: Any) -> None:
         help="run (or resume) a sweep into a database",
         description="Run every run of SPEC that the database does not hold yet.",
         epilog=EPILOG_RUN,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     add = run.add_argument
     add("spec", metavar="SPEC", help="a sweep spec (TOML file or shipped name)")
     add("--db", required=True, metavar="FILE", help="the SQLite results database")
     add("--dry-run", action="store_true", help="print the plan (runs, batches, work); run nothing")
     add("--executor", choices=("local", "dask"), default="local", help="default local")
-    add("--workers", type=int, help="dask: start a local cluster with N worker processes")
+    add(
+        "--workers",
+        type=int_at_least(1),
+        help="dask: start a local cluster with N worker processes",
+    )
     add("--scheduler", metavar="ADDR", help="dask: an existing scheduler, e.g. tcp://host:8786")
     add("--shard", metavar="K/N", help="run only shard K of N (batches i with i mod N = K-1)")
     add("--retry-failed", action="store_true", help="run again the runs recorded as failed")
-    add("--quiet", action="store_true", help="no progress bar")
+    add_memory_argument(run)
+    add_quiet_argument(run)
     add("--format", choices=("table", "json"), default="table", help="summary format")
     run.set_defaults(handler=run_command)
 
@@ -71,7 +96,7 @@ def _register_results(commands: Any) -> None:
         help="read a results database",
         description="Print or export the runs of a results database.",
         epilog=EPILOG_RESULTS,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     add = results.add_argument
     add("--db", required=True, metavar="FILE", help="the SQLite results database")
@@ -97,18 +122,27 @@ def _register_merge(commands: Any) -> None:
     )
     merge.add_argument("target", metavar="TARGET", help="database to merge into (created)")
     merge.add_argument("sources", nargs="+", metavar="SOURCE", help="databases to read")
+    merge.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table: one line (default); json: the counts on stdout",
+    )
     merge.set_defaults(handler=merge_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     from assocmem.sweep.execute import check_executor, run_sweep
     from assocmem.sweep.plan import make_plan, parse_shard, summary
-    from assocmem.sweep.spec import load_spec
-    from assocmem.sweep.store import done_keys_readonly
+    from assocmem.sweep.spec import check_spec_memory, load_spec
+    from assocmem.sweep.store import check_writable, done_keys_readonly
 
     spec = load_spec(args.spec)
     shard = parse_shard(args.shard) if args.shard else None
     check_executor(args.executor, args.workers, args.scheduler)
+    check_spec_memory(spec, args.memory_gb or DEFAULT_MEMORY_GB)
+    if not args.dry_run:
+        check_writable(args.db)
     plan = make_plan(spec)
     if args.dry_run:
         info = summary(plan, done_keys_readonly(args.db), shard)
@@ -125,7 +159,7 @@ def run_command(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         shard=shard,
         retry_failed=args.retry_failed,
-        progress=not args.quiet,
+        progress=show_progress(args),
     )
     info = report.to_dict()
     if args.format == "json":
@@ -149,6 +183,8 @@ def results_command(args: argparse.Namespace) -> int:
         require_parquet()
         if not args.out:
             raise ConfigError("out", "parquet output needs --out FILE")
+    if args.out:
+        check_output_file("out", args.out)
     df = load_results(args.db, sweep=args.sweep, kind=args.kind)
     if args.select_lr:
         df = select_lr(df, args.select_lr)
@@ -204,7 +240,10 @@ def merge_command(args: argparse.Namespace) -> int:
     from assocmem.sweep.store import merge
 
     added = merge(args.target, args.sources)
-    print(f"merged {added} runs into {args.target}")
+    if args.format == "json":
+        print_json({"target": args.target, "sources": args.sources, "added": added})
+    else:
+        print(f"merged {added} runs into {args.target}")
     return 0
 
 
@@ -215,5 +254,9 @@ def list_specs(args: argparse.Namespace) -> int:
     for name, path in sorted(shipped_specs().items()):
         spec = load_spec(path)
         rows.append([name, spec.kind, spec.n_runs, spec.description])
-    print(format_table(["spec", "kind", "runs", "description"], rows))
+    if args.format == "json":
+        keys = ["spec", "kind", "runs", "description"]
+        print_json([dict(zip(keys, row, strict=True)) for row in rows])
+    else:
+        print(format_table(["spec", "kind", "runs", "description"], rows))
     return 0

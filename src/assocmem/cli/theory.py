@@ -1,50 +1,71 @@
 """``assocmem theory``: the asymptotic laws of every scheme at a given α, Table 1, compute-optimal
-allocation and the exact finite-data floor (PAPER.md §3)."""
+allocation and the exact finite-data floor (Cabannes et al. 2024, §3; docs/theory.md)."""
 
 import argparse
 import math
 from typing import Any
 
-import numpy as np
-
-from assocmem.analysis.theory import (
-    SchemeLaw,
-    compute_optimal_samples,
-    finite_data_table,
-    scheme_law,
-    table1,
-    theory_table,
+from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
+    add_format_argument,
+    add_memory_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    print_json,
 )
-from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.config.errors import ConfigError
+from assocmem.config.memory import check_budget
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "theory",
         help="theory table: exponents of every scheme, Table 1, compute-optimal d, data floor",
-        description="Asymptotic scaling laws of associative memories (PAPER.md §3) at a given α: "
+        description="Asymptotic scaling laws of associative memories (Cabannes et al. 2024, §3; "
+        "docs/theory.md) at a given α: "
         "each scheme's exponents in d and T, the paper's Table 1, the compute-optimal "
         "d*(T) ≍ T^{1/α} and T*(d) ≍ d^α, and the exact finite-data floor Σ p(1−p)^T.",
     )
     add = parser.add_argument
-    add("--alpha", type=float, default=2.0, help="Zipf exponent α > 1 (default 2)")
-    add("--rho", type=float, nargs="+", default=[1.0, 0.75, 0.5], help="ρ values for q = p^ρ")
+    add("--alpha", type=finite_float, default=2.0, help="Zipf exponent α > 1 (default 2)")
+    add(
+        "--rho",
+        type=finite_float,
+        nargs="+",
+        default=[1.0, 0.75, 0.5],
+        help="ρ values for q = p^ρ (default 1 0.75 0.5)",
+    )
     add("--schemes", nargs="+", metavar="SCHEME", help="scheme specs (default: one of each)")
     add(
         "-N",
         "--n-inputs",
-        type=int,
+        type=int_at_least(1),
         default=1000,
         help="N for the finite-data floor (default 1000)",
     )
-    add("--n-samples", type=float, nargs="+", default=[10, 100, 1000, 10000], metavar="T")
-    add("--dims", type=float, nargs="+", default=[10, 100, 1000], metavar="D")
+    add(
+        "--n-samples",
+        type=finite_float,
+        nargs="+",
+        default=[10, 100, 1000, 10000],
+        metavar="T",
+        help="sample sizes T of the finite-data table (default 10 100 1000 10000)",
+    )
+    add(
+        "--dims",
+        type=finite_float,
+        nargs="+",
+        default=[10, 100, 1000],
+        metavar="D",
+        help="capacities d of the T*(d) table (default 10 100 1000)",
+    )
+    add_memory_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
 
-def _law_row(law: SchemeLaw) -> list[Any]:
+def _law_row(law: Any) -> list[Any]:
     def slope(exponent: float | None) -> str:
         return "—" if exponent is None else f"{-exponent:.4g}"
 
@@ -68,9 +89,22 @@ def _validate(args: argparse.Namespace) -> None:
         raise ConfigError("n_samples", "must be finite sample sizes T ≥ 0")
     if any(not (math.isfinite(d) and d > 0) for d in args.dims):
         raise ConfigError("dims", "must be finite dimensions d > 0")
+    # the finite-data floor holds a few length-N vectors of float64 per sample size T
+    need = 8 * args.n_inputs * (len(args.n_samples) + 3)
+    check_budget(need, args.memory_gb or DEFAULT_MEMORY_GB, f"N = {args.n_inputs}", "lower N")
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from assocmem.analysis.theory import (
+        compute_optimal_samples,
+        finite_data_table,
+        scheme_law,
+        table1,
+        theory_table,
+    )
+
     _validate(args)
     if args.schemes:
         laws = [scheme_law(spec, args.alpha) for spec in args.schemes]

@@ -4,13 +4,23 @@ TOML; prints seed-averaged exact population errors (or every run with ``--format
 import argparse
 from typing import Any
 
-from assocmem.analysis.lr_selection import best_lr_records
-from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
-from assocmem.laws.words import DISTRIBUTION_SPELLINGS
-from assocmem.training.config import EMBEDDING_KINDS, INITS, LR_SCALINGS, MODELS, SCHEDULES
-from assocmem.training.engine import train
-from assocmem.training.grid import SETTING_COLUMNS, expand_grid, summarize, summary_headers
-from assocmem.training.optimizers import OPTIMIZERS
+from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
+    LazyChoices,
+    RawHelpFormatter,
+    add_format_argument,
+    add_memory_argument,
+    add_quiet_argument,
+    finite_float,
+    format_table,
+    int_at_least,
+    load_toml,
+    print_json,
+    show_progress,
+)
+
+CONFIG = "assocmem.training.config"
+EMBEDDINGS = LazyChoices(CONFIG, "EMBEDDING_KINDS")
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -33,57 +43,112 @@ def register(subparsers: Any) -> None:
         "noisy labels (--label-noise): also the error against noisy labels, the Bayes error ε and "
         "the excess error.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     add = parser.add_argument
     add("--config", metavar="TOML", help="a TOML file with any of the settings below")
-    add("-N", "--n-inputs", type=int, help="number of input tokens N (default 100)")
-    add("-M", "--n-outputs", type=int, help="number of outputs M (default 5)")
-    add("--alpha", type=float, help="Zipf exponent α (default 2)")
+    add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 100)")
+    add("-M", "--n-outputs", type=int_at_least(2), help="number of outputs M ≤ N (default 5)")
+    add("--alpha", type=finite_float, help="Zipf exponent α (default 2)")
     add(
         "--distribution",
         nargs="+",
         metavar="LAW",
-        help=f"token laws ({DISTRIBUTION_SPELLINGS}; an axis; default zipf at --alpha)",
+        help="token laws (zipf, zipf:ALPHA or words:LANG; an axis; default zipf at --alpha)",
     )
     add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
     add(
         "--label-noise",
         nargs="+",
-        type=float,
+        type=finite_float,
         metavar="EPS",
         help="ε: a sample's label is f*(x) w.p. 1-ε, else another output (an axis; default 0)",
     )
-    add("--models", nargs="+", choices=MODELS, help="matrix | learned | relu | qupdate")
-    add("--optimizers", nargs="+", choices=list(OPTIMIZERS), help="default sgd")
+    add(
+        "--models",
+        nargs="+",
+        choices=LazyChoices(CONFIG, "MODELS"),
+        metavar="MODEL",
+        help="matrix (default) | learned | relu | qupdate",
+    )
+    add(
+        "--optimizers",
+        nargs="+",
+        choices=LazyChoices("assocmem.training.optimizers", "OPTIMIZERS"),
+        metavar="OPT",
+        help="registered optimisers, e.g. sgd (default), adam",
+    )
     add("--layer-norm", nargs="+", choices=("off", "on"), help="L2-normalise W e_x (default off)")
-    add("--dims", nargs="+", type=int, help="dimensions d (default 100)")
-    add("--n-samples", nargs="+", type=int, help="sample sizes T (default 10240)")
-    add("--batch-sizes", nargs="+", type=int, help="batch sizes B (default 64)")
-    add("--lrs", nargs="+", type=float, help="learning rates (default 1)")
-    add("--seeds", type=int, help="number of seeds 0..k-1 (default 1)")
+    add("--dims", nargs="+", type=int_at_least(1), metavar="D", help="dimensions d (default 100)")
+    add(
+        "--n-samples",
+        nargs="+",
+        type=int_at_least(1),
+        metavar="T",
+        help="sample sizes T (default 10240)",
+    )
+    add(
+        "--batch-sizes",
+        nargs="+",
+        type=int_at_least(1),
+        metavar="B",
+        help="batch sizes B (default 64)",
+    )
+    add("--lrs", nargs="+", type=finite_float, metavar="LR", help="learning rates (default 1)")
+    add("--seeds", type=int_at_least(1), help="number of seeds 0..k-1 (default 1)")
     add("--full-batch", action="store_true", default=None, help="population-gradient training")
-    add("--n-steps", type=int, help="steps of full-batch training")
-    add("--init", choices=INITS, help="initial W (default gaussian N(0, 1/d))")
-    add("--embeddings", choices=EMBEDDING_KINDS, help="input embeddings (default gaussian)")
-    add("--output-embeddings", choices=EMBEDDING_KINDS, help="output embeddings (default gaussian)")
-    add("--lr-scaling", choices=LR_SCALINGS, help="learning-rate convention (default paper)")
-    add("--momentum", type=float, help="SGD momentum (default 0; nesterov: 0.9)")
-    add("--weight-decay", type=float, help="L2 weight decay (default 0)")
-    add("--betas", nargs=2, type=float, help="Adam betas (default 0 0)")
-    add("--eps", type=float, help="Adam eps (default 1e-8)")
-    add("--schedule", choices=SCHEDULES, help="lr schedule (default constant)")
-    add("--decay-steps", nargs="+", type=int, help="steps at which the step schedule decays")
-    add("--decay-factor", type=float, help="multiplier at each decay step (default 0.1)")
-    add("--eval-every", type=int, help="record the error every k steps (JSON output)")
-    add("--snapshot-steps", nargs="+", type=int, help="record softmax scores after these steps")
+    add("--n-steps", type=int_at_least(1), help="steps of full-batch training")
+    add(
+        "--init",
+        choices=LazyChoices(CONFIG, "INITS"),
+        metavar="INIT",
+        help="initial W: gaussian N(0, 1/d) (default) or zero",
+    )
+    add("--embeddings", choices=EMBEDDINGS, metavar="KIND", help="input embeddings (gaussian)")
+    add(
+        "--output-embeddings",
+        choices=EMBEDDINGS,
+        metavar="KIND",
+        help="output embeddings: gaussian (default) or spherical",
+    )
+    add(
+        "--lr-scaling",
+        choices=LazyChoices(CONFIG, "LR_SCALINGS"),
+        metavar="RULE",
+        help="learning-rate convention: paper (default) or none",
+    )
+    add("--momentum", type=finite_float, help="SGD momentum (default 0; nesterov: 0.9)")
+    add("--weight-decay", type=finite_float, help="L2 weight decay (default 0)")
+    add("--betas", nargs=2, type=finite_float, help="Adam betas (default 0 0)")
+    add("--eps", type=finite_float, help="Adam eps (default 1e-8)")
+    add(
+        "--schedule",
+        choices=LazyChoices(CONFIG, "SCHEDULES"),
+        metavar="SCHEDULE",
+        help="lr schedule: constant (default) or step",
+    )
+    add(
+        "--decay-steps",
+        nargs="+",
+        type=int_at_least(0),
+        help="steps at which the step schedule decays",
+    )
+    add("--decay-factor", type=finite_float, help="multiplier at each decay step (default 0.1)")
+    add("--eval-every", type=int_at_least(0), help="record the error every k steps (JSON output)")
+    add(
+        "--snapshot-steps",
+        nargs="+",
+        type=int_at_least(0),
+        help="record softmax scores after these steps",
+    )
     add("--device", choices=("cpu", "cuda"), help="default cpu")
     add(
         "--best-lr",
         action="store_true",
         help="table: keep, per setting, the lr with the lowest seed-averaged error",
     )
-    add("--quiet", action="store_true", help="no progress bar")
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -107,8 +172,15 @@ def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    configs = expand_grid(spec_from_args(args))
-    results = train(configs, progress=not args.quiet)
+    from assocmem.analysis.lr_selection import best_lr_records
+    from assocmem.analysis.memory import check_train_grid_memory
+    from assocmem.training.engine import train
+    from assocmem.training.grid import SETTING_COLUMNS, expand_grid, summarize, summary_headers
+
+    spec = spec_from_args(args)
+    check_train_grid_memory(spec, args.memory_gb or DEFAULT_MEMORY_GB)
+    configs = expand_grid(spec)
+    results = train(configs, progress=show_progress(args))
     if args.format == "json":
         print_json({"runs": [r.to_dict() for r in results], "summary": summarize(results)})
         return 0

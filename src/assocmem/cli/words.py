@@ -3,8 +3,7 @@
 import argparse
 from typing import Any
 
-from assocmem.cli.common import add_format_argument, format_table, print_json
-from assocmem.laws.words import CREDITS, word_distribution
+from assocmem.cli.common import add_format_argument, format_table, int_at_least, print_json
 
 
 def register(subparsers: Any) -> None:
@@ -19,14 +18,36 @@ def register(subparsers: Any) -> None:
         "languages", nargs="+", metavar="LANG", help="language codes, e.g. en fr zh"
     )
     parser.add_argument(
-        "-N", "--n-inputs", type=int, default=1000, help="top N words (default 1000)"
+        "-N", "--n-inputs", type=int_at_least(2), default=1000, help="top N words (default 1000)"
     )
     parser.add_argument("--compare", action="store_true", help="run closed-form on real vs Zipf(α̂)")
-    parser.add_argument("--schemes", nargs="+", default=["population", "threshold:P=d/8"])
-    parser.add_argument("--dims", nargs="+", default=["log:10:1000:8"])
-    parser.add_argument("--n-samples", nargs="+", default=["inf"])
-    parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--schemes",
+        nargs="+",
+        default=["population", "threshold:P=d/8"],
+        metavar="SCHEME",
+        help="--compare: memory schemes (default population threshold:P=d/8)",
+    )
+    parser.add_argument(
+        "--dims",
+        nargs="+",
+        default=["log:10:1000:8"],
+        metavar="D",
+        help="--compare: dimensions d (default log:10:1000:8)",
+    )
+    parser.add_argument(
+        "--n-samples",
+        nargs="+",
+        default=["inf"],
+        metavar="T",
+        help="--compare: sample sizes T (default inf)",
+    )
+    parser.add_argument(
+        "--trials", type=int_at_least(1), default=20, help="--compare: trials (default 20)"
+    )
+    parser.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="--compare: base seed (default 0)"
+    )
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -36,6 +57,19 @@ def _ci(ci: tuple[float, float] | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.analysis.memory import check_closed_form_memory
+    from assocmem.closed_form.config import config_from_mapping
+    from assocmem.laws.words import CREDITS, word_distribution
+
+    values = {
+        "n_inputs": args.n_inputs,
+        "schemes": args.schemes,
+        "dims": args.dims,
+        "n_samples": args.n_samples,
+        "trials": args.trials,
+        "seed": args.seed,
+    }
+    cfg = config_from_mapping(values)  # the --compare settings are checked in either case
     if not args.compare:
         laws = [word_distribution(lang, args.n_inputs) for lang in args.languages]
         rows = [
@@ -62,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
         "trials": args.trials,
         "seed": args.seed,
     }
-    config = config_from_mapping(values).to_dict()
+    cfg = config_from_mapping(values)
+    check_closed_form_memory(cfg)
+    config = cfg.to_dict()
     comparisons = [compare_with_zipf(lang, **config) for lang in args.languages]
     if args.format == "json":
         print_json({"comparisons": [c.__dict__ for c in comparisons], "credits": CREDITS})

@@ -14,11 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
 from assocmem.experiments.frames import StoredFrames
 from assocmem.experiments.registry import (
+    BEYOND,
+    EXPERIMENTS,
     ONLY_CHOICES,
     PAPER_ITEMS,
     drawn,
@@ -28,8 +33,10 @@ from assocmem.experiments.registry import (
 )
 from assocmem.figures import save
 from assocmem.report import Claim, FigureEntry, Report, write_report
-from assocmem.sweep.execute import SweepReport, provenance, run_sweep
+from assocmem.sweep.execute import SweepReport, check_executor, provenance, run_sweep
+from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SweepSpec
+from assocmem.sweep.store import Store, done_keys_readonly
 
 __all__ = ["ONLY_CHOICES", "PAPER_ITEMS", "Reproduction", "reproduce"]
 NOTES = ["Figure 2 of the paper is a diagram (three memories, one wrong answer) and is omitted."]
@@ -61,6 +68,8 @@ class Reproduction:
         checked = [c for c in self.claims if c.passed is not None]
         failing = [c.id for c in checked if not c.passed]
         verdict = f"claims: {len(checked) - len(failing)} of {len(checked)} checked pass"
+        if not self.claims:
+            verdict = "claims: none judged in this call (they are judged with --only claims)"
         if failing:
             verdict += f"; failing: {', '.join(failing)}"
         if len(checked) < len(self.claims):
@@ -123,6 +132,10 @@ def reproduce(
 
     Notes
     -----
+    Every input is checked before ``out`` is created. The report shows every result ``out``
+    holds: the selected experiments and each experiment whose runs a previous call stored (so a
+    call with ``only`` adds to the report instead of replacing it).
+
     Every figure, Table 1 and the checkable claims of Cabannes et al. (2024); see the docs:
     science/figures.md and science/claims.md.
     """
@@ -131,9 +144,20 @@ def reproduce(
     specs: dict[str, SweepSpec] = {}
     for experiment in (*to_draw, *to_judge):
         specs |= experiment.specs(scale, device)
+    for spec in specs.values():
+        spec.points()  # every point valid before anything is written
+    check_executor(executor, workers, None)
+    check_output_dir("out", out)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     db = out / "runs.db"
+    stored_draw, stored_judge = stored_experiments(out, scale, device)
+    to_draw = _union(to_draw, stored_draw)
+    to_judge = _union(to_judge, stored_judge)
+    for experiment in (*to_draw, *to_judge):
+        specs |= experiment.specs(scale, device)
+    out.mkdir(parents=True, exist_ok=True)
+    with Store(db):
+        pass  # the database exists even when no selected experiment has runs
     sweeps = [
         run_sweep(specs[name], db, executor=executor, workers=workers, progress=progress)
         for name in sorted(specs)
@@ -151,6 +175,35 @@ def reproduce(
     write_claims(report.claims, out / "claims.json")
     path = write_report(report, out / "report.html")
     return Reproduction(path, report.claims, figures, time.perf_counter() - start)
+
+
+def _union(first: Sequence[Experiment], second: Sequence[Experiment]) -> list[Experiment]:
+    """The experiments of either list, in registry (report) order."""
+    names = {e.name for e in (*first, *second)}
+    return [e for e in EXPERIMENTS.values() if e.name in names]
+
+
+def stored_experiments(
+    out: Path, scale: str, device: str
+) -> tuple[list[Experiment], list[Experiment]]:
+    """The experiments (to draw, to judge) whose results ``out`` already holds: every run at
+    ``scale`` in ``out/runs.db``, or, for an experiment without runs, its figure in
+    ``out/figures``. Those whose sweeps cannot be built here (e.g. a word law without the
+    words extra) are left out."""
+    done = done_keys_readonly(out / "runs.db") if out.is_dir() else set()
+    complete = []
+    for experiment in EXPERIMENTS.values():
+        try:
+            specs = experiment.specs(scale, device)
+            keys = {run.key for spec in specs.values() for run in expand_runs(spec)}
+        except ConfigError:
+            continue
+        drawn_before = (out / "figures" / f"{experiment.name}.png").exists()
+        if (keys and keys <= done) or (not keys and drawn_before):
+            complete.append(experiment)
+    to_draw = [e for e in complete if e.item is not None]
+    to_judge = [e for e in complete if e.claims and e.item != BEYOND]
+    return to_draw, to_judge
 
 
 def add_experiment(report: Report, experiment: Experiment, ctx: Context) -> list[Path]:
@@ -186,7 +239,10 @@ def run_provenance(
     for sweep in sweeps:
         for status, count in sweep.statuses.items():
             statuses[status] = statuses.get(status, 0) + count
-    runs = ctx.frames.all.drop_duplicates("hash")
+    runs = ctx.frames.all
+    if runs.empty:  # nothing stored yet (an experiment without runs): empty columns
+        runs = pd.DataFrame({"hash": [], "wall_seconds": [], "host": []})
+    runs = runs.drop_duplicates("hash")
     return {
         "scale": ctx.scale,
         "database": str(ctx.frames.db),

@@ -13,9 +13,11 @@ from assocmem.figures.closed_form import (
     memory_matrices,
     save,
 )
+from assocmem.figures.requirements import check_figure_frame
 
 __all__ = [
     "FIGURES",
+    "check_figure_frame",
     "figure1",
     "figure3",
     "figure4",

@@ -59,6 +59,8 @@ def available_languages() -> list[str]:
 @cache
 def word_distribution(language: str, n_inputs: int) -> WordDistribution:
     """The law of the ``n_inputs`` most frequent words of ``language`` (wordfreq's best list)."""
+    if isinstance(n_inputs, bool) or not isinstance(n_inputs, int) or n_inputs < 2:
+        raise ConfigError("n_inputs", f"a word law needs an integer n_inputs ≥ 2, got {n_inputs!r}")
     wordfreq = _wordfreq()
     if language not in wordfreq.available_languages(wordlist="best"):
         raise ConfigError(

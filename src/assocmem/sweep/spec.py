@@ -34,11 +34,20 @@ from typing import Any
 
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.sweep.kinds import RUN_KINDS, RunKind, get_kind
 from assocmem.sweep.kinds.closed_form import build_closed_form
 from assocmem.sweep.kinds.train import build_train
 
-__all__ = ["SpecError", "SweepSpec", "build_closed_form", "build_train", "load_spec", "parse_spec"]
+__all__ = [
+    "SpecError",
+    "SweepSpec",
+    "build_closed_form",
+    "build_train",
+    "check_spec_memory",
+    "load_spec",
+    "parse_spec",
+]
 
 TOP_KEYS = (
     "name",
@@ -348,6 +357,20 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     )
 
 
+RUN_BYTES = 4096  # one planned run held in memory: its config, identity, batch and record
+
+
+def check_spec_memory(spec: SweepSpec, memory_gb: float = DEFAULT_MEMORY_GB) -> None:
+    """Refuse, before its runs are built, a sweep whose plan alone (``RUN_BYTES`` per run)
+    exceeds ``memory_gb``; each batch's own working set is bounded by its run kind."""
+    check_budget(
+        spec.n_runs * RUN_BYTES,
+        memory_gb,
+        f"planning the {spec.n_runs} runs of sweep {spec.name!r}",
+        "lower seeds, trials or axes",
+    )
+
+
 def shipped_specs() -> dict[str, Path]:
     """The specs shipped with the package, by name (file stem)."""
     folder = resources.files("assocmem") / "specs"
@@ -397,4 +420,4 @@ def load_spec(spec: str | Path) -> SweepSpec:
     science/figures.md.
     """
     path = resolve_spec_path(str(spec))
-    return parse_spec(load_toml(path), source=str(path))
+    return parse_spec(load_toml(path, field="spec"), source=str(path))

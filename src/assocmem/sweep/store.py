@@ -6,11 +6,15 @@ write-ahead log is rolled back on the next open). The content hash is the PRIMAR
 are inserted with ``ON CONFLICT DO NOTHING`` semantics (a ``failed`` row may be replaced by a
 later attempt, an ``ok`` or ``diverged`` row never), so a resumed sweep, two shards, or two
 whole sweeps writing the same file never duplicate a run. WAL mode with a busy timeout lets
-several writer processes and readers share the file.
+several writer processes and readers share the file; the last writer to close switches the file
+back to a rollback journal (best effort), so that a closed database is one file and readers
+(:func:`open_readonly`, SQLite ``mode=ro``) write nothing beside it.
 """
 
+import contextlib
 import json
 import math
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import check_output_file
 
 STATUSES = ("ok", "diverged", "failed")
 BUSY_TIMEOUT_S = 120.0
@@ -105,6 +110,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        check_writable(path)
         try:
             self.conn = sqlite3.connect(
                 str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None
@@ -154,6 +160,11 @@ class Store:
         return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def close(self) -> None:
+        # the last connection out leaves one file (no -wal/-shm) for read-only readers; with
+        # other connections open the switch fails ("database is locked") and WAL stays
+        with contextlib.suppress(sqlite3.DatabaseError):
+            self.conn.execute("PRAGMA busy_timeout = 0")
+            self.conn.execute("PRAGMA journal_mode = DELETE")
         self.conn.close()
 
     def __enter__(self) -> "Store":
@@ -176,17 +187,49 @@ class _Transaction:
         self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
 
 
+def _writable(path: Path) -> bool:
+    """Whether SQLite could write ``path`` and its journal beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def readonly_uri(path: str | Path) -> str:
+    """The URI a reader opens: ``mode=ro`` (SQLite writes nothing), plus ``immutable=1`` for
+    a file that cannot be written and has no write-ahead log (no writer can change it; SQLite
+    then needs no lock or shared-memory file, so a read-only folder works)."""
+    path = Path(path).resolve()
+    uri = path.as_uri() + "?mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    if not _writable(path) and not wal.exists():
+        uri += "&immutable=1"
+    return uri
+
+
 def open_readonly(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection; a missing or foreign file is a one-line :class:`ConfigError`."""
+    """A read-only connection that writes nothing; a missing, foreign or unreadable file is a
+    one-line :class:`ConfigError`."""
+    name = repr(str(path))
+    if Path(path).is_dir():
+        raise ConfigError("db", f"{name} is a folder; give a results database file")
     if not Path(path).is_file():
-        raise ConfigError("db", f"no results database at {str(path)!r}")
+        raise ConfigError("db", f"no results database at {name}")
     try:
-        uri = Path(path).resolve().as_uri() + "?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+        conn = sqlite3.connect(readonly_uri(path), uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as err:
+        raise ConfigError("db", f"cannot open {name}: {err}") from None
+    try:
         conn.execute("SELECT COUNT(*) FROM runs").fetchone()
     except sqlite3.DatabaseError as err:
-        raise ConfigError("db", f"{str(path)!r} is not a results database: {err}") from None
+        conn.close()
+        raise ConfigError("db", f"{name} is not a results database: {err}") from None
     return conn
+
+
+def check_writable(path: str | Path) -> None:
+    """Refuse, before any work, a database path that cannot be created or written (without
+    creating it): a folder, a read-only file, a missing or read-only folder."""
+    check_output_file("db", path)
+    if Path(path).exists() and Path(path).stat().st_size > 0:
+        open_readonly(path).close()  # an existing file must be a results database
 
 
 def read_rows(path: str | Path, sweep: str | None = None) -> list[dict[str, Any]]:
@@ -237,6 +280,7 @@ def merge(target: str | Path, sources: Sequence[str | Path]) -> int:
     """Copy every run of ``sources`` into ``target`` (same no-duplicate rules as a sweep)."""
     for source in sources:
         open_readonly(source).close()  # every source is checked before the target is touched
+    check_writable(target)
     added = 0
     with Store(target) as store:
         for source in sources:

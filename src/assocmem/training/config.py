@@ -248,6 +248,8 @@ def validate(cfg: TrainConfig) -> None:
     """Raise :class:`ConfigError` naming the first invalid field."""
     _positive_int("n_inputs", cfg.n_inputs)
     _positive_int("n_outputs", cfg.n_outputs, 2)
+    if cfg.n_outputs > cfg.n_inputs:
+        raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
     _finite("alpha", cfg.alpha, low=0.0, strict=True)
     if cfg.words is not None:
         check_words(cfg.words, cfg.n_inputs)

@@ -43,6 +43,9 @@ def _as_list(key: str, value: Any) -> list[Any]:
     values = list(value) if isinstance(value, list | tuple) else [value]
     if not values:
         raise ConfigError(key, "must hold at least one value")
+    if len({v if isinstance(v, int | float | str) else repr(v) for v in values}) != len(values):
+        # a repeated value would train the same runs twice
+        raise ConfigError(key, f"each value may be given once, got {values}")
     return values
 
 

@@ -1,0 +1,115 @@
+"""Memory estimates of whole library calls, checked against a budget before work starts.
+
+A call that allocates in proportion to its inputs (the trials of a closed-form experiment, the
+runs of a training grid, the associations of a capacity search) is refused up front, in one
+line (:func:`assocmem.config.memory.check_budget`), when its estimate exceeds the budget; the
+estimates are deliberately rough upper bounds of what is held at once.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.config.errors import ConfigError
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
+
+__all__ = [
+    "RECORD_BYTES",
+    "capacity_bytes",
+    "check_capacity_memory",
+    "check_closed_form_memory",
+    "check_train_grid_memory",
+    "closed_form_bytes",
+    "train_grid_bytes",
+]
+
+RECORD_BYTES = 4096  # a training run's config and result objects (and their JSON) held at once
+CELL_BYTES = 128  # one (trial, scheme, d, T) cell: metric arrays, record lists, JSON text
+
+
+def closed_form_bytes(cfg: ClosedFormConfig) -> int:
+    """Two trials' working sets (one drawn while the other computes) plus every trial's
+    metrics, records and output (``trials × columns × dims`` cells)."""
+    columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
+    cells = cfg.trials * columns * len(cfg.dims)
+    return 2 * working_set_bytes(cfg) + CELL_BYTES * cells
+
+
+def check_closed_form_memory(cfg: ClosedFormConfig, memory_gb: float | None = None) -> None:
+    """Refuse a closed-form experiment over ``memory_gb`` (default: the config's)."""
+    budget = cfg.memory_gb if memory_gb is None else memory_gb
+    what = f"{cfg.trials} trials of N = {cfg.n_inputs}, d_max = {max(cfg.dims)}"
+    check_budget(closed_form_bytes(cfg), budget, what, "lower trials, n_inputs or dims")
+
+
+def _seed_count(spec: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+    """The number of seeds of a grid spec, and the spec with a single seed."""
+    one = dict(spec)
+    for key in ("seeds", "seed"):
+        value = spec.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and key == "seeds":
+            one[key] = 1 if value >= 1 else value
+            return max(value, 1), one
+        if isinstance(value, list | tuple) and value:
+            one[key] = list(value)[:1]
+            return len(value), one
+    return 1, one
+
+
+def train_grid_bytes(spec: Mapping[str, Any]) -> tuple[int, int]:
+    """``(runs, bytes)`` of a training grid (:func:`assocmem.training.grid.expand_grid`),
+    estimated from its one-seed grid: every run's record, plus the largest tensor program
+    (runs are trained in chunks of at most :data:`~assocmem.training.planning.MEMORY_BUDGET`
+    bytes, or one run when a run alone is larger)."""
+    from assocmem.training.grid import expand_grid
+    from assocmem.training.planning import MEMORY_BUDGET, state_bytes
+
+    seeds, one_seed = _seed_count(spec)
+    configs = expand_grid(one_seed)
+    runs = len(configs) * seeds
+    largest = max(state_bytes(cfg) for cfg in configs)
+    program = max(largest, min(MEMORY_BUDGET, largest * seeds))
+    return runs, RECORD_BYTES * runs + program
+
+
+def check_train_grid_memory(spec: Mapping[str, Any], memory_gb: float = DEFAULT_MEMORY_GB) -> None:
+    """Refuse a training grid whose estimate (:func:`train_grid_bytes`) exceeds ``memory_gb``."""
+    runs, need = train_grid_bytes(spec)
+    check_budget(need, memory_gb, f"this grid of {runs} runs", "lower seeds, axes or N")
+
+
+def capacity_bytes(
+    dims: Sequence[int], memory: str, n_outputs: int | None, trials: int, n_reach: int
+) -> int:
+    """Peak bytes of one accuracy evaluation at the largest d and the largest N the search is
+    expected to try (``n_reach``): the hebbian memory is a closed-form run with q = 1 (M = N
+    when ``n_outputs`` is None), the trained one holds E, U, W and Adam's two moments and the
+    N×M logits for each of ``trials`` draws (float32)."""
+    d, n = max(dims), n_reach
+    m = n if n_outputs is None else min(n_outputs, n)
+    if memory == "hebbian":
+        cfg = ClosedFormConfig(
+            n_inputs=n, n_outputs=m, probabilities=None, schemes=("uniform",), dims=(d,),
+            trials=trials, embedding="gaussian", output_embedding="gaussian",
+            memory_gb=math.inf,
+        )  # fmt: skip
+        return 2 * working_set_bytes(cfg)
+    return 4 * trials * (n * d + m * d + 4 * d * d + 3 * n * m)
+
+
+def check_capacity_memory(
+    dims: Sequence[int],
+    memory: str,
+    n_outputs: int | None,
+    trials: int,
+    n_reach: int,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> None:
+    """Refuse a capacity search whose largest evaluation (:func:`capacity_bytes`) exceeds
+    ``memory_gb``."""
+    if not dims:
+        raise ConfigError("dims", "give at least one dimension d")
+    need = capacity_bytes(dims, memory, n_outputs, trials, n_reach)
+    what = f"the {memory} search at d = {max(dims)} (up to N ≈ {n_reach})"
+    check_budget(need, memory_gb, what, "lower dims or trials")
