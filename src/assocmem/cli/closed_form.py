@@ -7,6 +7,7 @@ from typing import Any
 from assocmem.cli.common import add_format_argument, format_table, load_toml, print_json
 from assocmem.closed_form import run_closed_form, summary_rows
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+from assocmem.closed_form.cost import CHOICES
 from assocmem.config.files import load_probabilities
 from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS
 from assocmem.schemes import REGISTRY
@@ -56,6 +57,7 @@ def register(subparsers: Any) -> None:
     add("--dtype", choices=("float32", "float64"), help="working precision (default float32)")
     add("--memory-gb", type=float, help="refuse runs whose working set exceeds this (default 4)")
     add("--readout", action="store_true", default=None, help="also softmax readout metrics")
+    add("--sampler", choices=CHOICES, help="explicit E, exact-in-law draws, or auto (default)")
     add("--quiet", action="store_true", help="no progress bar")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
@@ -85,6 +87,6 @@ def run(args: argparse.Namespace) -> int:
     wall = result.provenance["wall_seconds"]
     print(
         f"\n{cfg.trials} trials, N = {cfg.n_inputs}, M = {cfg.n_outputs}, "
-        f"{wall:.2f} s on {cfg.device}"
+        f"{wall:.2f} s on {cfg.device}, {cfg.resolved_sampler} sampler"
     )
     return 0

@@ -7,6 +7,7 @@ from assocmem.analysis.predict import compare_records, predict_config, summarise
 from assocmem.cli.common import add_format_argument, format_table, print_json
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+from assocmem.closed_form.cost import CHOICES
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_probabilities, load_toml
 from assocmem.embeddings import EMBEDDING_KINDS, NESTED_CONVENTIONS
@@ -29,7 +30,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 FLAGS = (
     "n_inputs", "n_outputs", "alpha", "target", "embedding", "output_embedding", "nested",
-    "schemes", "dims", "n_samples", "trials", "seed", "device", "dtype", "memory_gb",
+    "schemes", "dims", "n_samples", "trials", "seed", "device", "dtype", "memory_gb", "sampler",
 )  # fmt: skip
 
 
@@ -60,6 +61,7 @@ def register(subparsers: Any) -> None:
     add("--device", help="cpu, cuda or cuda:K for the Monte Carlo run")
     add("--dtype", choices=("float32", "float64"), help="Monte Carlo precision")
     add("--memory-gb", type=float, help="Monte Carlo memory budget")
+    add("--sampler", choices=CHOICES, help="Monte Carlo sampler: explicit, in_law or auto")
     add("--n-draws", type=int, help="sampled count vectors averaged at finite T (default: trials)")
     add("--no-mc", action="store_true", help="print the prediction only")
     add("--min-dim", type=int, default=30, help="summaries also over d ≥ this (default 30)")

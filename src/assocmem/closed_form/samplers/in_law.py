@@ -1,0 +1,263 @@
+"""The exact-in-law sampler: draw the Gaussian quantities the scores depend on, never E.
+
+With i.i.d. Gaussian input embeddings the class-aggregated scores of a weighting
+``A = diag(q) L`` (N×M) at dimension d are ``E_d E_dᵀ A`` (times the output Gram, drawn as
+usual). Stack the distinct stored columns of a trial (every scheme × T, and × d where q changes
+with d) and take an orthonormal basis Q (N×r) of their span, ``A_j = Q R_j``. Then, exactly in
+law and jointly over every nested d (ARCHITECTURE.md, idea 8; docs/kernels-sampling.md):
+
+- ``Z = Qᵀ E`` (r×d_max) has i.i.d. N(0, 1) entries: it is drawn directly;
+- ``E_d E_dᵀ A_j = Q Z_d Z_dᵀ R_j + P⊥ H_d R_j`` with ``P⊥ = I − Q Qᵀ`` and ``H_d = Ẽ_d Z_dᵀ``
+  for an independent copy Ẽ of E (``P⊥ E`` is independent of ``Qᵀ E``);
+- over a block of coordinates ``(d', d]`` the increment of ``H R_live`` (R_live: the columns of
+  R still used at some dimension ≥ d) has i.i.d. rows ``N(0, Wᵀ W)``, ``W = Z_blkᵀ R_live``:
+  drawn as ``N × k`` standard normals times a k-row factor of ``Wᵀ W``,
+  ``k = min(block width, live columns, r)``.
+
+So a trial draws ``r·d_max + N·Σ_blocks k`` numbers instead of ``N·d_max``. The basis is built
+in float64 from a QR and an SVD of its triangle (a rank-revealing step: nested thresholds give
+nearly dependent columns; a plain QR would not show it); without label noise each output class
+has its own block of tokens, and its own basis.
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+from assocmem import rng
+from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.samplers.base import Sampler, TrialWeights, stored_rows
+
+SPLIT_BASIS_ABOVE = 2**22  # N × distinct columns above which the basis is built per class
+# remainder(block, z_blk, r_live, out): add the block's increment of (H R_live)ᵀ to out
+Remainder = Callable[[slice, torch.Tensor, torch.Tensor, torch.Tensor], None]
+
+
+@dataclass
+class WeightingBasis:
+    """An orthonormal basis of a trial's stored columns and their coordinates in it.
+
+    q_t: (r, N) orthonormal rows; coeffs: (r, c), the c distinct nonzero stored columns are
+    ``q_tᵀ coeffs``, ordered by their last use (latest first); index: (D, K·M) the distinct
+    column of each output row at each d (−1: a zero column); live[i]: how many distinct
+    columns are used at some d ≥ dims[i] (a prefix of the order).
+    """
+
+    q_t: torch.Tensor
+    coeffs: torch.Tensor
+    index: torch.Tensor
+    live: list[int]
+
+
+class InLaw(Sampler):
+    """Exact in law for i.i.d. Gaussian input embeddings (any nested convention)."""
+
+    name = "in_law"
+
+    def draw(self, problem: Problem, trial: int) -> None:
+        return None  # the draws' shapes depend on the trial's basis: drawn as they are used
+
+    def aggregates(
+        self, problem: Problem, weights: TrialWeights, drawn: None
+    ) -> Iterator[tuple[slice, torch.Tensor]]:
+        cfg, trial = problem.cfg, weights.trial
+        basis = weighting_basis(problem, weights)
+        gen = rng.generator(cfg.seed, "in_law_basis", trial, device=problem.device)
+        z = torch.randn(
+            basis.q_t.shape[0], problem.dims[-1], generator=gen, device=problem.device,
+            dtype=problem.dtype,
+        )  # fmt: skip
+        remainder = gaussian_remainder(
+            rng.generator(cfg.seed, "in_law_remainder", trial, device=problem.device)
+        )
+        yield from assemble(problem, basis, z, remainder)
+
+
+def gaussian_remainder(gen: torch.Generator) -> Remainder:
+    """Draw the block increments of ``(H R_live)ᵀ`` in law: k × N normals times a factor."""
+
+    def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
+        rank, width = z_blk.shape
+        live = r_live.shape[1]
+        k = min(width, live, rank)
+        if k == width:  # W = Z_blkᵀ R_live itself is a factor
+            factor = z_blk.T @ r_live
+        elif k == live:  # Wᵀ W = R_wᵀ R_w, W = Q_w R_w
+            factor = torch.linalg.qr((z_blk.T @ r_live).double(), mode="r")[1].to(out.dtype)
+        else:  # Z_blk Z_blkᵀ = R_zᵀ R_z: factor R_z R_live, r rows
+            r_z = torch.linalg.qr(z_blk.T.double(), mode="r")[1]
+            factor = (r_z @ r_live.double()).to(out.dtype)
+        normals = torch.randn(k, out.shape[1], generator=gen, device=out.device, dtype=out.dtype)
+        out.addmm_(factor.T, normals)
+
+    return add
+
+
+def explicit_remainder(coords_perp: torch.Tensor) -> Remainder:
+    """The increments from given coordinates ``(P⊥E)ᵀ`` (d_max, N): for the algebraic check
+    that the assembly reproduces the explicit scores of one E."""
+
+    def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
+        out.addmm_((z_blk.T @ r_live).T, coords_perp[block])
+
+    return add
+
+
+def assemble(
+    problem: Problem, basis: WeightingBasis, z: torch.Tensor, remainder: Remainder
+) -> Iterator[tuple[slice, torch.Tensor]]:
+    """``(E_d E_dᵀ A)ᵀ`` at each d, one d at a time: (1, K·M, N) each, fixed columns first.
+
+    z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``.
+    """
+    q_t, coeffs = basis.q_t, basis.coeffs
+    rank, n = q_t.shape
+    h_t = q_t.new_zeros(coeffs.shape[1], n)  # (H_d R)ᵀ of the distinct columns, running
+    gram = q_t.new_zeros(rank, rank)  # Z_d Z_dᵀ, running
+    prev = 0
+    for i, d in enumerate(problem.dims):
+        z_blk = z[:, prev:d]
+        gram.addmm_(z_blk, z_blk.T)
+        live = basis.live[i]
+        if live and rank:
+            remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
+        prev = d
+        yield slice(i, i + 1), _columns_at(basis, basis.index[i], gram, h_t, n)[None] * (
+            _gaussian_scale(problem, d)
+        )
+
+
+def _columns_at(
+    basis: WeightingBasis, index: torch.Tensor, gram: torch.Tensor, h_t: torch.Tensor, n: int
+) -> torch.Tensor:
+    """``Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R`` for the output rows (K·M, N) of one d."""
+    # index_select / index_copy_: advanced indexing wakes the thread pool (ms per call on CPU)
+    out = h_t.new_zeros(index.shape[0], n)
+    used = (index >= 0).nonzero().flatten()
+    if used.numel():
+        cols = index.index_select(0, used)
+        stored = h_t.index_select(0, cols)  # (u, N)
+        inner = gram @ basis.coeffs.index_select(1, cols) - basis.q_t @ stored.T  # (r, u)
+        out.index_copy_(0, used, torch.addmm(stored, inner.T, basis.q_t))
+    return out
+
+
+def _gaussian_scale(problem: Problem, d: int) -> float:
+    """``σ_d²``: the embeddings are ``σ_d`` times standard normals (1/d_max or 1/d)."""
+    ref = problem.dims[-1] if problem.cfg.nested == "truncate" else d
+    return 1.0 / ref
+
+
+def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
+    """The distinct stored columns of one trial and an orthonormal basis of their span."""
+    rows, classes, index, last_use = _distinct_columns(problem, weights)
+    order = sorted(range(len(rows)), key=lambda u: -last_use[u])  # latest last use first
+    position = torch.empty(len(rows) + 1, dtype=torch.long)
+    position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(rows))
+    position[-1] = -1  # index −1 (a zero column) stays −1
+    index = position[index].to(problem.device)
+    live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
+    n, dtype = problem.cfg.n_inputs, problem.dtype
+    if not rows:
+        empty = torch.zeros(0, n, device=problem.device, dtype=dtype)
+        return WeightingBasis(empty, empty[:, :0], index, live)
+    stacked = torch.stack([rows[u] for u in order])  # (c, N)
+    groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
+    q_t, coeffs = _orthonormal_basis(stacked, groups, dtype)
+    return WeightingBasis(q_t, coeffs, index, live)
+
+
+def _distinct_columns(
+    problem: Problem, weights: TrialWeights
+) -> tuple[list[torch.Tensor], list[int], torch.Tensor, list[int]]:
+    """Distinct nonzero stored columns (each (N,)), their output class, the (D, K·M) index of
+    each output row's column (−1 for zero) and each column's last dim index.
+
+    A d-dependent column equal to the same column at the previous d is the same column (nested
+    thresholds repeat while P(d) does not change).
+    """
+    m, n_dims = problem.cfg.n_outputs, len(problem.dims)
+    fixed = stored_rows(weights.fixed_q, weights.fixed_labels)  # (K_f·M, N)
+    rows: list[torch.Tensor] = []
+    classes: list[int] = []
+    last_use: list[int] = []
+
+    def add(row: torch.Tensor, cls: int, last: int) -> int:
+        if not bool(row.any()):
+            return -1
+        rows.append(row)
+        classes.append(cls)
+        last_use.append(last)
+        return len(rows) - 1
+
+    fixed_index = [add(row, j % m, n_dims - 1) for j, row in enumerate(fixed)]
+    n_var = weights.varying_q.shape[1] * m
+    index = torch.full((n_dims, fixed.shape[0] + n_var), -1, dtype=torch.long)
+    index[:, : fixed.shape[0]] = torch.tensor(fixed_index, dtype=torch.long)
+    previous = [-1] * n_var
+    for i in range(n_dims):
+        varying = stored_rows(weights.varying_q[i], weights.varying_labels)  # (K_v·M, N)
+        for j, row in enumerate(varying):
+            u = previous[j]
+            if u >= 0 and torch.equal(row, rows[u]):
+                last_use[u] = i
+            else:
+                u = previous[j] = add(row, j % m, i)
+            index[i, fixed.shape[0] + j] = u
+    return rows, classes, index, last_use
+
+
+def _token_groups(
+    problem: Problem, targets: torch.Tensor, classes: list[int]
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """(columns, tokens) blocks with disjoint supports for the basis.
+
+    Without label noise, column y of a weighting lives on the tokens of class y: one block per
+    class keeps the float64 work and memory of a large vocabulary M times smaller. Small
+    problems (and noisy labels, whose columns overlap) take one block: fewer, larger calls.
+    """
+    n, c = problem.cfg.n_inputs, len(classes)
+    device = problem.device
+    if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
+        return [(torch.arange(c, device=device), torch.arange(n, device=device))]
+    column_class = torch.tensor(classes, device=device)
+    targets = targets.to(device)
+    groups = []
+    for y in range(problem.cfg.n_outputs):
+        columns = (column_class == y).nonzero().flatten()
+        if columns.numel():
+            groups.append((columns, (targets == y).nonzero().flatten()))
+    return groups
+
+
+def _orthonormal_basis(
+    stacked: torch.Tensor, groups: list[tuple[torch.Tensor, torch.Tensor]], dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``q_t`` (r, N) and ``coeffs`` (r, c) with ``stacked ≈ coeffsᵀ q_t`` to float64 rounding.
+
+    Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
+    directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
+    dropped. Returned in ``dtype``.
+    """
+    n, c = stacked.shape[1], stacked.shape[0]
+    parts = []
+    for columns, tokens in groups:
+        block = stacked.index_select(0, columns).index_select(1, tokens).T.double()  # (N_g, c_g)
+        q, r = torch.linalg.qr(block)
+        u, s, vh = torch.linalg.svd(r, full_matrices=False)
+        keep = s > s.max() * max(block.shape) * torch.finfo(torch.float64).eps
+        parts.append((tokens, (q @ u[:, keep]).T, columns, s[keep, None] * vh[keep]))
+    rank = sum(part[1].shape[0] for part in parts)
+    q_t = stacked.new_zeros(rank, n, dtype=dtype)
+    coeffs = stacked.new_zeros(rank, c, dtype=dtype)
+    start = 0
+    for tokens, basis, columns, coord in parts:
+        rows = slice(start, start + basis.shape[0])
+        q_t[rows, tokens] = basis.to(dtype)
+        coeffs[rows, columns] = coord.to(dtype)
+        start = rows.stop
+    return q_t, coeffs
+
+
+__all__ = ["InLaw", "WeightingBasis", "assemble", "explicit_remainder", "weighting_basis"]
