@@ -69,10 +69,12 @@ class _Draws:
 def _draw(problem: Problem, sampler: Sampler, trial: int) -> _Draws:
     with torch.inference_mode():
         targets = problem.targets(trial)
-        weights = [w.to(problem.dtype) for w in problem.weights(trial, targets)]
+        weights = TrialWeights(
+            trial, targets, *(w.to(problem.dtype) for w in problem.weights(trial, targets))
+        )
         grams = torch.stack(_output_grams(problem, trial))
-        sampled = sampler.draw(problem, trial)
-    return _Draws(TrialWeights(trial, targets, *weights), grams, sampled)
+        sampled = sampler.draw(problem, weights)
+    return _Draws(weights, grams, sampled)
 
 
 def _trial(problem: Problem, sampler: Sampler, draws: _Draws) -> dict[str, np.ndarray]:

@@ -38,7 +38,7 @@ class Sampler(ABC):
     draws_ahead: ClassVar[bool] = False
 
     @abstractmethod
-    def draw(self, problem: Problem, trial: int) -> Any:
+    def draw(self, problem: Problem, weights: TrialWeights) -> Any:
         """Randomness that can be drawn ahead of the trial (in a helper thread), or None."""
 
     @abstractmethod

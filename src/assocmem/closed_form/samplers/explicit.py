@@ -32,12 +32,12 @@ class Explicit(Sampler):
     name = "explicit"
     draws_ahead = True
 
-    def draw(self, problem: Problem, trial: int) -> torch.Tensor | None:
+    def draw(self, problem: Problem, weights: TrialWeights) -> torch.Tensor | None:
         """The raw N(0, 1) coordinates (d_max, N); None for orthogonal embeddings."""
         cfg = problem.cfg
         if cfg.embedding == "orthogonal":
             return None
-        gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
+        gen = rng.generator(cfg.seed, "embeddings", weights.trial, device=problem.device)
         return standard_coordinates(
             cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
         )

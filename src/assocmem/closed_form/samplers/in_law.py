@@ -28,7 +28,9 @@ import torch
 from assocmem import rng
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.samplers.base import Sampler, TrialWeights, stored_rows
+from assocmem.embeddings import standard_coordinates
 
+DRAW_AHEAD_BYTES = 2**26  # a trial's block normals drawn ahead (in the helper thread) below this
 SPLIT_BASIS_ABOVE = 2**22  # N × distinct columns above which the basis is built per class
 # remainder(block, z_blk, r_live, out): add the block's increment of (H R_live)ᵀ to out
 Remainder = Callable[[slice, torch.Tensor, torch.Tensor, torch.Tensor], None]
@@ -50,37 +52,81 @@ class WeightingBasis:
     live: list[int]
 
 
+@dataclass
+class InLawDraws:
+    """One trial's basis and draws: Z (r, d_max) and, when small, every block's normals."""
+
+    basis: WeightingBasis
+    z: torch.Tensor
+    normals: list[torch.Tensor] | None  # (k_b, N) per block; None: drawn as they are used
+    generator: torch.Generator  # the remainder stream (after the normals drawn ahead)
+
+
 class InLaw(Sampler):
     """Exact in law for i.i.d. Gaussian input embeddings (any nested convention)."""
 
     name = "in_law"
+    draws_ahead = True
 
-    def draw(self, problem: Problem, trial: int) -> None:
-        return None  # the draws' shapes depend on the trial's basis: drawn as they are used
+    def draw(self, problem: Problem, weights: TrialWeights) -> InLawDraws:
+        """The basis, Z and (up to :data:`DRAW_AHEAD_BYTES`) the blocks' normals.
+
+        The same numbers whether drawn ahead or as used: one stream, consumed in block order.
+        """
+        cfg, trial, device = problem.cfg, weights.trial, problem.device
+        basis = weighting_basis(problem, weights)
+        gen = rng.generator(cfg.seed, "in_law_basis", trial, device=device)
+        # Z by blocks of coordinates (as E is drawn): Z_d is the same for every d_max ≥ d
+        z = standard_coordinates(
+            basis.q_t.shape[0], problem.dims[-1], gen, device=device, dtype=problem.dtype
+        ).T  # (r, d_max)
+        remainder = rng.generator(cfg.seed, "in_law_remainder", trial, device=device)
+        sizes = block_normals(problem, basis)
+        n, per_value = cfg.n_inputs, torch.finfo(problem.dtype).bits // 8
+        normals = None
+        if sum(sizes) * n * per_value <= DRAW_AHEAD_BYTES:
+            normals = [_normals(k, n, remainder, z) for k in sizes]
+        return InLawDraws(basis, z, normals, remainder)
 
     def aggregates(
-        self, problem: Problem, weights: TrialWeights, drawn: None
+        self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
     ) -> Iterator[tuple[slice, torch.Tensor]]:
-        cfg, trial = problem.cfg, weights.trial
-        basis = weighting_basis(problem, weights)
-        gen = rng.generator(cfg.seed, "in_law_basis", trial, device=problem.device)
-        z = torch.randn(
-            basis.q_t.shape[0], problem.dims[-1], generator=gen, device=problem.device,
-            dtype=problem.dtype,
-        )  # fmt: skip
-        remainder = gaussian_remainder(
-            rng.generator(cfg.seed, "in_law_remainder", trial, device=problem.device)
-        )
-        yield from assemble(problem, basis, z, remainder)
+        ahead = iter(drawn.normals) if drawn.normals is not None else None
+        n = problem.cfg.n_inputs
+
+        def normals(k: int) -> torch.Tensor:
+            return next(ahead) if ahead else _normals(k, n, drawn.generator, drawn.z)
+
+        yield from assemble(problem, drawn.basis, drawn.z, gaussian_remainder(normals))
 
 
-def gaussian_remainder(gen: torch.Generator) -> Remainder:
+def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.Tensor:
+    return torch.randn(k, n, generator=gen, device=like.device, dtype=like.dtype)
+
+
+def _block_rank(width: int, live: int, rank: int) -> int:
+    """Normals per token for a block: the rank bound of its increments' covariance ``Wᵀ W``."""
+    return min(width, live, rank) if live and rank else 0
+
+
+def block_normals(problem: Problem, basis: WeightingBasis) -> list[int]:
+    """Standard normals per token drawn for each block ``(d_{i-1}, d_i]`` (0: none)."""
+    rank, prev, out = basis.q_t.shape[0], 0, []
+    for d, live in zip(problem.dims, basis.live, strict=True):
+        out.append(_block_rank(d - prev, live, rank))
+        prev = d
+    return out
+
+
+def gaussian_remainder(normals: Callable[[int], torch.Tensor]) -> Remainder:
     """Draw the block increments of ``(H R_live)ᵀ`` in law: k × N normals times a factor."""
 
     def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
         rank, width = z_blk.shape
         live = r_live.shape[1]
-        k = min(width, live, rank)
+        k = _block_rank(width, live, rank)
+        if k == 0:
+            return
         if k == width:  # W = Z_blkᵀ R_live itself is a factor
             factor = z_blk.T @ r_live
         elif k == live:  # Wᵀ W = R_wᵀ R_w, W = Q_w R_w
@@ -88,8 +134,7 @@ def gaussian_remainder(gen: torch.Generator) -> Remainder:
         else:  # Z_blk Z_blkᵀ = R_zᵀ R_z: factor R_z R_live, r rows
             r_z = torch.linalg.qr(z_blk.T.double(), mode="r")[1]
             factor = (r_z @ r_live.double()).to(out.dtype)
-        normals = torch.randn(k, out.shape[1], generator=gen, device=out.device, dtype=out.dtype)
-        out.addmm_(factor.T, normals)
+        out.addmm_(factor.T, normals(k))
 
     return add
 
@@ -120,8 +165,7 @@ def assemble(
         z_blk = z[:, prev:d]
         gram.addmm_(z_blk, z_blk.T)
         live = basis.live[i]
-        if live and rank:
-            remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
+        remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
         yield slice(i, i + 1), _columns_at(basis, basis.index[i], gram, h_t, n)[None] * (
             _gaussian_scale(problem, d)
