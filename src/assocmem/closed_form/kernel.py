@@ -113,6 +113,29 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
     }
 
 
+def retrieval(cfg: ClosedFormConfig, trials: Iterable[int] | None = None) -> np.ndarray:
+    """Which tokens each trial's memories retrieve: (n_trials, n_columns, n_dims, N) bool.
+
+    True where the target is the strict maximum of the scores (the complement of what the
+    population error sums). Columns in ``Problem(cfg).columns`` order, dims sorted; trials
+    default to ``range(cfg.trials)``. Drawn by the config's resolved sampler, with the same
+    numbers as :func:`run_closed_form`.
+    """
+    problem = Problem(cfg)
+    sampler = get_sampler(cfg.resolved_sampler)
+    trial_ids = list(range(cfg.trials) if trials is None else trials)
+    shape = (len(trial_ids), len(problem.columns), len(problem.dims), cfg.n_inputs)
+    out = np.zeros(shape, dtype=bool)
+    with torch.inference_mode():
+        for row, trial in enumerate(trial_ids):
+            draws = _draw(problem, sampler, trial)
+            evaluate = Evaluator(problem, draws.weights.targets)
+            for dims, aggregated in sampler.aggregates(problem, draws.weights, draws.sampled):
+                wrong = evaluate.wrong(evaluate.scores(aggregated, draws.grams[dims]))
+                out[row][problem.order, dims] = ~wrong.transpose(0, 1).cpu().numpy()
+    return out
+
+
 def run_closed_form(
     cfg: ClosedFormConfig,
     *,
