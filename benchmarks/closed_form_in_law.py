@@ -35,7 +35,9 @@ CASES: dict[str, dict[str, Any]] = {
         n_inputs=1000, schemes=("empirical_threshold:P=d/12",), dims=FIG1_DIMS,
         n_samples=FIG1_SAMPLES,
     ),
-    "fig4": dict(n_inputs=1000, schemes=("uniform", "population", "threshold:P=d/8"), dims=FIG4_DIMS),
+    "fig4": dict(
+        n_inputs=1000, schemes=("uniform", "population", "threshold:P=d/8"), dims=FIG4_DIMS,
+    ),
     "n1e5": dict(
         n_inputs=10**5, schemes=("uniform", "population"),
         dims=tuple(expand_log_ranges("dims", ["log:64:4096:7"])),
@@ -126,7 +128,11 @@ def vocabulary(name: str, trials: int, device: str) -> None:
     cfg = ClosedFormConfig(**CASES[name], device=device, sampler="in_law")
     numbers = cost.costs(cfg)["in_law"].numbers
     floor = draw_seconds(numbers, device, cfg.torch_dtype, cfg.n_inputs)
-    extra = f", cuda peak {child['cuda_peak_bytes'] / 2**30:.2f} GiB" if "cuda_peak_bytes" in child else ""
+    extra = (
+        f", cuda peak {child['cuda_peak_bytes'] / 2**30:.2f} GiB"
+        if "cuda_peak_bytes" in child
+        else ""
+    )
     print(
         f"{name:16s} {trials:4d} trials  in_law {child['seconds']:.2f} s/trial  "
         f"draw floor ({numbers:.3g} normals) {floor:.2f} s  ratio {child['seconds'] / floor:.2f}x  "

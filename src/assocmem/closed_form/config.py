@@ -183,7 +183,8 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         raise ConfigError(
             "memory_gb",
             f"this run needs about {need / 2**30:.1f} GiB per trial (N = {cfg.n_inputs}, "
-            f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}), over the budget of {cfg.memory_gb:g} GiB; "
+            f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}), over the budget of "
+            f"{cfg.memory_gb:g} GiB; "
             "lower n_inputs or dims, or raise memory_gb",
         )
 

@@ -201,5 +201,3 @@ def speedup(cfg: Any) -> float:
     """Explicit over in-law cost units (> 1: the model expects in_law to be faster)."""
     both = costs(cfg)
     return both["explicit"].units / max(both["in_law"].units, 1.0)
-
-

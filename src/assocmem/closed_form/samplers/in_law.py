@@ -167,8 +167,9 @@ def assemble(
         live = basis.live[i]
         remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
-        yield slice(i, i + 1), _columns_at(basis, basis.index[i], gram, h_t, n)[None] * (
-            _gaussian_scale(problem, d)
+        yield (
+            slice(i, i + 1),
+            _columns_at(basis, basis.index[i], gram, h_t, n)[None] * (_gaussian_scale(problem, d)),
         )
 
 
@@ -176,15 +177,22 @@ def _columns_at(
     basis: WeightingBasis, index: torch.Tensor, gram: torch.Tensor, h_t: torch.Tensor, n: int
 ) -> torch.Tensor:
     """``Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R`` for the output rows (K·M, N) of one d."""
-    # index_select / index_copy_: advanced indexing wakes the thread pool (ms per call on CPU)
-    out = h_t.new_zeros(index.shape[0], n)
+    # index_select / index_copy_, and slices where the columns run in order: advanced indexing
+    # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
     used = (index >= 0).nonzero().flatten()
-    if used.numel():
-        cols = index.index_select(0, used)
-        stored = h_t.index_select(0, cols)  # (u, N)
-        inner = gram @ basis.coeffs.index_select(1, cols) - basis.q_t @ stored.T  # (r, u)
-        out.index_copy_(0, used, torch.addmm(stored, inner.T, basis.q_t))
-    return out
+    if not used.numel():
+        return h_t.new_zeros(index.shape[0], n)
+    cols = index.index_select(0, used)
+    first, count = int(cols[0]), cols.numel()
+    if bool((cols == torch.arange(first, first + count, device=cols.device)).all()):
+        stored, coeffs = h_t[first : first + count], basis.coeffs[:, first : first + count]
+    else:
+        stored, coeffs = h_t.index_select(0, cols), basis.coeffs.index_select(1, cols)
+    inner = gram @ coeffs - basis.q_t @ stored.T  # (r, u)
+    columns = torch.addmm(stored, inner.T, basis.q_t)  # (u, N)
+    if count == index.shape[0]:
+        return columns
+    return h_t.new_zeros(index.shape[0], n).index_copy_(0, used, columns)
 
 
 def _gaussian_scale(problem: Problem, d: int) -> float:
@@ -227,27 +235,29 @@ def _distinct_columns(
     classes: list[int] = []
     last_use: list[int] = []
 
-    def add(row: torch.Tensor, cls: int, last: int) -> int:
-        if not bool(row.any()):
+    def add(row: torch.Tensor, nonzero: bool, cls: int, last: int) -> int:
+        if not nonzero:
             return -1
         rows.append(row)
         classes.append(cls)
         last_use.append(last)
         return len(rows) - 1
 
-    fixed_index = [add(row, j % m, n_dims - 1) for j, row in enumerate(fixed)]
+    fixed_nonzero = fixed.ne(0).any(1).tolist()  # one pass, not one call per row
+    fixed_index = [add(row, fixed_nonzero[j], j % m, n_dims - 1) for j, row in enumerate(fixed)]
     n_var = weights.varying_q.shape[1] * m
     index = torch.full((n_dims, fixed.shape[0] + n_var), -1, dtype=torch.long)
     index[:, : fixed.shape[0]] = torch.tensor(fixed_index, dtype=torch.long)
     previous = [-1] * n_var
     for i in range(n_dims):
         varying = stored_rows(weights.varying_q[i], weights.varying_labels)  # (K_v·M, N)
+        nonzero = varying.ne(0).any(1).tolist()
         for j, row in enumerate(varying):
             u = previous[j]
             if u >= 0 and torch.equal(row, rows[u]):
                 last_use[u] = i
             else:
-                u = previous[j] = add(row, j % m, i)
+                u = previous[j] = add(row, nonzero[j], j % m, i)
             index[i, fixed.shape[0] + j] = u
     return rows, classes, index, last_use
 
