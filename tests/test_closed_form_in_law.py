@@ -19,7 +19,7 @@ from scipy import stats
 from assocmem.closed_form import kernel, retrieval, run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.problem import Problem
-from assocmem.closed_form.samplers import get_sampler
+from assocmem.closed_form.samplers import get_sampler, in_law
 from assocmem.closed_form.samplers.in_law import assemble, explicit_remainder, weighting_basis
 
 ALL_SCHEMES = (
@@ -64,8 +64,8 @@ def _algebraic_scores(cfg: ClosedFormConfig, trial: int) -> dict:
     """Scores (N, M) per (scheme, T, d) from the in-law assembly fed one explicit E."""
     problem = Problem(cfg)
     draws = kernel._draw(problem, get_sampler("explicit"), trial)  # E: (d_max, N) raw
-    coords = draws.sampled
     basis = weighting_basis(problem, draws.weights)
+    coords = basis.internal(draws.sampled)  # the basis's token order
     z = basis.q_t @ coords.T  # (r, d_max): Z = Qᵀ E
     perp = coords - (coords @ basis.q_t.T) @ basis.q_t  # (P⊥ E)ᵀ
     aggregated = torch.cat([a for _, a in assemble(problem, basis, z, explicit_remainder(perp))])
@@ -79,8 +79,12 @@ def _algebraic_scores(cfg: ClosedFormConfig, trial: int) -> dict:
     }
 
 
+@pytest.mark.parametrize("per_class", [False, True])
 @pytest.mark.parametrize("case", sorted(ALGEBRA_CASES))
-def test_in_law_assembly_of_one_explicit_draw_gives_its_scores(case):
+def test_in_law_assembly_of_one_explicit_draw_gives_its_scores(case, per_class, monkeypatch):
+    """per_class: the basis built class by class (as at large N), tokens reordered by class."""
+    if per_class:
+        monkeypatch.setattr(in_law, "SPLIT_BASIS_ABOVE", 0)
     cfg = ClosedFormConfig(
         **ALGEBRA_CASES[case],
         schemes=ALL_SCHEMES,

@@ -22,6 +22,7 @@ has its own block of tokens, and its own basis.
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -44,12 +45,29 @@ class WeightingBasis:
     ``q_tᵀ coeffs``, ordered by their last use (latest first); index: (D, K·M) the distinct
     column of each output row at each d (−1: a zero column); live[i]: how many distinct
     columns are used at some d ≥ dims[i] (a prefix of the order).
+
+    Tokens are held in an internal order (``tokens[i]`` is the token at position i; None: the
+    natural order) in which q_t is block diagonal: ``blocks`` lists (rows, positions) of its
+    nonzero blocks (one per output class without label noise), so products with Q read only
+    them. The H draws are i.i.d. across tokens, so they are drawn in this order directly.
     """
 
     q_t: torch.Tensor
     coeffs: torch.Tensor
     index: torch.Tensor
     live: list[int]
+    tokens: torch.Tensor | None
+    blocks: list[tuple[slice, slice]]
+
+    def internal(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` (..., N) in natural token order, in the internal order."""
+        return x if self.tokens is None else x.index_select(-1, self.tokens)
+
+    def natural(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` (..., N) in internal order, back in natural token order."""
+        if self.tokens is None:
+            return x
+        return torch.empty_like(x).index_copy_(x.dim() - 1, self.tokens, x)
 
 
 @dataclass
@@ -167,18 +185,18 @@ def assemble(
         live = basis.live[i]
         remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
-        yield (
-            slice(i, i + 1),
-            _columns_at(basis, basis.index[i], gram, h_t, n)[None] * (_gaussian_scale(problem, d)),
-        )
+        scale = _gaussian_scale(problem, d)
+        yield slice(i, i + 1), _columns_at(basis, basis.index[i], gram, h_t, scale)[None]
 
 
 def _columns_at(
-    basis: WeightingBasis, index: torch.Tensor, gram: torch.Tensor, h_t: torch.Tensor, n: int
+    basis: WeightingBasis, index: torch.Tensor, gram: torch.Tensor, h_t: torch.Tensor, scale: float
 ) -> torch.Tensor:
-    """``Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R`` for the output rows (K·M, N) of one d."""
+    """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the output rows (K·M, N) of one d,
+    in natural token order."""
     # index_select / index_copy_, and slices where the columns run in order: advanced indexing
     # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
+    n = h_t.shape[1]
     used = (index >= 0).nonzero().flatten()
     if not used.numel():
         return h_t.new_zeros(index.shape[0], n)
@@ -188,8 +206,13 @@ def _columns_at(
         stored, coeffs = h_t[first : first + count], basis.coeffs[:, first : first + count]
     else:
         stored, coeffs = h_t.index_select(0, cols), basis.coeffs.index_select(1, cols)
-    inner = gram @ coeffs - basis.q_t @ stored.T  # (r, u)
-    columns = torch.addmm(stored, inner.T, basis.q_t)  # (u, N)
+    inner = gram @ coeffs  # (r, u), minus Qᵀ H R block by block
+    for rows, positions in basis.blocks:
+        inner[rows] -= basis.q_t[rows, positions] @ stored[:, positions].T
+    columns = stored * scale  # (u, N)
+    for rows, positions in basis.blocks:
+        columns[:, positions].addmm_(inner[rows].T, basis.q_t[rows, positions], alpha=scale)
+    columns = basis.natural(columns)
     if count == index.shape[0]:
         return columns
     return h_t.new_zeros(index.shape[0], n).index_copy_(0, used, columns)
@@ -213,11 +236,10 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not rows:
         empty = torch.zeros(0, n, device=problem.device, dtype=dtype)
-        return WeightingBasis(empty, empty[:, :0], index, live)
+        return WeightingBasis(empty, empty[:, :0], index, live, None, [])
     stacked = torch.stack([rows[u] for u in order])  # (c, N)
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
-    q_t, coeffs = _orthonormal_basis(stacked, groups, dtype)
-    return WeightingBasis(q_t, coeffs, index, live)
+    return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live))
 
 
 def _distinct_columns(
@@ -286,13 +308,19 @@ def _token_groups(
 
 
 def _orthonormal_basis(
-    stacked: torch.Tensor, groups: list[tuple[torch.Tensor, torch.Tensor]], dtype: torch.dtype
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``q_t`` (r, N) and ``coeffs`` (r, c) with ``stacked ≈ coeffsᵀ q_t`` to float64 rounding.
+    stacked: torch.Tensor,
+    groups: list[tuple[torch.Tensor, torch.Tensor]],
+    dtype: torch.dtype,
+    index: torch.Tensor,
+    live: list[int],
+) -> tuple[Any, ...]:
+    """The fields of :class:`WeightingBasis`: ``q_t`` (r, N) and ``coeffs`` (r, c) with
+    ``stacked ≈ coeffsᵀ q_t`` to float64 rounding (q_t in the internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
-    dropped. Returned in ``dtype``.
+    dropped. Several groups: the tokens are reordered group by group (then the tokens of no
+    group), so that q_t is block diagonal.
     """
     n, c = stacked.shape[1], stacked.shape[0]
     parts = []
@@ -305,13 +333,21 @@ def _orthonormal_basis(
     rank = sum(part[1].shape[0] for part in parts)
     q_t = stacked.new_zeros(rank, n, dtype=dtype)
     coeffs = stacked.new_zeros(rank, c, dtype=dtype)
-    start = 0
+    order: torch.Tensor | None = None
+    if len(parts) > 1:
+        seen = torch.zeros(n, dtype=torch.bool, device=stacked.device)
+        for tokens, *_ in parts:
+            seen[tokens] = True
+        order = torch.cat([p[0] for p in parts] + [(~seen).nonzero().flatten()])
+    blocks, row, position = [], 0, 0
     for tokens, basis, columns, coord in parts:
-        rows = slice(start, start + basis.shape[0])
-        q_t[rows, tokens] = basis.to(dtype)
+        rows = slice(row, row + basis.shape[0])
+        positions = slice(position, position + tokens.numel())
+        q_t[rows, positions if order is not None else tokens] = basis.to(dtype)
         coeffs[rows, columns] = coord.to(dtype)
-        start = rows.stop
-    return q_t, coeffs
+        blocks.append((rows, positions if order is not None else slice(0, n)))
+        row, position = rows.stop, positions.stop
+    return q_t, coeffs, index, live, order, blocks
 
 
 __all__ = ["InLaw", "WeightingBasis", "assemble", "explicit_remainder", "weighting_basis"]
