@@ -68,7 +68,8 @@ def _algebraic_scores(cfg: ClosedFormConfig, trial: int) -> dict:
     coords = basis.internal(draws.sampled)  # the basis's token order
     z = basis.q_t @ coords.T  # (r, d_max): Z = Qᵀ E
     perp = coords - (coords @ basis.q_t.T) @ basis.q_t  # (P⊥ E)ᵀ
-    aggregated = torch.cat([a for _, a in assemble(problem, basis, z, explicit_remainder(perp))])
+    chunks = assemble(problem, basis, z, explicit_remainder(perp))
+    aggregated = torch.cat([a.clone() for _, a in chunks])  # a chunk is a reused buffer
     n_dims, _, n = aggregated.shape
     blocks = aggregated.view(n_dims, -1, cfg.n_outputs, n)
     scores = (draws.grams[:, None].transpose(-1, -2) @ blocks).transpose(-1, -2)

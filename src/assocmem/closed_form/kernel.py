@@ -100,7 +100,7 @@ def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, in
     with torch.inference_mode():
         draws = _draw(problem, sampler, trial)
         parts = sampler.aggregates(problem, draws.weights, draws.sampled)
-        aggregated = torch.cat([chunk for _, chunk in parts])
+        aggregated = torch.cat([chunk.clone() for _, chunk in parts])  # chunks may share memory
         n_dims, _, n = aggregated.shape
         blocks = aggregated.view(n_dims, -1, cfg.n_outputs, n)  # (D, K, M, N)
         grams = draws.grams

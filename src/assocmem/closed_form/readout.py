@@ -20,6 +20,7 @@ class Evaluator:
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
         self.readout = problem.cfg.readout
+        self._scores: torch.Tensor | None = None
 
     def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
         """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
@@ -40,8 +41,11 @@ class Evaluator:
         """Scores (D, K, M, N) from aggregated (D, K·M, N) and grams (D, M, M)."""
         n_dims, _, n = aggregated.shape
         n_cols = aggregated.shape[1] // self.m
+        shape = (n_dims * n_cols, self.m, n)
+        if self._scores is None or self._scores.shape != shape:  # reused: fresh pages cost
+            self._scores = aggregated.new_empty(shape)
         return torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
-            grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
+            grams.repeat_interleave(n_cols, 0), aggregated.view(shape), out=self._scores
         ).view(n_dims, n_cols, self.m, n)
 
     def wrong(self, scores: torch.Tensor) -> torch.Tensor:

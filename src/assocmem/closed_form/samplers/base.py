@@ -48,7 +48,8 @@ class Sampler(ABC):
         """``(E_d S_d)ᵀ`` for consecutive runs of the sorted dims, fixed columns first.
 
         Yields ``(dims, aggregated)``: a slice of ``problem.dims`` and a tensor
-        (len(dims), K·M, N), row ``k·M + y`` the column y of weighting k.
+        (len(dims), K·M, N), row ``k·M + y`` the column y of weighting k. A yielded tensor may
+        be a reused buffer: valid until the next one is asked for.
         """
 
 

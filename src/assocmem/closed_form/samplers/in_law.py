@@ -57,17 +57,12 @@ class WeightingBasis:
     index: torch.Tensor
     live: list[int]
     tokens: torch.Tensor | None
+    inverse: torch.Tensor | None  # position of each token in the internal order
     blocks: list[tuple[slice, slice]]
 
     def internal(self, x: torch.Tensor) -> torch.Tensor:
         """``x`` (..., N) in natural token order, in the internal order."""
         return x if self.tokens is None else x.index_select(-1, self.tokens)
-
-    def natural(self, x: torch.Tensor) -> torch.Tensor:
-        """``x`` (..., N) in internal order, back in natural token order."""
-        if self.tokens is None:
-            return x
-        return torch.empty_like(x).index_copy_(x.dim() - 1, self.tokens, x)
 
 
 @dataclass
@@ -110,16 +105,33 @@ class InLaw(Sampler):
         self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
     ) -> Iterator[tuple[slice, torch.Tensor]]:
         ahead = iter(drawn.normals) if drawn.normals is not None else None
-        n = problem.cfg.n_inputs
+        buffers = Buffers(problem.cfg.n_inputs, drawn.z)
 
         def normals(k: int) -> torch.Tensor:
-            return next(ahead) if ahead else _normals(k, n, drawn.generator, drawn.z)
+            if ahead is not None:
+                return next(ahead)
+            return torch.randn(k, buffers.n, generator=drawn.generator, out=buffers("normals", k))
 
-        yield from assemble(problem, drawn.basis, drawn.z, gaussian_remainder(normals))
+        remainder = gaussian_remainder(normals)
+        yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
 
 
 def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.Tensor:
     return torch.randn(k, n, generator=gen, device=like.device, dtype=like.dtype)
+
+
+class Buffers:
+    """Named (rows, N) work tensors reused within a trial: at N = 10⁶ a fresh 40 MB tensor
+    costs about as much in page faults as the product that fills it."""
+
+    def __init__(self, n: int, like: torch.Tensor) -> None:
+        self.n, self.like, self.store = n, like, dict[str, torch.Tensor]()
+
+    def __call__(self, name: str, rows: int) -> torch.Tensor:
+        buffer = self.store.get(name)
+        if buffer is None or buffer.shape[0] < rows:
+            buffer = self.store[name] = self.like.new_empty(rows, self.n)
+        return buffer[:rows]
 
 
 def _block_rank(width: int, live: int, rank: int) -> int:
@@ -168,14 +180,20 @@ def explicit_remainder(coords_perp: torch.Tensor) -> Remainder:
 
 
 def assemble(
-    problem: Problem, basis: WeightingBasis, z: torch.Tensor, remainder: Remainder
+    problem: Problem,
+    basis: WeightingBasis,
+    z: torch.Tensor,
+    remainder: Remainder,
+    buffers: Buffers | None = None,
 ) -> Iterator[tuple[slice, torch.Tensor]]:
     """``(E_d E_dᵀ A)ᵀ`` at each d, one d at a time: (1, K·M, N) each, fixed columns first.
 
-    z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``.
+    z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``. Each
+    yielded tensor lives in a reused buffer: valid until the next one is asked for.
     """
     q_t, coeffs = basis.q_t, basis.coeffs
     rank, n = q_t.shape
+    buffers = buffers or Buffers(n, q_t)
     h_t = q_t.new_zeros(coeffs.shape[1], n)  # (H_d R)ᵀ of the distinct columns, running
     gram = q_t.new_zeros(rank, rank)  # Z_d Z_dᵀ, running
     prev = 0
@@ -186,36 +204,43 @@ def assemble(
         remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
         scale = _gaussian_scale(problem, d)
-        yield slice(i, i + 1), _columns_at(basis, basis.index[i], gram, h_t, scale)[None]
+        columns = _columns_at(basis, basis.index[i], gram, h_t, scale, buffers)
+        yield slice(i, i + 1), columns[None]
 
 
 def _columns_at(
-    basis: WeightingBasis, index: torch.Tensor, gram: torch.Tensor, h_t: torch.Tensor, scale: float
+    basis: WeightingBasis,
+    index: torch.Tensor,
+    gram: torch.Tensor,
+    h_t: torch.Tensor,
+    scale: float,
+    buffers: Buffers,
 ) -> torch.Tensor:
     """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the output rows (K·M, N) of one d,
     in natural token order."""
     # index_select / index_copy_, and slices where the columns run in order: advanced indexing
     # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
-    n = h_t.shape[1]
     used = (index >= 0).nonzero().flatten()
     if not used.numel():
-        return h_t.new_zeros(index.shape[0], n)
+        return buffers("out", index.shape[0]).zero_()
     cols = index.index_select(0, used)
     first, count = int(cols[0]), cols.numel()
     if bool((cols == torch.arange(first, first + count, device=cols.device)).all()):
         stored, coeffs = h_t[first : first + count], basis.coeffs[:, first : first + count]
     else:
-        stored, coeffs = h_t.index_select(0, cols), basis.coeffs.index_select(1, cols)
+        stored = torch.index_select(h_t, 0, cols, out=buffers("stored", count))
+        coeffs = basis.coeffs.index_select(1, cols)
     inner = gram @ coeffs  # (r, u), minus Qᵀ H R block by block
     for rows, positions in basis.blocks:
         inner[rows] -= basis.q_t[rows, positions] @ stored[:, positions].T
-    columns = stored * scale  # (u, N)
+    columns = torch.mul(stored, scale, out=buffers("columns", count))  # (u, N)
     for rows, positions in basis.blocks:
         columns[:, positions].addmm_(inner[rows].T, basis.q_t[rows, positions], alpha=scale)
-    columns = basis.natural(columns)
+    if basis.inverse is not None:  # back to the natural token order
+        columns = torch.index_select(columns, 1, basis.inverse, out=buffers("natural", count))
     if count == index.shape[0]:
         return columns
-    return h_t.new_zeros(index.shape[0], n).index_copy_(0, used, columns)
+    return buffers("out", index.shape[0]).zero_().index_copy_(0, used, columns)
 
 
 def _gaussian_scale(problem: Problem, d: int) -> float:
@@ -236,7 +261,7 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not rows:
         empty = torch.zeros(0, n, device=problem.device, dtype=dtype)
-        return WeightingBasis(empty, empty[:, :0], index, live, None, [])
+        return WeightingBasis(empty, empty[:, :0], index, live, None, None, [])
     stacked = torch.stack([rows[u] for u in order])  # (c, N)
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live))
@@ -334,11 +359,14 @@ def _orthonormal_basis(
     q_t = stacked.new_zeros(rank, n, dtype=dtype)
     coeffs = stacked.new_zeros(rank, c, dtype=dtype)
     order: torch.Tensor | None = None
+    inverse: torch.Tensor | None = None
     if len(parts) > 1:
         seen = torch.zeros(n, dtype=torch.bool, device=stacked.device)
         for tokens, *_ in parts:
             seen[tokens] = True
         order = torch.cat([p[0] for p in parts] + [(~seen).nonzero().flatten()])
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(n, device=order.device)
     blocks, row, position = [], 0, 0
     for tokens, basis, columns, coord in parts:
         rows = slice(row, row + basis.shape[0])
@@ -347,7 +375,7 @@ def _orthonormal_basis(
         coeffs[rows, columns] = coord.to(dtype)
         blocks.append((rows, positions if order is not None else slice(0, n)))
         row, position = rows.stop, positions.stop
-    return q_t, coeffs, index, live, order, blocks
+    return q_t, coeffs, index, live, order, inverse, blocks
 
 
 __all__ = ["InLaw", "WeightingBasis", "assemble", "explicit_remainder", "weighting_basis"]
