@@ -157,8 +157,8 @@ def run_closed_form(
     # The generator is serial: leave it one core, and the matrix products the others.
     overlap = sampler.draws_ahead and 2 * working_set_bytes(cfg) <= cfg.memory_gb * 2**30
     threads = torch.get_num_threads()
-    if overlap and problem.device.type == "cpu":
-        threads -= 1
+    if (overlap or sampler.draws_in_background) and problem.device.type == "cpu":
+        threads = max(1, threads - 1)
     with intra_op_threads(threads):
         metrics = _run_trials(problem, sampler, trial_ids, overlap, bar, progress)
     return ClosedFormResult(

@@ -36,6 +36,8 @@ class Sampler(ABC):
     name: ClassVar[str]
     # its draws are worth a helper thread, drawing the next trial while this one computes
     draws_ahead: ClassVar[bool] = False
+    # it draws in a helper thread during the trial, even when trials are not drawn ahead
+    draws_in_background: ClassVar[bool] = False
 
     @abstractmethod
     def draw(self, problem: Problem, weights: TrialWeights) -> Any:

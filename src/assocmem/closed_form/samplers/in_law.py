@@ -21,6 +21,7 @@ has its own block of tokens, and its own basis.
 """
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,7 @@ class InLaw(Sampler):
 
     name = "in_law"
     draws_ahead = True
+    draws_in_background = True
 
     def draw(self, problem: Problem, weights: TrialWeights) -> InLawDraws:
         """The basis, Z and (up to :data:`DRAW_AHEAD_BYTES`) the blocks' normals.
@@ -104,16 +106,54 @@ class InLaw(Sampler):
     def aggregates(
         self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
     ) -> Iterator[tuple[slice, torch.Tensor]]:
-        ahead = iter(drawn.normals) if drawn.normals is not None else None
         buffers = Buffers(problem.cfg.n_inputs, drawn.z)
+        if drawn.normals is not None:
+            ahead = iter(drawn.normals)
+            remainder = gaussian_remainder(lambda k: next(ahead))
+            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
+            return
+        sizes = [k for k in block_normals(problem, drawn.basis) if k]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            source = _BlockNormals(sizes, buffers, drawn.generator, pool, problem.device)
+            remainder = gaussian_remainder(source)
+            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
 
-        def normals(k: int) -> torch.Tensor:
-            if ahead is not None:
-                return next(ahead)
-            return torch.randn(k, buffers.n, generator=drawn.generator, out=buffers("normals", k))
 
-        remainder = gaussian_remainder(normals)
-        yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
+class _BlockNormals:
+    """The blocks' normals, in block order from one stream; on CPU the next block is drawn in
+    a helper thread while this one computes (the generator is serial, the products are not).
+    Two buffers alternate, so the numbers are the same as drawn in line."""
+
+    def __init__(
+        self,
+        sizes: list[int],
+        buffers: "Buffers",
+        gen: torch.Generator,
+        pool: ThreadPoolExecutor,
+        device: torch.device,
+    ) -> None:
+        self.sizes, self.buffers, self.gen, self.pool = sizes, buffers, gen, pool
+        self.background = device.type == "cpu"
+        self.next_block = 0
+        self.pending: Future[torch.Tensor] | None = None
+        if self.background and sizes:
+            self.pending = pool.submit(self._draw, 0)
+
+    def _draw(self, block: int) -> torch.Tensor:
+        out = self.buffers(f"normals{block % 2}", self.sizes[block])
+        return torch.randn(self.sizes[block], self.buffers.n, generator=self.gen, out=out)
+
+    def __call__(self, k: int) -> torch.Tensor:
+        block = self.next_block
+        assert self.sizes[block] == k  # the plan of block_normals
+        self.next_block += 1
+        if not self.background:
+            return self._draw(block)
+        assert self.pending is not None
+        normals = self.pending.result()
+        if block + 1 < len(self.sizes):  # its buffer held block − 1, already used
+            self.pending = self.pool.submit(self._draw, block + 1)
+        return normals
 
 
 def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.Tensor:
