@@ -19,8 +19,10 @@ from scipy import stats
 from assocmem.closed_form import kernel, retrieval, run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.problem import Problem
-from assocmem.closed_form.samplers import get_sampler, in_law
-from assocmem.closed_form.samplers.in_law import assemble, explicit_remainder, weighting_basis
+from assocmem.closed_form.samplers import basis as basis_module
+from assocmem.closed_form.samplers import get_sampler
+from assocmem.closed_form.samplers.basis import weighting_basis
+from assocmem.closed_form.samplers.in_law import assemble, explicit_remainder
 
 ALL_SCHEMES = (
     "population",
@@ -85,7 +87,7 @@ def _algebraic_scores(cfg: ClosedFormConfig, trial: int) -> dict:
 def test_in_law_assembly_of_one_explicit_draw_gives_its_scores(case, per_class, monkeypatch):
     """per_class: the basis built class by class (as at large N), tokens reordered by class."""
     if per_class:
-        monkeypatch.setattr(in_law, "SPLIT_BASIS_ABOVE", 0)
+        monkeypatch.setattr(basis_module, "SPLIT_BASIS_ABOVE", 0)
     cfg = ClosedFormConfig(
         **ALGEBRA_CASES[case],
         schemes=ALL_SCHEMES,
