@@ -106,13 +106,25 @@ def compare(name: str, values: dict[str, Any], trials: int, device: str, other: 
     print(f"{'':16s} {model_line(cfgs['explicit'], 'explicit', resolved)}")
 
 
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes: VmHWM (reset at exec, unlike ru_maxrss,
+    which a child started from a large parent inherits), else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+
+
 def vocabulary_child(name: str, trials: int, device: str) -> dict[str, float]:
     """In a fresh process: seconds per in-law trial and the process's peak RSS."""
     cfg = ClosedFormConfig(**CASES[name], trials=trials, device=device, sampler="in_law")
     run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1, "dims": (64,)}))  # warm
     seconds = seconds_per_trial(cfg)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
-    out = {"seconds": seconds, "peak_bytes": float(peak)}
+    out = {"seconds": seconds, "peak_bytes": float(peak_rss())}
     if device.startswith("cuda"):
         out["cuda_peak_bytes"] = float(torch.cuda.max_memory_allocated())
     return out

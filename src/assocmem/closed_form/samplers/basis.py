@@ -92,19 +92,21 @@ def _distinct_columns(
     fixed_nonzero = fixed.ne(0).any(1).tolist()  # one pass, not one call per row
     fixed_index = [add(row, fixed_nonzero[j], j % m, n_dims - 1) for j, row in enumerate(fixed)]
     n_var = weights.varying_q.shape[1] * m
-    index = torch.full((n_dims, fixed.shape[0] + n_var), -1, dtype=torch.long)
-    index[:, : fixed.shape[0]] = torch.tensor(fixed_index, dtype=torch.long)
-    previous = [-1] * n_var
+    table = [list(fixed_index) for _ in range(n_dims)]
+    previous, before = [-1] * n_var, None
     for i in range(n_dims):
         varying = stored_rows(weights.varying_q[i], weights.varying_labels)  # (K_v·M, N)
         nonzero = varying.ne(0).any(1).tolist()
+        same = [False] * n_var if before is None else varying.eq(before).all(1).tolist()
         for j, row in enumerate(varying):
             u = previous[j]
-            if u >= 0 and torch.equal(row, rows[u]):
+            if u >= 0 and same[j]:  # row j at the previous d was column u (or zero: u = −1)
                 last_use[u] = i
             else:
                 u = previous[j] = add(row, nonzero[j], j % m, i)
-            index[i, fixed.shape[0] + j] = u
+            table[i].append(u)
+        before = varying
+    index = torch.tensor(table, dtype=torch.long).view(n_dims, fixed.shape[0] + n_var)
     return rows, classes, index, last_use
 
 
