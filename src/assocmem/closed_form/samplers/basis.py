@@ -61,7 +61,7 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     if not rows:
         empty = torch.zeros(0, n, device=problem.device, dtype=dtype)
         return WeightingBasis(empty, empty[:, :0], index, live, None, None, [])
-    stacked = torch.stack([rows[u] for u in order])  # (c, N)
+    stacked = [rows[u] for u in order]  # c columns (N,), gathered group by group below
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live))
 
@@ -134,35 +134,36 @@ def _token_groups(
 
 
 def _orthonormal_basis(
-    stacked: torch.Tensor,
+    stacked: list[torch.Tensor],
     groups: list[tuple[torch.Tensor, torch.Tensor]],
     dtype: torch.dtype,
     index: torch.Tensor,
     live: list[int],
 ) -> tuple[Any, ...]:
     """The fields of :class:`WeightingBasis`: ``q_t`` (r, N) and ``coeffs`` (r, c) with
-    ``stacked ≈ coeffsᵀ q_t`` to float64 rounding (q_t in the internal token order).
+    ``stacked[j] ≈ q_tᵀ coeffs[:, j]`` to float64 rounding (q_t in the internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
     dropped. Several groups: the tokens are reordered group by group (then the tokens of no
     group), so that q_t is block diagonal.
     """
-    n, c = stacked.shape[1], stacked.shape[0]
+    n, c, like = stacked[0].shape[0], len(stacked), stacked[0]
     parts = []
     for columns, tokens in groups:
-        block = stacked.index_select(0, columns).index_select(1, tokens).T.double()  # (N_g, c_g)
+        block = torch.stack([stacked[j].index_select(0, tokens) for j in columns.tolist()], 1)
+        block = block.double()  # (N_g, c_g): the group's columns on its tokens only
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         keep = s > s.max() * max(block.shape) * torch.finfo(torch.float64).eps
         parts.append((tokens, (q @ u[:, keep]).T, columns, s[keep, None] * vh[keep]))
     rank = sum(part[1].shape[0] for part in parts)
-    q_t = stacked.new_zeros(rank, n, dtype=dtype)
-    coeffs = stacked.new_zeros(rank, c, dtype=dtype)
+    q_t = like.new_zeros(rank, n, dtype=dtype)
+    coeffs = like.new_zeros(rank, c, dtype=dtype)
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
     if len(parts) > 1:
-        seen = torch.zeros(n, dtype=torch.bool, device=stacked.device)
+        seen = torch.zeros(n, dtype=torch.bool, device=like.device)
         for tokens, *_ in parts:
             seen[tokens] = True
         order = torch.cat([p[0] for p in parts] + [(~seen).nonzero().flatten()])
