@@ -96,6 +96,8 @@ def compare(name: str, values: dict[str, Any], trials: int, device: str, other: 
         s: ClosedFormConfig(**values, trials=trials, device=device, sampler=s)
         for s in ("explicit", other)
     }
+    for cfg in cfgs.values():  # warm up (first-call costs) before timing either
+        run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1}))
     times = {s: seconds_per_trial(cfg) for s, cfg in cfgs.items()}
     resolved = cfgs[other].resolved_sampler
     ratio = times["explicit"] / times[other]
