@@ -28,9 +28,13 @@ SETTINGS = {
         schemes=("empirical_threshold:P=d/12",),
         dims=FIG1_DIMS,
         n_samples=FIG1_SAMPLES,
+        sampler="explicit",  # the reference draws the same E
     ),
     "fig4": dict(
-        n_inputs=1000, schemes=("uniform", "population", "threshold:P=d/8"), dims=FIG4_DIMS
+        n_inputs=1000,
+        schemes=("uniform", "population", "threshold:P=d/8"),
+        dims=FIG4_DIMS,
+        sampler="explicit",
     ),
 }
 

@@ -105,7 +105,7 @@ def test_probabilities_file(tmp_path, capsys):
         (["--schemes", "threshold:P=5000"], "schemes"),
         (["--n-samples", "-3"], "n_samples"),
         (["--trials", "0"], "trials"),
-        (["-N", "1000000", "--dims", "10000"], "memory_gb"),
+        (["-N", "1000000", "--dims", "10000", "--sampler", "explicit"], "memory_gb"),
         (
             ["--device", "cuda"]
             if not __import__("torch").cuda.is_available()

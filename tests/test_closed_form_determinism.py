@@ -1,6 +1,7 @@
 """Same seed → same numbers; a trial's result never depends on its batch companions."""
 
 import numpy as np
+import pytest
 
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
@@ -15,33 +16,57 @@ CFG = ClosedFormConfig(
 )
 
 
-def test_same_seed_same_numbers():
-    first = run_closed_form(CFG, trials=range(10)).errors
-    again = run_closed_form(CFG, trials=range(10)).errors
-    np.testing.assert_array_equal(first, again)
+SAMPLERS = pytest.mark.parametrize("sampler", ["explicit", "in_law"])
 
 
-def test_trial_alone_equals_trial_in_batch_of_100_and_other_chunks():
-    full = run_closed_form(CFG)
-    chunks = [run_closed_form(CFG, trials=range(a, b)) for a, b in ((0, 37), (37, 38), (38, 100))]
+def _with(cfg: ClosedFormConfig, **changes) -> ClosedFormConfig:
+    return ClosedFormConfig(**{**cfg.to_dict(), **changes})
+
+
+@SAMPLERS
+def test_same_seed_same_numbers(sampler):
+    cfg = _with(CFG, sampler=sampler, readout=True)
+    first = run_closed_form(cfg, trials=range(10))
+    again = run_closed_form(cfg, trials=range(10))
+    np.testing.assert_array_equal(first.errors, again.errors)
+    for name, values in first.readout.items():
+        np.testing.assert_array_equal(values, again.readout[name])
+
+
+@SAMPLERS
+def test_trial_alone_equals_trial_in_batch_of_100_and_other_chunks(sampler):
+    cfg = _with(CFG, sampler=sampler)
+    full = run_closed_form(cfg)
+    chunks = [run_closed_form(cfg, trials=range(a, b)) for a, b in ((0, 37), (37, 38), (38, 100))]
     np.testing.assert_array_equal(np.concatenate([c.errors for c in chunks]), full.errors)
     np.testing.assert_array_equal(np.concatenate([c.head for c in chunks]), full.head)
     for trial in (0, 37, 99):
-        alone = run_closed_form(CFG, trials=[trial])
+        alone = run_closed_form(cfg, trials=[trial])
         np.testing.assert_array_equal(alone.errors[0], full.errors[trial])
 
 
-def test_other_seed_other_numbers():
-    other = ClosedFormConfig(**{**CFG.to_dict(), "seed": 6})
+@SAMPLERS
+def test_other_seed_other_numbers(sampler):
+    cfg = _with(CFG, sampler=sampler)
+    other = _with(cfg, seed=6)
     assert not np.array_equal(
-        run_closed_form(CFG, trials=[0]).errors, run_closed_form(other, trials=[0]).errors
+        run_closed_form(cfg, trials=[0]).errors, run_closed_form(other, trials=[0]).errors
     )
 
 
-def test_small_d_unchanged_when_larger_d_are_added():
-    """Nested d with renormalised embeddings: d = 10 sees the same draw whatever d_max is."""
+@SAMPLERS
+def test_small_d_unchanged_when_larger_d_are_added(sampler):
+    """Nested d with renormalised embeddings: d = 10 sees the same draw whatever d_max is.
+
+    In law, this holds for weightings that do not change with d (here): a d-dependent
+    weighting added by a larger d changes the trial's basis, so its draws (not their law).
+    """
     base = dict(
-        n_inputs=100, schemes=("population", "threshold:P=5"), nested="renormalize", trials=5
+        n_inputs=100,
+        schemes=("population", "threshold:P=5"),
+        nested="renormalize",
+        trials=5,
+        sampler=sampler,
     )
     small = run_closed_form(ClosedFormConfig(**base, dims=(10,)))
     large = run_closed_form(ClosedFormConfig(**base, dims=(10, 500)))

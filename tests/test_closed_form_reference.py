@@ -65,6 +65,7 @@ def test_kernel_matches_explicit_memory(embedding, output_embedding, nested):
         nested=nested,
         dtype="float64",
         seed=11,
+        sampler="explicit",  # the same E as the naive memory
     )
     _compare(cfg)
 
@@ -82,6 +83,7 @@ def test_kernel_matches_explicit_memory_random_targets_and_orthogonal():
         embedding="orthogonal",
         output_embedding="orthogonal",
         dtype="float64",
+        sampler="explicit",  # the same E as the naive memory
     )
     _compare(cfg)
 
@@ -112,6 +114,7 @@ def test_trial_scores_match_explicit_memory():
         trials=1,
         dtype="float64",
         nested="renormalize",
+        sampler="explicit",  # the same E as the naive memory
     )
     expected = naive_scores(cfg, 0)
     got = trial_scores(cfg, 0)
@@ -134,6 +137,7 @@ def test_kernel_matches_explicit_memory_with_label_noise():
         trials=3,
         dtype="float64",
         seed=2,
+        sampler="explicit",  # the same E as the naive memory
     )
     _compare(cfg)
 

@@ -20,6 +20,10 @@ import torch
 from assocmem.config.errors import ConfigError
 
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
+# Whether a kind's rows have i.i.d. N(0, σ²) entries (σ fixed at each d). Only then is the
+# exact-in-law closed-form sampler exact: spherical rows are normalised, orthogonal rows
+# constrained, so their entries are not independent. A new kind states its law here.
+IID_GAUSSIAN: dict[str, bool] = {"gaussian": True, "spherical": False, "orthogonal": False}
 NESTED_CONVENTIONS = ("truncate", "renormalize")
 DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never depend on d_max
 
@@ -29,6 +33,15 @@ def check_kind(field: str, kind: str) -> None:
         raise ConfigError(
             field, f"unknown embedding kind {kind!r}; allowed: {', '.join(EMBEDDING_KINDS)}"
         )
+
+
+def is_iid_gaussian(kind: str) -> bool:
+    """True when embeddings of ``kind`` have i.i.d. Gaussian entries (see :data:`IID_GAUSSIAN`).
+
+    The scale may depend on d (``truncate`` or ``renormalize``): a positive constant per d
+    changes no argmax, so both conventions keep the entries i.i.d. Gaussian at every d.
+    """
+    return IID_GAUSSIAN.get(kind, False)
 
 
 def standard_coordinates(

@@ -28,6 +28,7 @@ Flags override the values of --config. Model and memory: Cabannes et al. (2024),
 """
 EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")
 NESTED = LazyChoices("assocmem.embeddings", "NESTED_CONVENTIONS")
+SAMPLERS = LazyChoices("assocmem.closed_form.cost", "CHOICES")
 
 
 def register(subparsers: Any) -> None:
@@ -85,6 +86,12 @@ def register(subparsers: Any) -> None:
     add("--dtype", choices=("float32", "float64"), help="working precision (default float32)")
     add_memory_argument(parser)
     add("--readout", action="store_true", default=None, help="also softmax readout metrics")
+    add(
+        "--sampler",
+        choices=SAMPLERS,
+        metavar="SAMPLER",
+        help="explicit (draw E), in_law (exact-in-law draws) or auto (default: by the cost model)",
+    )
     add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
@@ -121,6 +128,6 @@ def run(args: argparse.Namespace) -> int:
     wall = result.provenance["wall_seconds"]
     print(
         f"\n{cfg.trials} trials, N = {cfg.n_inputs}, M = {cfg.n_outputs}, "
-        f"{wall:.2f} s on {cfg.device}"
+        f"{wall:.2f} s on {cfg.device}, {cfg.resolved_sampler} sampler"
     )
     return 0

@@ -3,7 +3,7 @@
 import argparse
 from typing import Any
 
-from assocmem.cli.closed_form import EMBEDDINGS, NESTED
+from assocmem.cli.closed_form import EMBEDDINGS, NESTED, SAMPLERS
 from assocmem.cli.common import (
     add_format_argument,
     add_memory_argument,
@@ -33,7 +33,7 @@ def settings(name: str) -> dict[str, Any]:
 
 FLAGS = (
     "n_inputs", "n_outputs", "alpha", "target", "embedding", "output_embedding", "nested",
-    "schemes", "dims", "n_samples", "trials", "seed", "device", "dtype", "memory_gb",
+    "schemes", "dims", "n_samples", "trials", "seed", "device", "dtype", "memory_gb", "sampler",
 )  # fmt: skip
 
 
@@ -64,6 +64,15 @@ def register(subparsers: Any) -> None:
     add("--device", help="cpu, cuda or cuda:K for the Monte Carlo run")
     add("--dtype", choices=("float32", "float64"), help="Monte Carlo precision")
     add_memory_argument(parser)
+    add(
+        "--sampler",
+        choices=SAMPLERS,
+        metavar="SAMPLER",
+        help=(
+            "Monte Carlo sampler: explicit (draw E), in_law (exact-in-law draws) or auto "
+            "(default: by the cost model)"
+        ),
+    )
     add(
         "--n-draws",
         type=int_at_least(1),

@@ -4,10 +4,12 @@ import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from functools import cached_property
 from typing import Any
 
 import torch
 
+from assocmem.closed_form import cost
 from assocmem.config.errors import ConfigError
 from assocmem.embeddings import NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
@@ -15,7 +17,7 @@ from assocmem.schemes import Scheme, parse_scheme
 
 TARGETS = ("mod", "random")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-BYTES = {"float32": 4, "float64": 8}
+BYTES = cost.BYTES
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,9 @@ class ClosedFormConfig:
     memory_gb: float = 4.0  # refuse a run whose working set exceeds this
     head_fraction: float = 0.1  # head = the ceil(fraction·N) most probable tokens
     readout: bool = False  # also the calibrated softmax readout: cross-entropy, p(correct), β*
+    # how the input embeddings' randomness is drawn: "explicit" (E itself), "in_law" (only the
+    # Gaussian quantities the scores depend on, exact in law for Gaussian E), or "auto"
+    sampler: str = "auto"
 
     def __post_init__(self) -> None:
         validate(self)
@@ -109,6 +114,12 @@ class ClosedFormConfig:
     @property
     def torch_dtype(self) -> torch.dtype:
         return DTYPES[self.dtype]
+
+    @cached_property
+    def resolved_sampler(self) -> str:
+        """The sampler that runs: ``sampler``, or what ``auto`` resolves to from the config
+        alone (in_law when exact and cheaper by :mod:`assocmem.closed_form.cost`)."""
+        return cost.resolve(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -177,7 +188,21 @@ def validate(cfg: ClosedFormConfig) -> None:
         raise ConfigError("memory_gb", f"must be > 0, got {cfg.memory_gb}")
     if not 0 < cfg.head_fraction <= 1:
         raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
+    _check_sampler(cfg)
     _check_memory(cfg)
+
+
+def _check_sampler(cfg: ClosedFormConfig) -> None:
+    if cfg.sampler not in cost.CHOICES:
+        raise ConfigError(
+            "sampler", f"unknown sampler {cfg.sampler!r}; allowed: {', '.join(cost.CHOICES)}"
+        )
+    if cfg.sampler == "in_law" and not cost.in_law_exact(cfg):
+        raise ConfigError(
+            "sampler",
+            f"in_law is exact only for i.i.d. Gaussian input embeddings, not embedding = "
+            f"{cfg.embedding!r}; allowed here: explicit, auto",
+        )
 
 
 def _check_device(device: str) -> None:
@@ -194,14 +219,13 @@ def _check_device(device: str) -> None:
 
 
 def working_set_bytes(cfg: ClosedFormConfig) -> int:
-    """Peak memory of one trial: the embeddings at d_max plus the per-column score tensors."""
-    n, m, d_max = cfg.n_inputs, cfg.n_outputs, max(cfg.dims)
-    columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
-    per_value = BYTES[cfg.dtype]
-    embeddings = (n + m) * (d_max + 16) * per_value
-    scores = 6 * n * columns * m * per_value  # weights, running sums, scores, masks
-    samples = 8 * max((t or 0) for t in cfg.n_samples) * 2 + 8 * n * (len(cfg.n_samples) + 4)
-    return embeddings + scores + samples
+    """Peak memory of one trial under the sampler that will run (:attr:`resolved_sampler`).
+
+    Explicit: the embeddings at d_max plus the per-column score tensors. In law: the basis
+    while it is built, the running products and one d's scores (see
+    :mod:`assocmem.closed_form.cost`).
+    """
+    return cost.costs(cfg)[cfg.resolved_sampler].working_set
 
 
 def _check_memory(cfg: ClosedFormConfig) -> None:
@@ -211,7 +235,8 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         raise ConfigError(
             "memory_gb",
             f"this run needs about {need / 2**30:.1f} GiB per trial (N = {cfg.n_inputs}, "
-            f"d_max = {max(cfg.dims)}), over the budget of {cfg.memory_gb:g} GiB; "
+            f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}), over the budget of "
+            f"{cfg.memory_gb:g} GiB; "
             "lower n_inputs or dims, or raise memory_gb",
         )
 

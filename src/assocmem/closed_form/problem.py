@@ -47,6 +47,7 @@ class Problem:
             for t in (self.sample_sizes if s.uses_data else [None])
         ]
         self.population_error = PopulationError(self.probs, cfg.head_fraction)
+        self._mod_labels: torch.Tensor | None = None
         self.all_per_dim = cfg.embedding == "orthogonal" or (
             cfg.embedding == "spherical" and cfg.nested == "renormalize"
         )
@@ -73,7 +74,16 @@ class Problem:
         )
 
     def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
-        """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform."""
+        """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform.
+
+        With ``mod`` targets (the same every trial) it is computed once (read-only: shared).
+        """
+        if self.cfg.target == "mod":
+            if self._mod_labels is None:
+                self._mod_labels = label_law(
+                    targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise
+                ).T
+            return self._mod_labels
         return label_law(targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise).T
 
     def sample_statistics(

@@ -20,6 +20,7 @@ class Evaluator:
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
         self.readout = problem.cfg.readout
+        self._scores: torch.Tensor | None = None
 
     def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
         """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
@@ -27,21 +28,36 @@ class Evaluator:
         Returns metrics, each (D, K): the error and its head part, and with ``readout`` the
         calibrated softmax metrics of :func:`calibrated_softmax`.
         """
-        n_dims, _, n = aggregated.shape
-        n_cols = aggregated.shape[1] // self.m
-        scores = torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
-            grams.repeat_interleave(n_cols, 0), aggregated.view(n_dims * n_cols, self.m, n)
-        ).view(n_dims, n_cols, self.m, n)
+        scores = self.scores(aggregated, grams)
         metrics = (
             calibrated_softmax(scores, self.label_law, self.probs, self.onehot_t)
             if self.readout
             else {}
         )
-        index = self.target_index.expand(n_dims, scores.shape[1], 1, n)
+        error, head = self.population_error(self.wrong(scores))  # (D, K)
+        return {"error": error, "head": head, **metrics}
+
+    def scores(self, aggregated: torch.Tensor, grams: torch.Tensor) -> torch.Tensor:
+        """Scores (D, K, M, N) from aggregated (D, K·M, N) and grams (D, M, M)."""
+        n_dims, _, n = aggregated.shape
+        n_cols = aggregated.shape[1] // self.m
+        shape = (n_dims * n_cols, self.m, n)
+        if self._scores is None or self._scores.shape != shape:  # reused: fresh pages cost
+            self._scores = aggregated.new_empty(shape)
+        return torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
+            grams.repeat_interleave(n_cols, 0), aggregated.view(shape), out=self._scores
+        ).view(n_dims, n_cols, self.m, n)
+
+    def wrong(self, scores: torch.Tensor) -> torch.Tensor:
+        """(D, K, N) bool: token x is not retrieved (its target is not the strict maximum).
+
+        Overwrites the other outputs' scores of ``scores`` (D, K, M, N) with −∞ (no copy).
+        """
+        n_dims, n_cols, _, n = scores.shape
+        index = self.target_index.expand(n_dims, n_cols, 1, n)
         true = scores.gather(2, index)[:, :, 0]
         other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
-        error, head = self.population_error(true <= other)  # (D, K, N); ties count as errors
-        return {"error": error, "head": head, **metrics}
+        return true <= other  # ties count as errors
 
 
 def calibrated_softmax(

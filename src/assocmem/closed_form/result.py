@@ -153,8 +153,10 @@ class ClosedFormResult:
         }
 
 
-def provenance(device: str, wall_seconds: float) -> dict[str, Any]:
+def provenance(device: str, wall_seconds: float, sampler: str = "explicit") -> dict[str, Any]:
+    """Where and how a run was computed (``sampler``: the resolved closed-form sampler)."""
     return {
+        "sampler": sampler,
         "assocmem": __version__,
         "torch": torch.__version__,
         "python": platform.python_version(),

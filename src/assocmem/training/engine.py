@@ -1,4 +1,4 @@
-"""The batched training engine: many runs in one tensor program (ARCHITECTURE.md ideas 2–4).
+"""The batched training engine: many runs in one tensor program (docs: kernels.md).
 
 Runs whose configs agree on everything but ``seed`` and ``lr`` form a group; a group is trained
 with a leading run axis R on every tensor and a per-run learning-rate tensor. Each run draws its

@@ -1,4 +1,4 @@
-"""Compiled CPU kernels of the training engine (ARCHITECTURE.md idea 4), source ``kernels.c``.
+"""Compiled CPU kernels of the training engine (docs: kernels.md), source ``kernels.c``.
 
 - ``projected_steps`` (``ProjectedMatrixKernel``): under sign-like Adam (β = (0, 0)) and
   sign-SGD the matrix model's step needs, for every run, the d×M change ``S Uᵀ`` where

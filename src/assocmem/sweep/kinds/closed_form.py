@@ -12,6 +12,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
 _VECTORS = ("dims", "schemes", "n_samples", "trial")  # not config columns of a result row
+EXPLICIT = "explicit"  # what a record stored before the sampler field existed computed
 
 
 def build_closed_form(values: Mapping[str, Any]) -> ClosedFormConfig:
@@ -33,9 +34,22 @@ class ClosedFormKind(RunKind):
     def build(self, values: Mapping[str, Any]) -> ClosedFormConfig:
         return build_closed_form(values)
 
+    def identity(self, config: Any, trial: int | None) -> dict[str, Any]:
+        """The base identity with the *resolved* sampler in place of the config's choice, and
+        no sampler at all for explicit runs: they hash as runs stored before samplers existed
+        (their numbers are the same), and ``auto`` and ``in_law`` runs that compute the same
+        thing share one hash."""
+        identity = super().identity(config, trial)
+        identity["config"].pop("sampler", None)
+        if config.resolved_sampler != EXPLICIT:
+            identity["config"]["sampler"] = config.resolved_sampler
+        return identity
+
     def record(self, config: Any, trial: int | None) -> dict[str, Any]:
+        """The stored config: the resolved sampler (a record read back says what ran)."""
         record = super().record(config, trial)
         record.pop("trials")
+        record["sampler"] = config.resolved_sampler
         return record
 
     def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
@@ -64,6 +78,7 @@ class ClosedFormKind(RunKind):
         """One row per (scheme, d, T): ``scheme``, ``dim``, ``n_samples`` (``inf`` = infinite
         data), ``error``, ``head_error``, ``tail_error``; a failed run gives one row of NaN."""
         common = {**base_row(row), **config_columns(row, _VECTORS), "trial": row["config"]["trial"]}
+        common["sampler"] = row["config"].get("sampler", EXPLICIT)  # stored before samplers
         metrics = row["metrics"]
         if metrics is None:  # a failed run: no numbers
             return [{**common, "scheme": None, "dim": None, "n_samples": None, "error": math.nan}]

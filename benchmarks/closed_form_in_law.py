@@ -1,0 +1,182 @@
+"""The exact-in-law sampler against explicit embeddings, measured in the same run.
+
+Per case: seconds per trial of each sampler and their ratio, beside the cost model's numbers
+drawn and flops per trial (:mod:`assocmem.closed_form.cost`) and their ratios. Cases:
+
+- fig1: the Figure 1 grid (empirical threshold P = d/12, T ∈ 10…10⁴), 100 trials: in_law/explicit;
+- fig4: the Figure 4 grid (q = 1, p, 1{x ≤ d/8}), 100 trials: auto (what it resolves to)/explicit;
+- n1e5: N = 10⁵, d ∈ log:64:4096:7, q = 1 and q = p, infinite data: in_law/explicit;
+- n1e6: N = 10⁶, d ∈ {64, …, 16,384}, q = p with q = 1{x ≤ d/8}, and q = 1 with q = p: an
+  in-law trial against the time torch takes to draw the cost model's count of normal numbers
+  (same run), and the peak resident memory of a fresh process running it (explicit would need
+  65 GB of embeddings: not run).
+
+    python benchmarks/closed_form_in_law.py            # every case (several minutes)
+    python benchmarks/closed_form_in_law.py --quick    # fewer trials
+    python benchmarks/closed_form_in_law.py --cases n1e6 --device cuda
+"""
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from typing import Any
+
+import torch
+
+from assocmem.closed_form import cost, run_closed_form
+from assocmem.closed_form.config import ClosedFormConfig, expand_log_ranges
+from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
+
+CASES: dict[str, dict[str, Any]] = {
+    "fig1": dict(
+        n_inputs=1000, schemes=("empirical_threshold:P=d/12",), dims=FIG1_DIMS,
+        n_samples=FIG1_SAMPLES,
+    ),
+    "fig4": dict(
+        n_inputs=1000, schemes=("uniform", "population", "threshold:P=d/8"), dims=FIG4_DIMS,
+    ),
+    "n1e5": dict(
+        n_inputs=10**5, schemes=("uniform", "population"),
+        dims=tuple(expand_log_ranges("dims", ["log:64:4096:7"])),
+    ),
+    "n1e6_threshold": dict(
+        n_inputs=10**6, schemes=("population", "threshold:P=d/8"),
+        dims=(64, 256, 1024, 4096, 16384), memory_gb=2,
+    ),
+    "n1e6_uniform": dict(
+        n_inputs=10**6, schemes=("uniform", "population"), dims=(64, 256, 1024, 4096, 16384),
+        memory_gb=2,
+    ),
+}  # fmt: skip
+TRIALS = {"fig1": (100, 20), "fig4": (100, 20), "n1e5": (3, 1), "n1e6": (3, 1)}  # full, quick
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def seconds_per_trial(cfg: ClosedFormConfig) -> float:
+    sync(cfg.device)
+    start = time.perf_counter()
+    run_closed_form(cfg)
+    sync(cfg.device)
+    return (time.perf_counter() - start) / cfg.trials
+
+
+def draw_seconds(numbers: float, device: str, dtype: torch.dtype, n_rows: int) -> float:
+    """Seconds torch takes to draw ``numbers`` standard normals (blocks of ``n_rows``)."""
+    gen = torch.Generator(device=device).manual_seed(0)
+    block = torch.empty(32, n_rows, device=device, dtype=dtype)
+    rows = int(numbers // n_rows)
+    sync(device)
+    start = time.perf_counter()
+    for first in range(0, rows, 32):
+        torch.randn(min(32, rows - first), n_rows, generator=gen, out=block[: rows - first])
+    sync(device)
+    return time.perf_counter() - start
+
+
+def model_line(cfg: ClosedFormConfig, a: str = "explicit", b: str = "in_law") -> str:
+    both = cost.costs(cfg)
+    x, y = both[a], both[b]
+    return (
+        f"model: numbers {x.numbers:.3g} / {y.numbers:.3g} = {x.numbers / y.numbers:.2f}x, "
+        f"flops {x.flops:.3g} / {y.flops:.3g} = {x.flops / y.flops:.2f}x, "
+        f"units {x.units / y.units:.2f}x ({a} / {b})"
+    )
+
+
+def compare(name: str, values: dict[str, Any], trials: int, device: str, other: str) -> None:
+    """Time explicit and ``other`` (in_law or auto) on one config, same process, same run."""
+    cfgs = {
+        s: ClosedFormConfig(**values, trials=trials, device=device, sampler=s)
+        for s in ("explicit", other)
+    }
+    for cfg in cfgs.values():  # warm up (first-call costs) before timing either
+        run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1}))
+    times = {s: seconds_per_trial(cfg) for s, cfg in cfgs.items()}
+    resolved = cfgs[other].resolved_sampler
+    ratio = times["explicit"] / times[other]
+    print(
+        f"{name:16s} {trials:4d} trials  explicit {times['explicit']:.4f} s/trial  "
+        f"{other}->{resolved} {times[other]:.4f} s/trial  speedup {ratio:.2f}x"
+    )
+    print(f"{'':16s} {model_line(cfgs['explicit'], 'explicit', resolved)}")
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes: VmHWM (reset at exec, unlike ru_maxrss,
+    which a child started from a large parent inherits), else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+
+
+def vocabulary_child(name: str, trials: int, device: str) -> dict[str, float]:
+    """In a fresh process: seconds per in-law trial and the process's peak RSS."""
+    cfg = ClosedFormConfig(**CASES[name], trials=trials, device=device, sampler="in_law")
+    run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1, "dims": (64,)}))  # warm
+    seconds = seconds_per_trial(cfg)
+    out = {"seconds": seconds, "peak_bytes": float(peak_rss())}
+    if device.startswith("cuda"):
+        out["cuda_peak_bytes"] = float(torch.cuda.max_memory_allocated())
+    return out
+
+
+def vocabulary(name: str, trials: int, device: str) -> None:
+    """An N = 10⁶ case: in-law trial time and peak memory against the draw floor."""
+    command = [sys.executable, __file__, "--child", name, "--trials", str(trials)]
+    done = subprocess.run(
+        [*command, "--device", device], capture_output=True, text=True, check=True
+    )
+    child = json.loads(done.stdout.strip().splitlines()[-1])
+    cfg = ClosedFormConfig(**CASES[name], device=device, sampler="in_law")
+    numbers = cost.costs(cfg)["in_law"].numbers
+    floor = draw_seconds(numbers, device, cfg.torch_dtype, cfg.n_inputs)
+    extra = (
+        f", cuda peak {child['cuda_peak_bytes'] / 2**30:.2f} GiB"
+        if "cuda_peak_bytes" in child
+        else ""
+    )
+    print(
+        f"{name:16s} {trials:4d} trials  in_law {child['seconds']:.2f} s/trial  "
+        f"draw floor ({numbers:.3g} normals) {floor:.2f} s  ratio {child['seconds'] / floor:.2f}x  "
+        f"peak RSS {child['peak_bytes'] / 2**30:.2f} GiB{extra}"
+    )
+    print(f"{'':16s} {model_line(cfg)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer trials")
+    parser.add_argument("--cases", nargs="+", default=["fig1", "fig4", "n1e5", "n1e6"])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--trials", type=int, help="override the trials of every case")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(vocabulary_child(args.child, args.trials, args.device)))
+        return
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, device {args.device}")
+    for case in args.cases:
+        trials = args.trials or TRIALS[case][1 if args.quick else 0]
+        if case == "fig4":
+            compare(case, CASES[case], trials, args.device, "auto")
+        elif case in ("fig1", "n1e5"):
+            compare(case, CASES[case], trials, args.device, "in_law")
+        else:
+            for name in ("n1e6_threshold", "n1e6_uniform"):
+                vocabulary(name, trials, args.device)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""The cost model of the closed-form samplers, from the configuration alone.
+
+Per trial, each sampler draws some standard normal numbers and does some floating-point work;
+``auto`` picks the exact-in-law sampler when it is exact (i.i.d. Gaussian input embeddings) and
+this model says it is cheaper, never from the device, free memory or timings, so the choice
+(part of a run's identity) is the same on every host. See ``docs/kernels-sampling.md``.
+
+Explicit embeddings (docs: kernels-sampling.md): ``N·D`` numbers (D = d_max) and about
+``4·N·M·(K_f·D + K_v·Σ_i d_i)`` flops (K_f weightings fixed along d, K_v changing with d).
+
+Exact in law (idea 8): with ``c`` distinct stored columns (``M`` per distinct weighting) and a
+basis of rank ``r ≤ min(N, c)``: ``r·D + N·Σ_blocks min(width, live columns, r)`` numbers, where
+a block is the coordinates ``(d_{i-1}, d_i]`` and its live columns those still used at some
+dimension ≥ d_i; flops: the basis (``4·N·c²``, per class without label noise), the draws
+(``2·N·k·live`` per block) and the assembly at each d (``4·N·r·columns at d``).
+
+This module reads a config through the attributes it names (no import of the config module:
+the config's validation calls it).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from assocmem.embeddings import is_iid_gaussian
+
+SAMPLERS = ("explicit", "in_law")  # the registry's names (checked by a test)
+CHOICES = ("auto", *SAMPLERS)
+# One standard normal costs about as much as this many flops of a skinny matrix product
+# (torch on CPU: ~1.4e8 normals/s against ~9e9 flop/s on 2 cores). A constant, not a
+# measurement taken at run time: the resolved sampler must not depend on the machine.
+FLOPS_PER_NORMAL = 64.0
+BYTES = {"float32": 4, "float64": 8}
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One trial's cost under one sampler: normal numbers drawn, flops, peak working set."""
+
+    sampler: str
+    numbers: float
+    flops: float
+    working_set: int  # bytes
+
+    @property
+    def units(self) -> float:
+        """Numbers plus flops in normal-number equivalents (what ``auto`` compares)."""
+        return self.numbers + self.flops / FLOPS_PER_NORMAL
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the cost depends on: sizes, and the distinct weightings along the sorted dims.
+
+    ``ends[i]`` counts the distinct d-dependent weightings last used at ``dims[i]``.
+    """
+
+    n_inputs: int
+    n_outputs: int
+    dims: tuple[int, ...]
+    n_fixed: int  # weightings fixed along d (one per scheme × T)
+    n_varying_per_dim: int  # d-dependent weightings used at each d
+    ends: tuple[int, ...]
+    n_sample_sizes: int
+    max_samples: int
+    per_value: int
+    per_class_basis: bool  # noise-free labels: the basis splits by output class
+
+    @property
+    def n_distinct(self) -> int:
+        return self.n_fixed + sum(self.ends)
+
+
+def layout(cfg: Any) -> Layout:
+    """The :class:`Layout` of a closed-form config (``cfg`` has its fields and parsed schemes)."""
+    dims = tuple(sorted(set(cfg.dims)))
+    sizes = list(dict.fromkeys(cfg.n_samples))
+    n_fixed, per_dim, ends = 0, 0, [0] * len(dims)
+    for scheme in cfg.parsed_schemes:
+        width = len(sizes) if scheme.uses_data else 1
+        if not scheme.uses_dim:
+            n_fixed += width
+            continue
+        per_dim += width
+        for i in _last_uses(scheme, dims, cfg.n_inputs):
+            ends[i] += width
+    return Layout(
+        n_inputs=cfg.n_inputs,
+        n_outputs=cfg.n_outputs,
+        dims=dims,
+        n_fixed=n_fixed,
+        n_varying_per_dim=per_dim,
+        ends=tuple(ends),
+        n_sample_sizes=len(sizes),
+        max_samples=max((t or 0) for t in sizes),
+        per_value=BYTES[cfg.dtype],
+        per_class_basis=cfg.label_noise == 0,
+    )
+
+
+def _last_uses(scheme: Any, dims: tuple[int, ...], n_inputs: int) -> list[int]:
+    """Index of the last d of each distinct weighting of a d-dependent scheme.
+
+    A scheme with a size rule (thresholds: P(d) tokens) repeats its weighting while P(d) does
+    not change; any other d-dependent scheme is counted as distinct at every d.
+    """
+    rule = getattr(scheme, "rule", None)
+    if rule is None or not hasattr(rule, "size"):
+        return list(range(len(dims)))
+    sizes = [rule.size(d, n_inputs) for d in dims]
+    return [i for i in range(len(dims)) if i + 1 == len(dims) or sizes[i + 1] != sizes[i]]
+
+
+def explicit_cost(shape: Layout) -> Cost:
+    """Explicit embeddings: N·D normals; flops of the nested running sums."""
+    n, m, dims = shape.n_inputs, shape.n_outputs, shape.dims
+    d_max = dims[-1]
+    flops = 4.0 * n * m * (shape.n_fixed * d_max + shape.n_varying_per_dim * sum(dims))
+    flops += _evaluation_flops(shape)
+    return Cost("explicit", float(n * d_max + m * d_max), flops, _explicit_bytes(shape))
+
+
+def in_law_cost(shape: Layout) -> Cost:
+    """Exact in law: the basis coordinates Z and, per block, N × min(width, live, r) normals."""
+    n, m, dims = shape.n_inputs, shape.n_outputs, shape.dims
+    columns = m * shape.n_distinct
+    rank = min(n, columns)
+    numbers, flops, prev = float(rank * dims[-1] + m * dims[-1]), 0.0, 0
+    live = columns
+    for i, d in enumerate(dims):
+        k = min(d - prev, live, rank)
+        numbers += n * k
+        flops += 2.0 * n * k * live + 2.0 * rank * rank * (d - prev)
+        at_d = m * (shape.n_fixed + shape.n_varying_per_dim)
+        flops += 4.0 * n * rank * at_d
+        live -= m * shape.ends[i]
+        prev = d
+    groups = m if shape.per_class_basis else 1
+    flops += 4.0 * n * columns * columns / groups + _evaluation_flops(shape)
+    return Cost("in_law", numbers, flops, _in_law_bytes(shape, rank, columns))
+
+
+def _evaluation_flops(shape: Layout) -> float:
+    """Scores from the aggregated columns and the argmax: the same under both samplers."""
+    columns = shape.n_fixed + shape.n_varying_per_dim
+    return 2.0 * len(shape.dims) * columns * shape.n_outputs**2 * shape.n_inputs
+
+
+def _common_bytes(shape: Layout) -> int:
+    """Weights, label laws and sample statistics of one trial (both samplers hold them)."""
+    n, m = shape.n_inputs, shape.n_outputs
+    columns = shape.n_fixed + shape.n_varying_per_dim * len(shape.dims)
+    weights = columns * n * shape.per_value + (shape.n_fixed + shape.n_varying_per_dim) * m * n * 8
+    samples = 8 * shape.max_samples * 2 + 8 * n * (shape.n_sample_sizes + 4)
+    statistics = 8 * n * (m + 1) * (shape.n_sample_sizes + 2)
+    return weights + samples + statistics
+
+
+def _explicit_bytes(shape: Layout) -> int:
+    """The explicit kernel's estimate (unchanged: the embeddings at d_max and score tensors)."""
+    n, m, d_max = shape.n_inputs, shape.n_outputs, shape.dims[-1]
+    columns = shape.n_fixed + shape.n_varying_per_dim
+    embeddings = (n + m) * (d_max + 16) * shape.per_value
+    scores = 6 * n * columns * m * shape.per_value
+    samples = 8 * shape.max_samples * 2 + 8 * n * (shape.n_sample_sizes + 4)
+    return embeddings + scores + samples
+
+
+def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
+    """Basis (float64 while built), running products, one d's scores, and the common arrays."""
+    n, m, v = shape.n_inputs, shape.n_outputs, shape.per_value
+    groups = m if shape.per_class_basis else 1
+    basis_build = 3 * 8 * n * columns // groups + 8 * n * rank // groups + rank * n * v
+    running = 2 * columns * n * v  # H·R for the live columns and one block of draws
+    at_d = m * (shape.n_fixed + shape.n_varying_per_dim)
+    scores = 8 * at_d * n * 8  # one d: scores, masks, and float64 copies for the readout
+    return basis_build + running + scores + _common_bytes(shape) + rank * shape.dims[-1] * v
+
+
+def costs(cfg: Any) -> dict[str, Cost]:
+    """Both samplers' :class:`Cost` for one trial of ``cfg``."""
+    shape = layout(cfg)
+    return {"explicit": explicit_cost(shape), "in_law": in_law_cost(shape)}
+
+
+def in_law_exact(cfg: Any) -> bool:
+    """The exact-in-law sampler is exact: i.i.d. Gaussian input embeddings."""
+    return is_iid_gaussian(cfg.embedding)
+
+
+def resolve(cfg: Any) -> str:
+    """The sampler that runs: ``cfg.sampler``, or for ``auto`` in_law when exact and cheaper."""
+    if cfg.sampler != "auto":
+        return str(cfg.sampler)
+    if not in_law_exact(cfg):
+        return "explicit"
+    both = costs(cfg)
+    return "in_law" if both["in_law"].units < both["explicit"].units else "explicit"
+
+
+def speedup(cfg: Any) -> float:
+    """Explicit over in-law cost units (> 1: the model expects in_law to be faster)."""
+    both = costs(cfg)
+    return both["explicit"].units / max(both["in_law"].units, 1.0)

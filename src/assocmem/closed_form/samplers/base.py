@@ -1,0 +1,63 @@
+"""What a closed-form sampler does: from one trial's weights to ``(E_d S_d)ᵀ`` at every d.
+
+A sampler owns the randomness of the input embeddings E (the targets, the weights q, the label
+laws and the output embeddings are drawn by the kernel, the same for every sampler). It returns
+the class-aggregated products ``(E_d E_dᵀ A)ᵀ`` that :class:`~assocmem.closed_form.readout.
+Evaluator` turns into errors, ``A = diag(q) L`` (N×M per weighting; L the one-hot targets or the
+label law), scaled as the embeddings' convention says.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from assocmem.closed_form.problem import Problem
+
+
+@dataclass
+class TrialWeights:
+    """One trial's targets (N,) and weights: fixed_q (K_f, N), varying_q (D, K_v, N),
+    fixed_labels (K_f, M, N), varying_labels (K_v, M, N) (see :meth:`Problem.weights`)."""
+
+    trial: int
+    targets: torch.Tensor
+    fixed_q: torch.Tensor
+    varying_q: torch.Tensor
+    fixed_labels: torch.Tensor
+    varying_labels: torch.Tensor
+
+
+class Sampler(ABC):
+    """One way of drawing the input embeddings' randomness; registered by :attr:`name`."""
+
+    name: ClassVar[str]
+    # its draws are worth a helper thread, drawing the next trial while this one computes
+    draws_ahead: ClassVar[bool] = False
+    # it draws in a helper thread during the trial, even when trials are not drawn ahead
+    draws_in_background: ClassVar[bool] = False
+
+    @abstractmethod
+    def draw(self, problem: Problem, weights: TrialWeights) -> Any:
+        """Randomness that can be drawn ahead of the trial (in a helper thread), or None."""
+
+    @abstractmethod
+    def aggregates(
+        self, problem: Problem, weights: TrialWeights, drawn: Any
+    ) -> Iterator[tuple[slice, torch.Tensor]]:
+        """``(E_d S_d)ᵀ`` for consecutive runs of the sorted dims, fixed columns first.
+
+        Yields ``(dims, aggregated)``: a slice of ``problem.dims`` and a tensor
+        (len(dims), K·M, N), row ``k·M + y`` the column y of weighting k. A yielded tensor may
+        be a reused buffer: valid until the next one is asked for.
+        """
+
+
+def stored_rows(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
+
+    Without label noise L is the one-hot matrix F of f*.
+    """
+    return (q.unsqueeze(-2) * labels).flatten(-3, -2)

@@ -1,0 +1,261 @@
+"""The exact-in-law sampler: draw the Gaussian quantities the scores depend on, never E.
+
+With i.i.d. Gaussian input embeddings the class-aggregated scores of a weighting
+``A = diag(q) L`` (N×M) at dimension d are ``E_d E_dᵀ A`` (times the output Gram, drawn as
+usual). Stack the distinct stored columns of a trial (every scheme × T, and × d where q changes
+with d) and take an orthonormal basis Q (N×r) of their span, ``A_j = Q R_j``. Then, exactly in
+law and jointly over every nested d (docs: kernels-sampling.md):
+
+- ``Z = Qᵀ E`` (r×d_max) has i.i.d. N(0, 1) entries: it is drawn directly;
+- ``E_d E_dᵀ A_j = Q Z_d Z_dᵀ R_j + P⊥ H_d R_j`` with ``P⊥ = I − Q Qᵀ`` and ``H_d = Ẽ_d Z_dᵀ``
+  for an independent copy Ẽ of E (``P⊥ E`` is independent of ``Qᵀ E``);
+- over a block of coordinates ``(d', d]`` the increment of ``H R_live`` (R_live: the columns of
+  R still used at some dimension ≥ d) has i.i.d. rows ``N(0, Wᵀ W)``, ``W = Z_blkᵀ R_live``:
+  drawn as ``N × k`` standard normals times a k-row factor of ``Wᵀ W``,
+  ``k = min(block width, live columns, r)``.
+
+So a trial draws ``r·d_max + N·Σ_blocks k`` numbers instead of ``N·d_max``. The basis is
+built by :mod:`assocmem.closed_form.samplers.basis`.
+"""
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import torch
+
+from assocmem import rng
+from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.samplers.base import Sampler, TrialWeights
+from assocmem.closed_form.samplers.basis import WeightingBasis, weighting_basis
+from assocmem.embeddings import standard_coordinates
+
+DRAW_AHEAD_BYTES = 2**26  # a trial's block normals drawn ahead (in the helper thread) below this
+# remainder(block, z_blk, r_live, out): add the block's increment of (H R_live)ᵀ to out
+Remainder = Callable[[slice, torch.Tensor, torch.Tensor, torch.Tensor], None]
+
+
+@dataclass
+class InLawDraws:
+    """One trial's basis and draws: Z (r, d_max) and, when small, every block's normals."""
+
+    basis: WeightingBasis
+    z: torch.Tensor
+    normals: list[torch.Tensor] | None  # (k_b, N) per block; None: drawn as they are used
+    generator: torch.Generator  # the remainder stream (after the normals drawn ahead)
+
+
+class InLaw(Sampler):
+    """Exact in law for i.i.d. Gaussian input embeddings (any nested convention)."""
+
+    name = "in_law"
+    draws_ahead = True
+    draws_in_background = True
+
+    def draw(self, problem: Problem, weights: TrialWeights) -> InLawDraws:
+        """The basis, Z and (up to :data:`DRAW_AHEAD_BYTES`) the blocks' normals.
+
+        The same numbers whether drawn ahead or as used: one stream, consumed in block order.
+        """
+        cfg, trial, device = problem.cfg, weights.trial, problem.device
+        basis = weighting_basis(problem, weights)
+        gen = rng.generator(cfg.seed, "in_law_basis", trial, device=device)
+        # Z by blocks of coordinates (as E is drawn): Z_d is the same for every d_max ≥ d
+        z = standard_coordinates(
+            basis.q_t.shape[0], problem.dims[-1], gen, device=device, dtype=problem.dtype
+        ).T  # (r, d_max)
+        remainder = rng.generator(cfg.seed, "in_law_remainder", trial, device=device)
+        sizes = block_normals(problem, basis)
+        n, per_value = cfg.n_inputs, torch.finfo(problem.dtype).bits // 8
+        normals = None
+        if sum(sizes) * n * per_value <= DRAW_AHEAD_BYTES:
+            normals = [_normals(k, n, remainder, z) for k in sizes]
+        return InLawDraws(basis, z, normals, remainder)
+
+    def aggregates(
+        self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
+    ) -> Iterator[tuple[slice, torch.Tensor]]:
+        buffers = Buffers(problem.cfg.n_inputs, drawn.z)
+        if drawn.normals is not None:
+            ahead = iter(drawn.normals)
+            remainder = gaussian_remainder(lambda k: next(ahead))
+            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
+            return
+        sizes = [k for k in block_normals(problem, drawn.basis) if k]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            source = _BlockNormals(sizes, buffers, drawn.generator, pool, problem.device)
+            remainder = gaussian_remainder(source)
+            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
+
+
+class _BlockNormals:
+    """The blocks' normals, in block order from one stream; on CPU the next block is drawn in
+    a helper thread while this one computes (the generator is serial, the products are not).
+    Two buffers alternate, so the numbers are the same as drawn in line."""
+
+    def __init__(
+        self,
+        sizes: list[int],
+        buffers: "Buffers",
+        gen: torch.Generator,
+        pool: ThreadPoolExecutor,
+        device: torch.device,
+    ) -> None:
+        self.sizes, self.buffers, self.gen, self.pool = sizes, buffers, gen, pool
+        self.background = device.type == "cpu"
+        self.next_block = 0
+        self.pending: Future[torch.Tensor] | None = None
+        if self.background and sizes:
+            self.pending = pool.submit(self._draw, 0)
+
+    def _draw(self, block: int) -> torch.Tensor:
+        out = self.buffers(f"normals{block % 2}", self.sizes[block])
+        return torch.randn(self.sizes[block], self.buffers.n, generator=self.gen, out=out)
+
+    def __call__(self, k: int) -> torch.Tensor:
+        block = self.next_block
+        assert self.sizes[block] == k  # the plan of block_normals
+        self.next_block += 1
+        if not self.background:
+            return self._draw(block)
+        assert self.pending is not None
+        normals = self.pending.result()
+        if block + 1 < len(self.sizes):  # its buffer held block − 1, already used
+            self.pending = self.pool.submit(self._draw, block + 1)
+        return normals
+
+
+def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.Tensor:
+    return torch.randn(k, n, generator=gen, device=like.device, dtype=like.dtype)
+
+
+class Buffers:
+    """Named (rows, N) work tensors reused within a trial: at N = 10⁶ a fresh 40 MB tensor
+    costs about as much in page faults as the product that fills it."""
+
+    def __init__(self, n: int, like: torch.Tensor) -> None:
+        self.n, self.like, self.store = n, like, dict[str, torch.Tensor]()
+
+    def __call__(self, name: str, rows: int) -> torch.Tensor:
+        buffer = self.store.get(name)
+        if buffer is None or buffer.shape[0] < rows:
+            buffer = self.store[name] = self.like.new_empty(rows, self.n)
+        return buffer[:rows]
+
+
+def _block_rank(width: int, live: int, rank: int) -> int:
+    """Normals per token for a block: the rank bound of its increments' covariance ``Wᵀ W``."""
+    return min(width, live, rank) if live and rank else 0
+
+
+def block_normals(problem: Problem, basis: WeightingBasis) -> list[int]:
+    """Standard normals per token drawn for each block ``(d_{i-1}, d_i]`` (0: none)."""
+    rank, prev, out = basis.q_t.shape[0], 0, []
+    for d, live in zip(problem.dims, basis.live, strict=True):
+        out.append(_block_rank(d - prev, live, rank))
+        prev = d
+    return out
+
+
+def gaussian_remainder(normals: Callable[[int], torch.Tensor]) -> Remainder:
+    """Draw the block increments of ``(H R_live)ᵀ`` in law: k × N normals times a factor."""
+
+    def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
+        rank, width = z_blk.shape
+        live = r_live.shape[1]
+        k = _block_rank(width, live, rank)
+        if k == 0:
+            return
+        if k == width:  # W = Z_blkᵀ R_live itself is a factor
+            factor = z_blk.T @ r_live
+        elif k == live:  # Wᵀ W = R_wᵀ R_w, W = Q_w R_w
+            factor = torch.linalg.qr((z_blk.T @ r_live).double(), mode="r")[1].to(out.dtype)
+        else:  # Z_blk Z_blkᵀ = R_zᵀ R_z: factor R_z R_live, r rows
+            r_z = torch.linalg.qr(z_blk.T.double(), mode="r")[1]
+            factor = (r_z @ r_live.double()).to(out.dtype)
+        out.addmm_(factor.T, normals(k))
+
+    return add
+
+
+def explicit_remainder(coords_perp: torch.Tensor) -> Remainder:
+    """The increments from given coordinates ``(P⊥E)ᵀ`` (d_max, N): for the algebraic check
+    that the assembly reproduces the explicit scores of one E."""
+
+    def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
+        out.addmm_((z_blk.T @ r_live).T, coords_perp[block])
+
+    return add
+
+
+def assemble(
+    problem: Problem,
+    basis: WeightingBasis,
+    z: torch.Tensor,
+    remainder: Remainder,
+    buffers: Buffers | None = None,
+) -> Iterator[tuple[slice, torch.Tensor]]:
+    """``(E_d E_dᵀ A)ᵀ`` at each d, one d at a time: (1, K·M, N) each, fixed columns first.
+
+    z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``. Each
+    yielded tensor lives in a reused buffer: valid until the next one is asked for.
+    """
+    q_t, coeffs = basis.q_t, basis.coeffs
+    rank, n = q_t.shape
+    buffers = buffers or Buffers(n, q_t)
+    h_t = q_t.new_zeros(coeffs.shape[1], n)  # (H_d R)ᵀ of the distinct columns, running
+    gram = q_t.new_zeros(rank, rank)  # Z_d Z_dᵀ, running
+    prev = 0
+    for i, d in enumerate(problem.dims):
+        z_blk = z[:, prev:d]
+        gram.addmm_(z_blk, z_blk.T)
+        live = basis.live[i]
+        remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
+        prev = d
+        scale = _gaussian_scale(problem, d)
+        columns = _columns_at(basis, basis.index[i], gram, h_t, scale, buffers)
+        yield slice(i, i + 1), columns[None]
+
+
+def _columns_at(
+    basis: WeightingBasis,
+    index: torch.Tensor,
+    gram: torch.Tensor,
+    h_t: torch.Tensor,
+    scale: float,
+    buffers: Buffers,
+) -> torch.Tensor:
+    """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the output rows (K·M, N) of one d,
+    in natural token order."""
+    # index_select / index_copy_, and slices where the columns run in order: advanced indexing
+    # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
+    used = (index >= 0).nonzero().flatten()
+    if not used.numel():
+        return buffers("out", index.shape[0]).zero_()
+    cols = index.index_select(0, used)
+    first, count = int(cols[0]), cols.numel()
+    if bool((cols == torch.arange(first, first + count, device=cols.device)).all()):
+        stored, coeffs = h_t[first : first + count], basis.coeffs[:, first : first + count]
+    else:
+        stored = torch.index_select(h_t, 0, cols, out=buffers("stored", count))
+        coeffs = basis.coeffs.index_select(1, cols)
+    inner = gram @ coeffs  # (r, u), minus Qᵀ H R block by block
+    for rows, positions in basis.blocks:
+        inner[rows] -= basis.q_t[rows, positions] @ stored[:, positions].T
+    columns = torch.mul(stored, scale, out=buffers("columns", count))  # (u, N)
+    for rows, positions in basis.blocks:
+        columns[:, positions].addmm_(inner[rows].T, basis.q_t[rows, positions], alpha=scale)
+    if basis.inverse is not None:  # back to the natural token order
+        columns = torch.index_select(columns, 1, basis.inverse, out=buffers("natural", count))
+    if count == index.shape[0]:
+        return columns
+    return buffers("out", index.shape[0]).zero_().index_copy_(0, used, columns)
+
+
+def _gaussian_scale(problem: Problem, d: int) -> float:
+    """``σ_d²``: the embeddings are ``σ_d`` times standard normals (1/d_max or 1/d)."""
+    ref = problem.dims[-1] if problem.cfg.nested == "truncate" else d
+    return 1.0 / ref
+
+
+__all__ = ["InLaw", "WeightingBasis", "assemble", "explicit_remainder", "weighting_basis"]
