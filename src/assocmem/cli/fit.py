@@ -12,10 +12,12 @@ from assocmem.cli.common import (
     LazyChoices,
     RawHelpFormatter,
     add_format_argument,
+    add_quiet_argument,
     finite_float,
     format_table,
     int_at_least,
     print_json,
+    show_progress,
 )
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_json
@@ -62,6 +64,7 @@ def register(subparsers: Any) -> None:
     add("--schemes", nargs="+", metavar="SCHEME", help="fit only these schemes (spec strings)")
     add("--joint", action="store_true", help="also fit E ≈ A d^-a + B T^-b per scheme")
     add("--alpha", type=finite_float, help="α for the theory (default: the config's alpha)")
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -147,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.level < 1:
         raise ConfigError("level", f"must be in (0, 1), got {args.level}")
-    result = fit_records(load_results(args.results), fit_options(args))
+    payload = load_results(args.results)
+    result = fit_records(payload, fit_options(args), progress=show_progress(args))
     if args.format == "json":
         print_json(result)
     else:
