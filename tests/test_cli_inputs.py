@@ -69,6 +69,8 @@ CASES = [  # (argv, field named by the error)
     (["train", "--seeds", "100000000"], "memory_gb"),
     (["capacity", "--dims", "1000000"], "memory_gb"),
     (["theory", "-N", "1000000000000"], "memory_gb"),
+    (["claims", "--trials", "1000000000"], "memory_gb"),
+    (["claims", "--only", "1", "--trials", "100000", "--memory-gb", "0.01"], "memory_gb"),
     (["closed-form", "--memory-gb", "0"], "memory_gb"),
 ]
 
@@ -92,6 +94,41 @@ def test_sweep_results_out_that_cannot_be_created(cwd: Path):
     code, _, err = run(["sweep", "results", "--db", "r.db", "--out", "a_file/x.csv"])
     assert code == 2 and err.startswith("assocmem: error: out: "), err
     assert sorted(p.name for p in cwd.iterdir()) == before
+
+
+@pytest.mark.parametrize("n_boot", ["1000000000", "1000"])
+def test_fit_bootstrap_over_the_budget_is_refused(cwd: Path, n_boot: str):
+    source = _records(cwd, "--dims", "5", "10", "20")
+    before = sorted(p.name for p in cwd.iterdir())
+    budget = ["--memory-gb", "0.0001"] if n_boot == "1000" else []  # 1000 × 2 trials × 4: 80 KB
+    code, out, err = run(["fit", source, "--n-boot", n_boot, *budget])
+    assert code == 2 and out == "", err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("assocmem: error: memory_gb: "), err
+    assert sorted(p.name for p in cwd.iterdir()) == before
+
+
+def test_bootstrap_estimate_bounds_what_the_bootstrap_allocates():
+    """:func:`bootstrap_bytes` against the peak numpy allocation tracemalloc sees while
+    :func:`bootstrap_slopes` runs: an upper bound, and not loose by more than 2×."""
+    import tracemalloc
+
+    import numpy as np
+
+    from assocmem.analysis.fit import bootstrap_slopes
+    from assocmem.analysis.memory import bootstrap_bytes
+
+    n_trials, n_points, n_boot = 50, 10, 2000
+    x = np.geomspace(10, 1000, n_points)
+    errors = np.random.default_rng(0).uniform(0.1, 1.0, (n_trials, n_points)) * x**-0.5
+    tracemalloc.start()
+    try:
+        bootstrap_slopes(x, errors, loss="linear", n_boot=n_boot, rng=np.random.default_rng(0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    estimate = bootstrap_bytes(n_trials, n_points, n_boot)
+    assert estimate / 2 <= peak <= estimate, (peak, estimate)
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,13 @@
 """The trained state API: ``train(..., return_state=True)`` gives each run's final memory, bit
 for bit what the engine trained, whatever runs shared its tensor program."""
 
+import json
 from typing import Any
 
 import pytest
 import torch
 
-from assocmem.training import TrainConfig, TrainedState, select_kernel, train
+from assocmem.training import TrainConfig, TrainedState, native, select_kernel, train
 from assocmem.training.engine import run_group
 from assocmem.training.kernels import (
     AnalyticKernel,
@@ -47,9 +48,8 @@ def cases() -> list[tuple[str, bool]]:
 def test_state_reproduces_the_run_metrics_exactly(name: str, fast: bool) -> None:
     """Alone, the state's logits are the engine's final logits bit for bit, so every metric
     recomputed from them (evaluation.population_metrics) equals the run's, the continuous
-    cross-entropy and p_correct included. Beside companions the error is the same too (the
-    state is, bit for bit: next test), though a kernel evaluating the whole group in one batched
-    product may round a logit differently in the last place."""
+    cross-entropy and p_correct included. Beside companions the state and the whole record are
+    the same bits too (the tests below)."""
     values, kernel = KERNELS[name]
     cfg = small(**values)
     if fast:
@@ -133,3 +133,42 @@ def test_state_is_off_by_default_and_never_stored() -> None:
     assert plain.state is None and isinstance(with_state.state, TrainedState)
     assert "state" not in with_state.to_dict()
     assert with_state.to_dict() == plain.to_dict()  # asking for the state changes no number
+
+
+@pytest.mark.parametrize(("name", "fast"), cases())
+def test_run_result_alone_equals_result_beside_companions_bitwise(name: str, fast: bool) -> None:
+    """A run's whole record (every metric, the continuous cross-entropy and p_correct included,
+    its error curve and softmax snapshots) and its state are the same bits whatever runs share
+    its tensor program: every kernel computes a run's logits with products of that run alone.
+    The record is compared as JSON (floats printed exactly, so equal text is equal bits)."""
+    cfg = small(**KERNELS[name][0], eval_every=2, snapshot_steps=(3,))
+    companions = [cfg.with_(seed=3), cfg, cfg.with_(lr=cfg.lr / 2, seed=1)]
+    (alone,) = train([cfg], fast=fast, return_state=True)
+    together = train(companions, fast=fast, return_state=True)[1]
+    assert json.dumps(alone.to_dict()) == json.dumps(together.to_dict())
+    assert alone.state is not None and together.state is not None
+    mine, theirs = alone.state.tensors(), together.state.tensors()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+
+
+@pytest.mark.parametrize(
+    ("name", "compiled"),
+    [("projected", False), ("projected_torch", True), ("qupdate", True)],
+)
+def test_larger_run_alone_equals_run_beside_companions_bitwise(
+    name: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The torch-ops steps at a size where a batched product over the group rounds a run's
+    numbers differently from the same product alone (N = 1000, d = 50): the projected kernel's
+    steps without a compiled library (the sign-like projection) and under normalised SGD, and
+    the q-update's logits."""
+    if not compiled:
+        monkeypatch.setattr(native, "load", lambda: None)
+    cfg = TrainConfig.from_flat(
+        {**KERNELS[name][0], "n_inputs": 1000, "dim": 50, "n_samples": 256, "batch_size": 16}
+    )
+    companions = [cfg.with_(seed=3), cfg, cfg.with_(lr=cfg.lr / 2, seed=1), cfg.with_(seed=7)]
+    (alone,) = train([cfg])
+    together = train(companions)[1]
+    assert ("compiled" in alone.kernel) is (name == "projected" and compiled)
+    assert json.dumps(alone.to_dict()) == json.dumps(together.to_dict())

@@ -6,9 +6,15 @@ not given (:func:`wanted`). tqdm is imported only when a bar is made.
 """
 
 import sys
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["progress_bar", "wanted"]
+__all__ = ["Bar", "progress_bar", "wanted"]
+
+
+class Bar(Protocol):
+    """What callers use of a bar from :func:`progress_bar` (a tqdm bar)."""
+
+    def update(self, n: float | None = 1) -> bool | None: ...
 
 
 def wanted(quiet: bool = False) -> bool:
@@ -21,9 +27,14 @@ def wanted(quiet: bool = False) -> bool:
         return False
 
 
-def progress_bar(total: int | None, desc: str, unit: str, enabled: bool) -> Any:
+def progress_bar(
+    total: int | None, desc: str | None, unit: str, enabled: bool, **options: Any
+) -> Any:
     """A tqdm bar on standard error (a disabled one, which prints nothing, when not
-    ``enabled``); use it as a context manager and call ``update(n)``."""
+    ``enabled``); use it as a context manager and call ``update(n)``.
+
+    ``options`` go to tqdm (``leave`` defaults to False: the bar is erased when done)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
+    options.setdefault("leave", False)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, **options)

@@ -17,9 +17,13 @@ from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 __all__ = [
     "RECORD_BYTES",
     "capacity_bytes",
+    "bootstrap_bytes",
+    "check_bootstrap_memory",
     "check_capacity_memory",
+    "check_claims_memory",
     "check_closed_form_memory",
     "check_train_grid_memory",
+    "claims_bytes",
     "closed_form_bytes",
     "train_grid_bytes",
 ]
@@ -41,6 +45,45 @@ def check_closed_form_memory(cfg: ClosedFormConfig, memory_gb: float | None = No
     budget = cfg.memory_gb if memory_gb is None else memory_gb
     what = f"{cfg.trials} trials of N = {cfg.n_inputs}, d_max = {max(cfg.dims)}"
     check_budget(closed_form_bytes(cfg), budget, what, "lower trials, n_inputs or dims")
+
+
+def claims_bytes(configs: Sequence[ClosedFormConfig]) -> int:
+    """Closed-form runs made one after the other whose results are all kept (the record frames
+    of :class:`~assocmem.experiments.claims.ClaimRunner`, until every claim is judged): the
+    largest pair of trial working sets plus every run's cells (:func:`closed_form_bytes`)."""
+    if not configs:
+        return 0
+    cells = sum(closed_form_bytes(cfg) - 2 * working_set_bytes(cfg) for cfg in configs)
+    return max(2 * working_set_bytes(cfg) for cfg in configs) + cells
+
+
+def check_claims_memory(
+    configs: Sequence[ClosedFormConfig], memory_gb: float = DEFAULT_MEMORY_GB
+) -> None:
+    """Refuse the closed-form runs of the claims (:func:`claims_bytes`) over ``memory_gb``."""
+    trials = max((cfg.trials for cfg in configs), default=0)
+    what = f"judging the claims at {trials} trials ({len(configs)} closed-form runs)"
+    check_budget(claims_bytes(configs), memory_gb, what, "lower trials")
+
+
+def bootstrap_bytes(n_trials: int, n_points: int, n_boot: int) -> int:
+    """Peak bytes of one trial-bootstrap fit (:func:`assocmem.analysis.fit.bootstrap_slopes`):
+    the (n_boot, n_trials) resampling indices and the (n_boot, n_trials, n_points) resampled
+    errors (8 bytes each), plus the (n_boot, n_points) means and their logs."""
+    return 8 * n_boot * (n_trials * (n_points + 1) + 2 * n_points)
+
+
+def check_bootstrap_memory(
+    records: Sequence[Mapping[str, Any]], n_boot: int, memory_gb: float = DEFAULT_MEMORY_GB
+) -> None:
+    """Refuse fitting closed-form ``records`` (each with ``dim``, ``n_samples`` and per-trial
+    ``errors``) with ``n_boot`` resamples when its largest curve's bootstrap
+    (:func:`bootstrap_bytes`) exceeds ``memory_gb``; the curves are fitted one at a time."""
+    n_trials = max((len(r["errors"]) for r in records if isinstance(r["errors"], list)), default=0)
+    n_points = max(len({str(r[key]) for r in records}) for key in ("dim", "n_samples"))
+    need = bootstrap_bytes(n_trials, n_points, n_boot)
+    what = f"a bootstrap of {n_boot} resamples of {n_trials} trials × {n_points} points"
+    check_budget(need, memory_gb, what, "lower n_boot")
 
 
 def _seed_count(spec: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:

@@ -31,12 +31,15 @@ def _slopes(result: ClosedFormResult, seed: int) -> dict[tuple[str, int | None],
     return out
 
 
-def compare_with_zipf(language: str, **config: Any) -> LawComparison:
-    """Run the same closed-form experiment on ``language``'s words and on Zipf(α̂)."""
+def compare_with_zipf(language: str, *, progress: bool = False, **config: Any) -> LawComparison:
+    """Run the same closed-form experiment on ``language``'s words and on Zipf(α̂)
+    (``config``: :class:`ClosedFormConfig` fields; ``progress``: a bar per run on stderr)."""
     base = ClosedFormConfig(**config)
     alpha = word_distribution(language, base.n_inputs).alpha_kl
-    real = run_closed_form(ClosedFormConfig(**{**base.to_dict(), "words": language}))
-    zipf = run_closed_form(ClosedFormConfig(**{**base.to_dict(), "words": None, "alpha": alpha}))
+    real_cfg = ClosedFormConfig(**{**base.to_dict(), "words": language})
+    real = run_closed_form(real_cfg, progress=progress)
+    zipf_cfg = ClosedFormConfig(**{**base.to_dict(), "words": None, "alpha": alpha})
+    zipf = run_closed_form(zipf_cfg, progress=progress)
     real_fits, zipf_fits = _slopes(real, base.seed), _slopes(zipf, base.seed)
     rows = []
     for key, (fit, last) in real_fits.items():

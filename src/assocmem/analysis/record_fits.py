@@ -16,6 +16,7 @@ import numpy as np
 from assocmem.analysis.fit import PowerLawFit, fit_joint, fit_scaling
 from assocmem.analysis.theory import SchemeLaw, scheme_law
 from assocmem.config.errors import ConfigError
+from assocmem.progress import Bar, progress_bar
 
 Record = dict[str, Any]
 
@@ -99,22 +100,25 @@ def _by_scheme(records: list[Record], schemes: Sequence[str] | None) -> dict[str
     return by_scheme
 
 
-def _curve_fits(
-    spec: str, records: list[Record], law: SchemeLaw | None, options: FitOptions
-) -> list[Record]:
-    """One fit per curve of at least 3 points: in d at each T, in T (finite, > 0) at each d."""
-    theory = {"d": _neg(law.dim_exponent) if law else None}
-    theory["T"] = _neg(law.data_exponent) if law else None
-    window = {"d": options.d_window, "T": options.t_window}
-    curves: dict[Any, list[Record]] = defaultdict(list)
+def _curves(records: list[Record]) -> dict[tuple[str, Any], list[Record]]:
+    """The curves of at least 3 points: in d at each T, in T (finite, > 0) at each d."""
+    curves: dict[tuple[str, Any], list[Record]] = defaultdict(list)
     for r in records:
         curves[("d", r["n_samples"])].append(r)
         if r["n_samples"] is not None and r["n_samples"] > 0:
             curves[("T", r["dim"])].append(r)
+    return {key: curve for key, curve in curves.items() if len(curve) >= 3}
+
+
+def _curve_fits(
+    spec: str, records: list[Record], law: SchemeLaw | None, options: FitOptions, bar: Bar
+) -> list[Record]:
+    """One fit per curve of :func:`_curves`."""
+    theory = {"d": _neg(law.dim_exponent) if law else None}
+    theory["T"] = _neg(law.data_exponent) if law else None
+    window = {"d": options.d_window, "T": options.t_window}
     fits = []
-    for (variable, fixed), curve in curves.items():
-        if len(curve) < 3:
-            continue
+    for (variable, fixed), curve in _curves(records).items():
         at = f"T={'inf' if fixed is None else fixed}" if variable == "d" else f"d={fixed}"
         x, errors = _series(curve, "dim" if variable == "d" else "n_samples")
         try:
@@ -125,8 +129,9 @@ def _curve_fits(
         except ConfigError as err:
             note = f"not fitted: {err.message}"
             fits.append(_fit_row(spec, variable, at, None, theory[variable], note))
-            continue
-        fits.append(_fit_row(spec, variable, at, fit, theory[variable]))
+        else:
+            fits.append(_fit_row(spec, variable, at, fit, theory[variable]))
+        bar.update()
     return fits
 
 
@@ -146,7 +151,9 @@ def _joint_fit(
     return {"scheme": spec} | joint.as_dict()
 
 
-def fit_records(payload: dict[str, Any], options: FitOptions) -> dict[str, Any]:
+def fit_records(
+    payload: dict[str, Any], options: FitOptions, *, progress: bool = False
+) -> dict[str, Any]:
     """Every slope fit of a closed-form result: in d at each T, in T at each d.
 
     Parameters
@@ -156,6 +163,8 @@ def fit_records(payload: dict[str, Any], options: FitOptions) -> dict[str, Any]:
         closed-form --format json``): its ``config`` and ``records``.
     options : FitOptions
         Windows, loss, bootstrap, schemes, joint fit, α.
+    progress : bool, default False
+        A progress bar of the fits on stderr.
 
     Returns
     -------
@@ -178,10 +187,14 @@ def fit_records(payload: dict[str, Any], options: FitOptions) -> dict[str, Any]:
     if config.get("probabilities") is not None and options.alpha is None:
         alpha = None  # a user-given law has no α: no theory slope
     fits, joints = [], []
-    for spec, records in _by_scheme(payload["records"], options.schemes).items():
-        law = _law(spec, alpha)
-        fits += _curve_fits(spec, records, law, options)
-        joint = _joint_fit(spec, records, law, options) if options.joint else None
-        if joint is not None:
-            joints.append(joint)
+    by_scheme = _by_scheme(payload["records"], options.schemes)
+    total = sum(len(_curves(records)) + options.joint for records in by_scheme.values())
+    with progress_bar(total, "fit", "fit", progress) as bar:
+        for spec, records in by_scheme.items():
+            law = _law(spec, alpha)
+            fits += _curve_fits(spec, records, law, options, bar)
+            joint = _joint_fit(spec, records, law, options) if options.joint else None
+            bar.update(int(options.joint))
+            if joint is not None:
+                joints.append(joint)
     return {"kind": "fit", "alpha": alpha, "fits": fits, "joint": joints}

@@ -5,8 +5,10 @@ import textwrap
 from typing import Any
 
 from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
     LazyChoices,
     add_format_argument,
+    add_memory_argument,
     add_quiet_argument,
     format_table,
     int_at_least,
@@ -34,15 +36,20 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="base seed (default 0)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:K (default cpu)")
+    add_memory_argument(parser)
     add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from assocmem.experiments.claims import check_claims
+    from assocmem.analysis.memory import check_claims_memory
+    from assocmem.experiments.claims import SWEEPS, check_claims, claim_config
     from assocmem.report import format_measured
 
+    # every sweep counts, as the sweeps a subset of claims reads are known only once judged
+    configs = [claim_config(name, args.trials, args.seed, args.device) for name in SWEEPS]
+    check_claims_memory(configs, args.memory_gb or DEFAULT_MEMORY_GB)
     claims = check_claims(
         args.only, trials=args.trials, seed=args.seed, device=args.device,
         progress=show_progress(args),

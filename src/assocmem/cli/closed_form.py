@@ -102,12 +102,12 @@ def config_from_args(args: argparse.Namespace) -> Any:
     :class:`~assocmem.closed_form.config.ClosedFormConfig`."""
     from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 
-    values: dict[str, Any] = load_toml(args.config) if args.config else {}
+    values: dict[str, Any] = load_toml(args.config) if args.config is not None else {}
     flags = [f.name for f in fields(ClosedFormConfig) if f.name != "probabilities"]
     values.update({k: getattr(args, k) for k in flags if getattr(args, k, None) is not None})
     if args.distribution is not None:
         values["distribution"] = args.distribution
-    if args.probabilities:
+    if args.probabilities is not None:
         values["probabilities"] = load_probabilities(args.probabilities)
         values.setdefault("n_inputs", len(values["probabilities"]))
     return config_from_mapping(values)

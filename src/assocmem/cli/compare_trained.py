@@ -78,7 +78,7 @@ FLAGS = ("n_inputs", "n_outputs", "alpha", "distribution", "dims", "optimizers",
 
 def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
     spec = {**DEFAULTS, "n_inputs": 1000 if args.mode == "laws" else 100}
-    if args.config:
+    if args.config is not None:
         spec.update(load_toml(args.config))
     spec.update({k: getattr(args, k) for k in FLAGS if getattr(args, k) is not None})
     if spec.get("full_batch"):

@@ -9,13 +9,17 @@ import math
 from typing import Any
 
 from assocmem.cli.common import (
+    DEFAULT_MEMORY_GB,
     LazyChoices,
     RawHelpFormatter,
     add_format_argument,
+    add_memory_argument,
+    add_quiet_argument,
     finite_float,
     format_table,
     int_at_least,
     print_json,
+    show_progress,
 )
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_json
@@ -62,6 +66,8 @@ def register(subparsers: Any) -> None:
     add("--schemes", nargs="+", metavar="SCHEME", help="fit only these schemes (spec strings)")
     add("--joint", action="store_true", help="also fit E ≈ A d^-a + B T^-b per scheme")
     add("--alpha", type=finite_float, help="α for the theory (default: the config's alpha)")
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -143,11 +149,14 @@ def print_tables(result: dict[str, Any], level: float) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assocmem.analysis.memory import check_bootstrap_memory
     from assocmem.analysis.record_fits import fit_records
 
     if not 0 < args.level < 1:
         raise ConfigError("level", f"must be in (0, 1), got {args.level}")
-    result = fit_records(load_results(args.results), fit_options(args))
+    payload = load_results(args.results)
+    check_bootstrap_memory(payload["records"], args.n_boot, args.memory_gb or DEFAULT_MEMORY_GB)
+    result = fit_records(payload, fit_options(args), progress=show_progress(args))
     if args.format == "json":
         print_json(result)
     else:

@@ -95,10 +95,10 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from assocmem.closed_form.config import config_from_mapping
 
     values: dict[str, Any] = settings(args.setting) if args.setting else {}
-    if args.config:
+    if args.config is not None:
         values.update(load_toml(args.config))
     values.update({k: getattr(args, k) for k in FLAGS if getattr(args, k) is not None})
-    if args.probabilities:
+    if args.probabilities is not None:
         values["probabilities"] = load_probabilities(args.probabilities)
         values.setdefault("n_inputs", len(values["probabilities"]))
     return config_from_mapping(values)

@@ -164,7 +164,7 @@ FLAG_KEYS = (
 
 def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The TOML file's settings, overridden by every flag given on the command line."""
-    spec: dict[str, Any] = load_toml(args.config) if args.config else {}
+    spec: dict[str, Any] = load_toml(args.config) if args.config is not None else {}
     spec.update({k: getattr(args, k) for k in FLAG_KEYS if getattr(args, k) is not None})
     if args.layer_norm is not None:
         spec["layer_norm"] = [value == "on" for value in args.layer_norm]

@@ -3,7 +3,14 @@
 import argparse
 from typing import Any
 
-from assocmem.cli.common import add_format_argument, format_table, int_at_least, print_json
+from assocmem.cli.common import (
+    add_format_argument,
+    add_quiet_argument,
+    format_table,
+    int_at_least,
+    print_json,
+    show_progress,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -48,6 +55,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="--compare: base seed (default 0)"
     )
+    add_quiet_argument(parser, "--compare: no progress bar")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -86,20 +94,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n{CREDITS}")
         return 0
     from assocmem.analysis.real_data import compare_with_zipf
-    from assocmem.closed_form.config import config_from_mapping
 
-    values = {
-        "n_inputs": args.n_inputs,
-        "schemes": args.schemes,
-        "dims": args.dims,
-        "n_samples": args.n_samples,
-        "trials": args.trials,
-        "seed": args.seed,
-    }
-    cfg = config_from_mapping(values)
     check_closed_form_memory(cfg)
-    config = cfg.to_dict()
-    comparisons = [compare_with_zipf(lang, **config) for lang in args.languages]
+    config, progress = cfg.to_dict(), show_progress(args)
+    comparisons = [compare_with_zipf(lang, progress=progress, **config) for lang in args.languages]
     if args.format == "json":
         print_json({"comparisons": [c.__dict__ for c in comparisons], "credits": CREDITS})
         return 0

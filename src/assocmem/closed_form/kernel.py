@@ -172,13 +172,13 @@ def run_closed_form(
     The closed-form memories of Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs:
     science/schemes.md.
     """
-    from tqdm import tqdm
+    from assocmem.progress import progress_bar
 
     start = time.perf_counter()
     problem = Problem(cfg)
     sampler = get_sampler(cfg.resolved_sampler)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
-    bar = tqdm(total=len(trial_ids), desc="closed-form", unit="trial", disable=progress is not True)
+    bar = progress_bar(len(trial_ids), "closed-form", "trial", progress is True, leave=True)
     # Draw trial t+1 while trial t computes, when two trials' embeddings fit the memory budget.
     # The generator is serial: leave it one core, and the matrix products the others.
     overlap = sampler.draws_ahead and 2 * working_set_bytes(cfg) <= cfg.memory_gb * 2**30

@@ -13,14 +13,23 @@ from typing import Any
 import pandas as pd
 
 from assocmem.closed_form import run_closed_form
-from assocmem.closed_form.config import config_from_mapping
+from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 from assocmem.experiments.experiment import Experiment, Judge, RawSpec, claim_order
 from assocmem.experiments.figure1 import FIG1_DIMS, FIG1_SAMPLES
 from assocmem.experiments.figure4 import FIG4_DIMS
 from assocmem.experiments.registry import EXPERIMENTS
 from assocmem.report import Claim
 
-__all__ = ["CLAIMS", "FIG1_DIMS", "FIG1_SAMPLES", "FIG4_DIMS", "ClaimRunner", "check_claims"]
+__all__ = [
+    "CLAIMS",
+    "FIG1_DIMS",
+    "FIG1_SAMPLES",
+    "FIG4_DIMS",
+    "SWEEPS",
+    "ClaimRunner",
+    "check_claims",
+    "claim_config",
+]
 
 
 def _closed_form(experiment: Experiment) -> bool:
@@ -52,10 +61,18 @@ class ClaimRunner:
         if name.startswith("_") or name not in SWEEPS:
             raise AttributeError(name)
         if name not in self._frames:
-            values = SWEEPS[name]["base"] | {"trials": self.trials, "seed": self.seed}
-            cfg = config_from_mapping(values | {"device": self.device})
+            cfg = claim_config(name, self.trials, self.seed, self.device)
             self._frames[name] = run_closed_form(cfg, progress=self.progress).to_frame()
         return self._frames[name]
+
+
+def claim_config(
+    name: str, trials: int = 100, seed: int = 0, device: str = "cpu"
+) -> ClosedFormConfig:
+    """The config of the closed-form sweep
+    ``name`` (a key of ``SWEEPS``) at ``trials`` trials from ``seed``."""
+    values = SWEEPS[name]["base"] | {"trials": trials, "seed": seed, "device": device}
+    return config_from_mapping(values)
 
 
 def check_claims(ids: Collection[str] | None = None, **runner_kw: Any) -> list[Claim]:

@@ -21,6 +21,7 @@ import torch
 
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
+from assocmem.progress import progress_bar
 from assocmem.sweep.kinds import Outcome, RunKind, get_kind
 from assocmem.sweep.plan import Batch, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
@@ -304,7 +305,8 @@ def run_sweep(
             stream = _dask(todo, spec.name, workers=workers, scheduler=scheduler, client=client)
         else:
             stream = _local(todo, spec.name)
-        with _progress_bar(pending, spec.name, progress) as bar:
+        desc = f"sweep {spec.name}"
+        with progress_bar(pending, desc, "run", progress, leave=True, smoothing=0.1) as bar:
             for batch, records in stream:
                 _call(hooks.after_compute, batch)
                 before = None if hooks.before_commit is None else _bind(hooks.before_commit, batch)
@@ -325,12 +327,6 @@ def _call(hook: Callable[[Batch], None] | None, batch: Batch) -> None:
 
 def _bind(hook: Callable[[Batch], None], batch: Batch) -> Callable[[], None]:
     return lambda: hook(batch)
-
-
-def _progress_bar(total: int, name: str, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=f"sweep {name}", unit="run", disable=not enabled, smoothing=0.1)
 
 
 def spec_document(spec: SweepSpec) -> dict[str, Any]:

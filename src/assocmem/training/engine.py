@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from tqdm import tqdm
 
 from assocmem.embeddings import draw_embeddings
 from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import mod_targets, noisy_error, sample_tokens
+from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
@@ -176,7 +176,7 @@ def train_group(
     configs: Sequence[TrainConfig],
     *,
     fast: bool = True,
-    progress: tqdm | None = None,
+    progress: Bar | None = None,
     return_state: bool = False,
 ) -> list[RunResult]:
     """Train runs sharing one :meth:`TrainConfig.batch_key` in one tensor program (see
@@ -188,7 +188,7 @@ def run_group(
     configs: Sequence[TrainConfig],
     *,
     fast: bool = True,
-    progress: tqdm | None = None,
+    progress: Bar | None = None,
     kernel_class: type[AbstractKernel] | None = None,
     return_state: bool = False,
 ) -> tuple[list[RunResult], torch.Tensor]:
@@ -253,7 +253,7 @@ def train_steps(
     inputs: RunInputs,
     task: Task,
     recorder: Recorder,
-    progress: tqdm | None,
+    progress: Bar | None,
 ) -> None:
     """Advance the kernel through all ``cfg.steps`` steps, in spans that end at record points
     (spans of one step where each step has its own targets: noisy labels)."""
@@ -372,7 +372,7 @@ def train(
     """
     results: list[RunResult | None] = [None] * len(configs)
     total = sum(cfg.steps for cfg in configs)
-    with tqdm(total=total, disable=not progress, unit="run-step", leave=False) as bar:
+    with progress_bar(total, None, "run-step", progress) as bar:
         for chunk in group_runs(configs, budget=budget):
             for index, result in zip(
                 chunk,

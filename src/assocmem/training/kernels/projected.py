@@ -3,7 +3,7 @@
 The state is ``V = Wᵀ Uᵀ`` (d×M). The gradient's ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
 (d×M, rank ≤ M); its elementwise shape (the optimiser's direction) is projected back by ``Uᵀ``
 row by row in the compiled kernel of :mod:`assocmem.training.native` (``projected_steps``, a
-span of steps per call), never storing the d×d matrix (torch ops, a few runs at a time, for
+span of steps per call), never storing the d×d matrix (torch ops, one run at a time, for
 normalised SGD or where no compiler is found). O(d²M) per step, independent of B.
 """
 
@@ -15,11 +15,10 @@ from assocmem.training.kernels.base import (
     AbstractKernel,
     RunInputs,
     gram,
+    per_run_products,
     weighted_softmax_error,
 )
 from assocmem.training.optimizers import NORM_FLOOR, lr_factor
-
-GRADIENT_ELEMENTS = 2**20  # d×d gradient elements formed at once by the torch ops
 
 
 class ProjectedMatrixKernel(AbstractKernel):
@@ -62,7 +61,7 @@ class ProjectedMatrixKernel(AbstractKernel):
         return {"WU": self.V}
 
     def logits(self) -> torch.Tensor:
-        return torch.bmm(self.E, self.V)
+        return per_run_products(self.E, self.V)  # a run's logits never depend on its companions
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
@@ -81,22 +80,22 @@ class ProjectedMatrixKernel(AbstractKernel):
         """One step of every run with torch ops (normalised SGD, or no compiled kernel)."""
         rate = (lr * self.lr_factor)[:, None, None]
         scaled = weighted_softmax_error(self.logits(), self.targets, weights)
-        P = torch.bmm(self.E.transpose(1, 2), scaled)  # (R, d, M); the W-gradient is (P U)ᵀ
+        # (R, d, M); the W-gradient is (P U)ᵀ. Every product one run at a time (aligned copies),
+        # so a run's steps never depend on its companions.
+        P = per_run_products(self.E.transpose(1, 2), scaled)
         if not self.optimizer.stateless:  # normalised SGD: ‖P U‖_F² = ⟨Pᵀ P, U Uᵀ⟩
-            norm_sq = (torch.bmm(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
+            norm_sq = (per_run_products(P.transpose(1, 2), P) * self.gram_outputs).sum((1, 2))
             norm = norm_sq.clamp_min(0).sqrt().clamp_min(NORM_FLOOR)
-            self.V.sub_(rate / norm[:, None, None] * torch.bmm(P, self.gram_outputs))
+            self.V.sub_(rate / norm[:, None, None] * per_run_products(P, self.gram_outputs))
             return
         self.V.sub_(rate * self.shaped_projection(P))
 
     def shaped_projection(self, P: torch.Tensor) -> torch.Tensor:
-        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M), a few
-        runs' d×d gradients at a time."""
-        runs, dim, _ = P.shape
-        chunk = max(1, min(runs, GRADIENT_ELEMENTS // dim**2))
+        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M), one
+        run's d×d gradient at a time (its products on aligned copies, as
+        :func:`per_run_products`)."""
         change = torch.empty_like(P)
-        for start in range(0, runs, chunk):
-            block = slice(start, start + chunk)
-            grad = torch.bmm(P[block], self.U[block])  # Gᵀ, (n, d, d)
-            torch.bmm(self.optimizer.direction(grad), self.U_t[block], out=change[block])
+        for r in range(P.shape[0]):
+            grad = P[r].clone() @ self.U[r].clone()  # Gᵀ, (d, d)
+            change[r] = self.optimizer.direction(grad) @ self.U_t[r].clone()
         return change

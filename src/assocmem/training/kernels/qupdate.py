@@ -3,7 +3,13 @@
 import torch
 
 from assocmem.training.config import TrainConfig
-from assocmem.training.kernels.base import DTYPE, AbstractKernel, RunInputs, gram
+from assocmem.training.kernels.base import (
+    DTYPE,
+    AbstractKernel,
+    RunInputs,
+    gram,
+    per_run_products,
+)
 
 
 class QUpdateKernel(AbstractKernel):
@@ -25,7 +31,8 @@ class QUpdateKernel(AbstractKernel):
 
     def logits(self) -> torch.Tensor:
         stored = self.q[:, :, None] * self.onehot  # (R, N, M): q(x) at column f*(x)
-        return torch.bmm(self.gram_inputs, torch.bmm(stored, self.gram_outputs))
+        # one run at a time: a run's logits never depend on its companions
+        return per_run_products(self.gram_inputs, per_run_products(stored, self.gram_outputs))
 
     def step(
         self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
