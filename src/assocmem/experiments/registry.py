@@ -37,6 +37,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         CAPACITY_FRONTIER,
     )
 }
+"""Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),
+in report order: what ``reproduce`` runs and draws; :func:`register_experiment` adds one (docs:
+tutorials/add-experiment.md)."""
 BEYOND = "beyond"  # the item of the studies beyond the paper (drawn only when asked for)
 CLAIMS_ITEM = "claims"  # judges the claims of every paper experiment
 

@@ -27,6 +27,9 @@ REGISTRY: dict[str, type[Scheme]] = {
     "seen_once": SeenOnce,
     "empirical_threshold": EmpiricalThreshold,
 }
+"""The memory schemes q by config name (``"threshold"`` → :class:`Threshold`, …): what
+:func:`parse_scheme` reads a spec string ``name:key=value`` against; :func:`register_scheme`
+adds one (docs: science/schemes.md, tutorials/add-scheme.md)."""
 
 
 def register_scheme(cls: type[SchemeT]) -> type[SchemeT]:

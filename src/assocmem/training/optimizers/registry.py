@@ -19,6 +19,8 @@ OptimizerT = TypeVar("OptimizerT", bound=AbstractOptimizer)
 OPTIMIZERS: dict[str, type[AbstractOptimizer]] = {
     entry.name: entry for entry in (SGD, Adam, SignSGD, NormalizedSGD, NesterovSGD)
 }
+"""The optimisers by config name (``"sgd"``, ``"adam"``, ``"sign_sgd"``, ``"normalized_sgd"``,
+``"nesterov"``); :func:`register_optimizer` adds one (docs: tutorials/add-optimizer.md)."""
 
 
 def register_optimizer(cls: type[OptimizerT]) -> type[OptimizerT]:
