@@ -38,8 +38,9 @@ TABLE_WIDTH = 100  # text tables are cut to this many columns (--format json has
 
 
 class LazyChoices(Sequence[str]):
-    """The allowed values of an option, read from ``module.attribute`` (a registry or a tuple)
-    the first time they are needed: when a value is checked, never to build ``--help``."""
+    """The allowed values of an option, read from ``module.attribute`` (a registry, a tuple, or
+    a function returning one) the first time they are needed: when a value is checked, never
+    to build ``--help``."""
 
     def __init__(self, module: str, attribute: str) -> None:
         self.module, self.attribute = module, attribute
@@ -49,7 +50,7 @@ class LazyChoices(Sequence[str]):
     def values(self) -> tuple[str, ...]:
         if self._values is None:
             source = getattr(importlib.import_module(self.module), self.attribute)
-            self._values = tuple(source)
+            self._values = tuple(source() if callable(source) else source)
         return self._values
 
     def __getitem__(self, index: Any) -> Any:

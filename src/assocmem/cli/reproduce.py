@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=LazyChoices(REGISTRY, "ONLY_CHOICES"),
+        choices=LazyChoices(REGISTRY, "only_choices"),
         metavar="ITEM",
         help="a subset: figure numbers (1, 3, 4, 5, 6, 7, 8), table1, memory, claims, beyond",
     )
@@ -62,12 +62,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assocmem.experiments.reproduce import PAPER_ITEMS, reproduce
+    from assocmem.experiments.registry import paper_items
+    from assocmem.experiments.reproduce import reproduce
 
     done = reproduce(
         args.out,
         scale=args.scale,
-        only=[*(args.only or PAPER_ITEMS), "beyond"] if args.beyond else args.only,
+        only=[*(args.only or paper_items()), "beyond"] if args.beyond else args.only,
         executor=args.executor,
         workers=args.workers,
         device=args.device,
