@@ -196,6 +196,25 @@ def test_foreign_file_is_a_config_error(tmp_path: Path, spec: Path) -> None:
     assert make_plan(load_spec(spec)).runs
 
 
+def test_database_being_created_by_another_writer_is_accepted(
+    tmp_path: Path, spec: Path
+) -> None:
+    """Another writer may have set the journal mode (the file is no longer empty) and not yet
+    committed the schema: a second sweep must write into it, not refuse it (a race seen in CI
+    with four writers). A database holding other tables is still refused."""
+    db = tmp_path / "new.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+    assert db.stat().st_size > 0
+    report = run_sweep(spec, db)
+    assert report.written == len(make_plan(load_spec(spec)).runs)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE things (x)")
+    with pytest.raises(ConfigError, match="not a results database"):
+        run_sweep(spec, other)
+
+
 def test_reading_writes_nothing_beside_the_database(spec: Path, tmp_path: Path) -> None:
     """A closed database is one file; reading it (SQLite mode=ro) leaves no -wal or -shm."""
     db = tmp_path / "r.db"

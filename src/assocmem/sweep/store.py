@@ -204,9 +204,10 @@ def readonly_uri(path: str | Path) -> str:
     return uri
 
 
-def open_readonly(path: str | Path) -> sqlite3.Connection:
+def open_readonly(path: str | Path, *, allow_empty: bool = False) -> sqlite3.Connection:
     """A read-only connection that writes nothing; a missing, foreign or unreadable file is a
-    one-line :class:`ConfigError`."""
+    one-line :class:`ConfigError`. With ``allow_empty``, an SQLite file without any table is
+    accepted too: another writer may have created it and not yet committed the schema."""
     name = repr(str(path))
     if Path(path).is_dir():
         raise ConfigError("db", f"{name} is a folder; give a results database file")
@@ -217,7 +218,9 @@ def open_readonly(path: str | Path) -> sqlite3.Connection:
     except sqlite3.Error as err:
         raise ConfigError("db", f"cannot open {name}: {err}") from None
     try:
-        conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables or not allow_empty:
+            conn.execute("SELECT COUNT(*) FROM runs").fetchone()
     except sqlite3.DatabaseError as err:
         conn.close()
         raise ConfigError("db", f"{name} is not a results database: {err}") from None
@@ -229,7 +232,9 @@ def check_writable(path: str | Path) -> None:
     creating it): a folder, a read-only file, a missing or read-only folder."""
     check_output_file("db", path)
     if Path(path).exists() and Path(path).stat().st_size > 0:
-        open_readonly(path).close()  # an existing file must be a results database
+        # an existing file must be a results database, or one that a concurrent writer has
+        # just created (its journal mode set, its schema not yet committed)
+        open_readonly(path, allow_empty=True).close()
 
 
 def read_rows(path: str | Path, sweep: str | None = None) -> list[dict[str, Any]]:
