@@ -196,9 +196,7 @@ def test_foreign_file_is_a_config_error(tmp_path: Path, spec: Path) -> None:
     assert make_plan(load_spec(spec)).runs
 
 
-def test_database_being_created_by_another_writer_is_accepted(
-    tmp_path: Path, spec: Path
-) -> None:
+def test_database_being_created_by_another_writer_is_accepted(tmp_path: Path, spec: Path) -> None:
     """Another writer may have set the journal mode (the file is no longer empty) and not yet
     committed the schema: a second sweep must write into it, not refuse it (a race seen in CI
     with four writers). A database holding other tables is still refused."""
