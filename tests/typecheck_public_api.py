@@ -20,6 +20,7 @@ from assocmem import (
     OPTIMIZERS,
     SCHEMES,
     SGD,
+    STUDY_COMMANDS,
     AbstractOptimizer,
     Adam,
     Claim,
@@ -38,6 +39,9 @@ from assocmem import (
     Scheme,
     SchemeLaw,
     SignSGD,
+    StudyCommand,
+    StudyOption,
+    StudyResult,
     SweepReport,
     SweepSpec,
     TrainConfig,
@@ -77,8 +81,10 @@ from assocmem import (
     register_experiment,
     register_optimizer,
     register_scheme,
+    register_study_command,
     reproduce,
     run_closed_form,
+    run_study,
     run_sweep,
     runs_frame,
     save_figure,
@@ -170,6 +176,17 @@ def experiments(out: Path) -> None:
     done = assert_type(reproduce(out, only=["4"]), Reproduction)
     claims: list[Claim] = done.claims
     del claims
+
+
+def studies(out: Path) -> None:
+    option = StudyOption("dims", "int", "dimensions", many=True, low=1)
+    command = StudyCommand("toy", "figure-4", "one line", "a paragraph", (option,))
+    assert_type(register_study_command(command), StudyCommand)
+    assert_type(STUDY_COMMANDS, dict[str, StudyCommand])
+    result = assert_type(run_study("toy", settings={"dims": [8, 16]}, out=out), StudyResult)
+    frames: dict[str, pd.DataFrame] = result.frames
+    figure: Figure | None = result.figure
+    del frames, figure
 
 
 def errors() -> str:

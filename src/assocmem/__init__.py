@@ -103,6 +103,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "experiment_names": ("assocmem.names", "experiment_names"),
     "reproduce": ("assocmem.experiments.reproduce", "reproduce"),
     "Reproduction": ("assocmem.experiments.reproduce", "Reproduction"),
+    # Studies beyond the paper, one at a time (``assocmem STUDY``)
+    "run_study": ("assocmem.experiments.study", "run_study"),
+    "StudyResult": ("assocmem.experiments.study", "StudyResult"),
+    "STUDY_COMMANDS": ("assocmem.experiments.commands", "STUDY_COMMANDS"),
+    "StudyCommand": ("assocmem.experiments.commands", "StudyCommand"),
+    "StudyOption": ("assocmem.experiments.commands", "Option"),
+    "register_study_command": ("assocmem.experiments.commands", "register_study_command"),
 }
 __all__ = [
     "AbstractOptimizer",
@@ -124,9 +131,13 @@ __all__ = [
     "RunResult",
     "SCHEMES",
     "SGD",
+    "STUDY_COMMANDS",
     "Scheme",
     "SchemeLaw",
     "SignSGD",
+    "StudyCommand",
+    "StudyOption",
+    "StudyResult",
     "SweepReport",
     "SweepSpec",
     "TrainConfig",
@@ -166,8 +177,10 @@ __all__ = [
     "register_experiment",
     "register_optimizer",
     "register_scheme",
+    "register_study_command",
     "reproduce",
     "run_closed_form",
+    "run_study",
     "run_sweep",
     "runs_frame",
     "save_figure",
@@ -207,9 +220,12 @@ if TYPE_CHECKING:
     from assocmem.closed_form.result import ClosedFormResult
     from assocmem.config.errors import ConfigError
     from assocmem.embeddings import draw_embeddings
+    from assocmem.experiments.commands import STUDY_COMMANDS, StudyCommand, register_study_command
+    from assocmem.experiments.commands import Option as StudyOption
     from assocmem.experiments.experiment import Experiment
     from assocmem.experiments.registry import EXPERIMENTS, register_experiment
     from assocmem.experiments.reproduce import Reproduction, reproduce
+    from assocmem.experiments.study import StudyResult, run_study
     from assocmem.figures.closed_form import (
         figure1,
         figure3,

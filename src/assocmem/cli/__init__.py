@@ -26,6 +26,7 @@ COMMANDS = (
     "train",
     "compare_trained",
     "sweep",
+    "study",  # one subcommand per study (experiments/commands.py)
 )
 
 

@@ -78,13 +78,7 @@ class Experiment:
 
     def specs(self, scale: str, device: str) -> dict[str, SweepSpec]:
         """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``."""
-        return {
-            name: parse_spec(
-                {**raw, "name": f"{name}-{scale}", "base": {**raw["base"], "device": device}},
-                source=f"reproduce:{name}",
-            )
-            for name, raw in self.sweeps(scale).items()
-        }
+        return parse_sweeps(self.sweeps(scale), scale, device)
 
     def judge(self, frames: Any, scale: str, only: Collection[str] | None = None) -> list[Claim]:
         """Its claims (those of ``only`` if given), measured on ``frames``, judged at ``scale``."""
@@ -105,6 +99,17 @@ class Experiment:
         specs = {name: ctx.specs[name] for name in self.sweeps(ctx.scale)}
         shown = {name: _shown(spec) for name, spec in specs.items()}
         return next(iter(shown.values())) if len(shown) == 1 else shown
+
+
+def parse_sweeps(raws: Mapping[str, RawSpec], scale: str, device: str) -> dict[str, SweepSpec]:
+    """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE``, on ``device``."""
+    return {
+        name: parse_spec(
+            {**raw, "name": f"{name}-{scale}", "base": {**raw["base"], "device": device}},
+            source=f"reproduce:{name}",
+        )
+        for name, raw in raws.items()
+    }
 
 
 def _shown(spec: SweepSpec) -> dict[str, Any]:

@@ -101,7 +101,10 @@ def drawn(items: set[str]) -> list[Experiment]:
 
 
 def judged(items: set[str]) -> list[Experiment]:
-    """The paper experiments whose claims are judged: all of them under the "claims" item."""
-    if CLAIMS_ITEM not in items:
-        return []
-    return [e for e in EXPERIMENTS.values() if e.claims and e.item != BEYOND]
+    """The experiments whose claims are judged: every paper experiment under the "claims" item,
+    every study beyond the paper under the "beyond" item."""
+    return [
+        e
+        for e in EXPERIMENTS.values()
+        if e.claims and (BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items
+    ]

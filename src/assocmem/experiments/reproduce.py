@@ -22,7 +22,6 @@ from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
 from assocmem.experiments.frames import StoredFrames
 from assocmem.experiments.registry import (
-    BEYOND,
     EXPERIMENTS,
     ONLY_CHOICES,
     PAPER_ITEMS,
@@ -202,7 +201,7 @@ def stored_experiments(
         if (keys and keys <= done) or (not keys and drawn_before):
             complete.append(experiment)
     to_draw = [e for e in complete if e.item is not None]
-    to_judge = [e for e in complete if e.claims and e.item != BEYOND]
+    to_judge = [e for e in complete if e.claims]
     return to_draw, to_judge
 
 

@@ -19,6 +19,9 @@ A spec file::
     lr = [0.1, 1.0]
     batch_size = [16, 64]
 
+    [claims.ID]                   # optional: the tolerances of a study's judged claims,
+    tolerance = 0.1               # fixed before the runs (read by the experiment, not the sweep)
+
 Every problem (unknown keys, wrong types, impossible values, impossible combinations) is
 collected with its location (``axes.dims[2]``, ``base.alpha``) and reported at once, as one
 line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with code 2).
@@ -27,7 +30,7 @@ line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with cod
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,7 @@ TOP_KEYS = (
     "base",
     "axes",
     "zip",
+    "claims",
 )
 MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
 SEEDS_MAX = 100_000
@@ -103,6 +107,9 @@ class SweepSpec:
     runs_per_batch : int or None
         The most runs per batch (None: the kind's default).
     source, description : str
+    claims : dict of str to dict
+        The ``[claims.ID]`` tables: what a study's judged claim ``ID`` accepts (its tolerances),
+        fixed in the spec before the runs. Not part of any run's identity.
     """
 
     name: str
@@ -115,6 +122,7 @@ class SweepSpec:
     runs_per_batch: int | None
     source: str = ""
     description: str = ""
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def run_kind(self) -> RunKind:
@@ -293,6 +301,25 @@ def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tu
     return str(name), str(description)
 
 
+def _check_claims(value: Any, problems: _Problems) -> dict[str, dict[str, Any]]:
+    """``[claims.ID]`` tables of numbers, strings or booleans (a study's tolerances)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.add("claims", "must be a table of [claims.ID] tables")
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for claim, table in value.items():
+        if not isinstance(table, Mapping):
+            problems.add(f"claims.{claim}", "must be a table (e.g. tolerance = 0.1)")
+            continue
+        for key, item in table.items():
+            if not isinstance(item, int | float | str | bool):
+                problems.add(f"claims.{claim}.{key}", "must be a number, string or boolean")
+        out[str(claim)] = dict(table)
+    return out
+
+
 def _check_zip(axes: dict[str, Any], zipped: dict[str, list[Any]], problems: _Problems) -> None:
     for key in set(axes) & set(zipped):
         problems.add(f"zip.{key}", "also an axis in [axes]; vary it in one place")
@@ -309,7 +336,7 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     ----------
     raw : mapping
         Keys ``name``, ``kind``, ``base``, ``axes``, and optionally ``description``, ``seeds``,
-        ``trials``, ``runs_per_batch``, ``zip``.
+        ``trials``, ``runs_per_batch``, ``zip``, ``claims``.
     source : str, default "spec"
         Where it came from, for messages.
 
@@ -338,6 +365,7 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     if "seeds" in raw and ("seed" in base or "seed" in axes or "seed" in zipped):
         problems.add("seeds", "seed is also set in base/axes/zip; give the seeds in one place")
     trials = _check_trials(kind, raw, problems)
+    claims = _check_claims(raw.get("claims"), problems)
     runs_per_batch = raw.get("runs_per_batch")
     if runs_per_batch is not None and not _int_at_least(runs_per_batch, 1):
         problems.add("runs_per_batch", f"must be an integer ≥ 1, got {runs_per_batch!r}")
@@ -354,6 +382,7 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
         runs_per_batch=runs_per_batch,
         source=source,
         description=description,
+        claims=claims,
     )
 
 
