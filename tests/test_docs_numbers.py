@@ -19,7 +19,9 @@ from docs_quotes import DN, ROOT, Q, assert_all_ok, flat, page_text
 # --- the benchmark's table and rule ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("quote", DN.QUOTES, ids=lambda q: f"{q.page}:{q.numbers[0]}")
+@pytest.mark.parametrize(
+    "quote", [*DN.QUOTES, *DN.LONG_QUOTES], ids=lambda q: f"{q.page}:{q.numbers[0]}"
+)
 def test_every_quoted_sentence_stands_on_its_page(quote):
     assert len(quote.numbers) == len(quote.sources), quote.plain
     assert flat(quote.plain) in page_text(quote.page), (
@@ -68,6 +70,9 @@ def test_a_folder_that_is_not_a_reproduction_is_one_line(tmp_path, capsys):
         DN.main([str(tmp_path)])
     assert stop.value.code == 2
     assert "no claims.json and runs.db" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        DN.main([])  # neither a folder nor --long
+    assert stop.value.code == 2
 
 
 # --- exact arithmetic and seconds of compute --------------------------------------------------

@@ -310,3 +310,14 @@ PREDICT_QUOTES = [
 @pytest.mark.slow
 def test_the_predictions_page_tables():
     assert_all_ok(Predicted(), PREDICT_QUOTES)
+
+
+@pytest.mark.slow
+def test_the_seeded_coverage_of_the_theory_guide():
+    """tests/test_fit.py's 200 experiments of 100 trials (about 10 s)."""
+    quote = Q(
+        DN.THEORY,
+        "the seeded run gives ⟦96⟧ %",
+        (("coverage, 200 × 100 trials", lambda p: p.coverage(200, 100)),),
+    )
+    assert_all_ok(DN.LongRuns(), [quote])
