@@ -9,7 +9,7 @@ and its own d_h×d_h matrix:
 - ``total``: equal parameters counting the embeddings,
   ``H·(d_h² + (N+M)·d_h) = d² + (N+M)·d``, solved for d_h and rounded.
 
-d_h is rounded to an integer ≥ 1; :func:`parameter_counts` gives the actual counts.
+d_h is rounded to an integer ≥ 1; :func:`heads_parameter_counts` gives the actual counts.
 
 Theory. Head h scores ``s_h(x, y) = Σ_{x'} q_h(x') G^h_{y f*(x')} (e^h_{x'}·e^h_x)`` with
 ``G^h = U_h U_hᵀ``. Given x, the own-class sum of head h is Gaussian with mean
@@ -124,8 +124,23 @@ class ParameterCounts:
     total: int
 
 
-def parameter_counts(heads: int, head_dim: int, n_inputs: int, n_outputs: int) -> ParameterCounts:
-    """The parameter counts of H heads of dimension d_h (see :class:`ParameterCounts`)."""
+def heads_parameter_counts(
+    heads: int, head_dim: int, n_inputs: int, n_outputs: int
+) -> ParameterCounts:
+    """The actual sizes of H heads of dimension d_h.
+
+    Parameters
+    ----------
+    heads, head_dim : int
+        H and d_h.
+    n_inputs, n_outputs : int
+        N and M (the rows of each head's input and output embeddings).
+
+    Returns
+    -------
+    ParameterCounts
+        ``width`` H·d_h, ``matrix`` H·d_h², ``embeddings`` H·(N+M)·d_h and ``total``.
+    """
     matrix = heads * head_dim**2
     embeddings = heads * (n_inputs + n_outputs) * head_dim
     return ParameterCounts(heads * head_dim, matrix, embeddings, matrix + embeddings)

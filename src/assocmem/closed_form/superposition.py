@@ -50,7 +50,15 @@ STREAMS = ("superposition/inputs", "superposition/outputs", "superposition/route
 
 @dataclass(frozen=True)
 class HeadsLayout:
-    """H heads of dimension d_h (``heads`` × ``head_dim``); total width ``H·d_h``."""
+    """H heads of dimension d_h.
+
+    Attributes
+    ----------
+    heads : int
+        H.
+    head_dim : int
+        d_h; the total width is ``H·d_h`` (:attr:`width`).
+    """
 
     heads: int
     head_dim: int
@@ -144,7 +152,28 @@ def head_scores(
 
 @dataclass(frozen=True)
 class HeadsTrial:
-    """What a trial of :func:`superposition_errors` shares across layouts."""
+    """One trial of :func:`superposition_errors`: what its layouts share.
+
+    Attributes
+    ----------
+    probs : torch.Tensor, shape (N,)
+        The law p (float64).
+    targets : torch.Tensor of int64, shape (N,)
+        f*(x).
+    n_outputs : int
+        M.
+    schemes : tuple of str
+        Sample-free scheme specs (``"population"``, ``"threshold:P=d/8"``); their d is the total
+        width ``H·d_h``.
+    arrangements : tuple of str
+        Among :data:`ARRANGEMENTS`.
+    seed, trial : int
+        The named streams of every head's embeddings (``superposition/inputs``,
+        ``superposition/outputs``, keyed by trial and head) and of the random routing
+        (``superposition/route``, keyed by trial and H).
+    dtype : torch.dtype, default torch.float32
+        The working precision.
+    """
 
     probs: torch.Tensor  # (N,) float64
     targets: torch.Tensor  # (N,) int64

@@ -19,6 +19,21 @@ from matplotlib.figure import Figure
 
 from assocmem.analysis.fit import fit_power_law, fit_scaling
 from assocmem.analysis.superposition import BUDGET_RULES, predict_superposition
+from assocmem.analysis.superposition_records import (
+    best_lr,
+    errors_by,
+    exponents,
+    first_int,
+    heads_above_one,
+    mean_se,
+    ok_runs,
+    paired,
+    rank_profile,
+    select,
+    summary,
+    theory_cells,
+    with_predictions,
+)
 from assocmem.experiments.experiment import Context, Experiment, Judge, RawSpec, shipped_sweep
 from assocmem.figures.superposition import superposition_figure
 from assocmem.report import Claim, Table
@@ -60,79 +75,21 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
     return {CLOSED: closed, TRAINED: trained}
 
 
-# ---- measurements -------------------------------------------------------------------------
-
-
-def _ok(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[frame["status"] == "ok"]
-
-
-def _select(frame: pd.DataFrame, **where: Any) -> pd.DataFrame:
-    mask = np.ones(len(frame), dtype=bool)
-    for column, value in where.items():
-        mask &= (frame[column] == value).to_numpy()
-    return frame[mask]
-
-
-def summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean, standard error and count of the error over trials, per group of ``keys``."""
-    grouped = _ok(frame).groupby(keys, sort=True)
-    out = grouped.agg(mean=("error", "mean"), sem=("error", "sem"), n=("error", "size"))
-    if "head_dim" in frame:
-        out["head_dim"] = grouped["head_dim"].first()
-    return out.reset_index().fillna({"sem": 0.0})
-
-
-def predicted(row: Any, n_inputs: int, n_outputs: int) -> float:
-    """The theory's error for a summary row (alpha, scheme, arrangement, heads, head_dim)."""
-    return predict_superposition(
-        n_inputs, n_outputs, float(row.alpha), str(row.scheme), str(row.arrangement),
-        int(row.heads), int(row.head_dim),
-    )  # fmt: skip
-
-
-def with_predictions(stats: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    n, m = _first(frame, "n_inputs"), _first(frame, "n_outputs")
-    return stats.assign(predicted=[predicted(r, n, m) for r in stats.itertuples()])
-
-
-def paired(frame: pd.DataFrame, first: dict[str, Any], second: dict[str, Any]) -> pd.Series:
-    """Per-trial ``error(first) − error(second)`` (trials present in both)."""
-    a = _ok(_select(frame, **first)).set_index("trial")["error"]
-    b = _ok(_select(frame, **second)).set_index("trial")["error"]
-    joined = a.to_frame("a").join(b.to_frame("b"), how="inner")
-    return joined["a"] - joined["b"]
-
-
-def _mean_se(diff: pd.Series) -> tuple[float, float]:
-    n = len(diff)
-    return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
-
-
-def _first(frame: pd.DataFrame, column: str) -> int:
-    """The integer value of ``column`` in the first row (a value shared by the rows)."""
-    return int(cast(Any, frame[column].iloc[0]))
-
-
-def _heads_above_one(frame: pd.DataFrame) -> list[int]:
-    return sorted(int(h) for h in set(frame["heads"]) if h > 1)
-
-
 # ---- claims -------------------------------------------------------------------------------
 
 
 def claim_width(frames: Any, scale: str) -> Claim:
     """Equal width, same scheme: H heads of d/H store like one memory of d."""
     tol = tolerances("superposition-1")
-    frame = _select(frames.superposition, budget="width", arrangement="same")
+    frame = select(frames.superposition, budget="width", arrangement="same")
     worst, cells, within = (0.0, ""), 0, 0
     for (alpha, scheme, heads, dim), part in frame.groupby(["alpha", "scheme", "heads", "dim"]):
-        d_h = _first(part, "head_dim")
+        d_h = first_int(part, "head_dim")
         if heads == 1 or dim < tol["min_dim"] or d_h < tol["min_head_dim"]:
             continue
         key = {"alpha": alpha, "scheme": scheme, "dim": dim}
-        mean, se = _mean_se(paired(frame, {**key, "heads": heads}, {**key, "heads": 1}))
-        one = float(_ok(_select(frame, **key, heads=1))["error"].mean())
+        mean, se = mean_se(paired(frame, {**key, "heads": heads}, {**key, "heads": 1}))
+        one = float(ok_runs(select(frame, **key, heads=1))["error"].mean())
         cells += 1
         within += abs(mean) <= tol["relative"] * one + 2 * se
         if abs(mean) / one > worst[0]:
@@ -153,18 +110,12 @@ def claim_width(frames: Any, scale: str) -> Claim:
     )
 
 
-def _errors_by(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """(values of ``column``, per-trial errors (trials, values)) of one curve."""
-    table = _ok(frame).pivot_table(index="trial", columns=column, values="error").dropna()
-    return table.columns.to_numpy(float), table.to_numpy(float)
-
-
 def claim_matrix(frames: Any, scale: str) -> Claim:
     """Equal matrix parameters: the error falls with H as the summed-heads SNR predicts."""
     tol = tolerances("superposition-2")
-    frame = _select(frames.superposition, budget="matrix", arrangement="same", scheme=THRESHOLD,
+    frame = select(frames.superposition, budget="matrix", arrangement="same", scheme=THRESHOLD,
                     alpha=ALPHA, dim=tol["dim"])  # fmt: skip
-    heads, errors = _errors_by(frame, "heads")
+    heads, errors = errors_by(frame, "heads")
     fit = fit_scaling(heads, errors, window=(heads.min(), heads.max()), n_boot=500)
     stats = with_predictions(summary(frame, ["alpha", "scheme", "arrangement", "heads"]), frame)
     predicted_slope, _ = fit_power_law(
@@ -191,11 +142,11 @@ def claim_routed(frames: Any, scale: str) -> Claim:
     """Routing without a gate loses: wherever the theory predicts routed summed heads at least
     ``ratio`` times worse than superposed heads, they are worse."""
     tol = tolerances("superposition-3")
-    frame = _select(frames.superposition, alpha=ALPHA, dim=tol["dim"])
-    n, m = _first(frame, "n_inputs"), _first(frame, "n_outputs")
+    frame = select(frames.superposition, alpha=ALPHA, dim=tol["dim"])
+    n, m = first_int(frame, "n_inputs"), first_int(frame, "n_outputs")
     losses = {}  # cell → per-trial (routed − same) / mean(same)
     for (budget, heads, scheme), part in frame.groupby(["budget", "heads", "scheme"]):
-        d_h = _first(part, "head_dim")
+        d_h = first_int(part, "head_dim")
         same = predict_superposition(n, m, ALPHA, scheme, "same", heads, d_h)
         for arrangement in ROUTED:
             ratio = predict_superposition(n, m, ALPHA, scheme, arrangement, heads, d_h) / same
@@ -203,10 +154,10 @@ def claim_routed(frames: Any, scale: str) -> Claim:
                 continue
             key = {"budget": budget, "heads": heads, "scheme": scheme}
             diff = paired(part, {**key, "arrangement": arrangement}, {**key, "arrangement": "same"})
-            scale_ = float(_ok(_select(part, **key, arrangement="same"))["error"].mean())
+            scale_ = float(ok_runs(select(part, **key, arrangement="same"))["error"].mean())
             losses[(budget, heads, scheme, arrangement)] = diff / scale_
     table = pd.DataFrame(losses).dropna()  # (trials, cells): trials are the independent units
-    mean, se = _mean_se(table.mean(axis=1))
+    mean, se = mean_se(table.mean(axis=1))
     positive = int((table.mean(axis=0) > 0).sum())
     return Claim(
         "superposition-3",
@@ -223,13 +174,6 @@ def claim_routed(frames: Any, scale: str) -> Claim:
         tolerance="the mean paired difference (routed − same) > 0 in every such cell, and the "
         "relative loss averaged over the cells > 2 s.e. (over trials, the independent units)",
     )
-
-
-def theory_cells(frame: pd.DataFrame, min_head_dim: int) -> pd.DataFrame:
-    """Every cell with d_h ≥ ``min_head_dim``: its measured mean, s.e. and prediction."""
-    keys = ["alpha", "scheme", "arrangement", "budget", "heads", "dim"]
-    stats = summary(frame, keys)
-    return with_predictions(stats[stats["head_dim"] >= min_head_dim], frame)
 
 
 def claim_theory(frames: Any, scale: str) -> Claim:
@@ -256,21 +200,10 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     )
 
 
-def exponents(frame: pd.DataFrame, min_dim: int) -> dict[int, Any]:
-    """Fitted slopes of the error vs d over d ≥ ``min_dim``, per H (trial bootstrap)."""
-    out = {}
-    for heads, part in frame.groupby("heads"):
-        dims, errors = _errors_by(part, "dim")
-        out[int(cast(Any, heads))] = fit_scaling(
-            dims, errors, window=(min_dim, dims.max()), n_boot=500
-        )
-    return out
-
-
 def claim_exponents(frames: Any, scale: str) -> Claim:
     """Superposition keeps the scaling law's exponent."""
     tol = tolerances("superposition-5")
-    frame = _select(frames.superposition, budget="width", arrangement="same", scheme=THRESHOLD,
+    frame = select(frames.superposition, budget="width", arrangement="same", scheme=THRESHOLD,
                     alpha=ALPHA)  # fmt: skip
     fits = exponents(frame, tol["min_dim"])
     gaps = {h: abs(fit.slope - fits[1].slope) for h, fit in fits.items() if h != 1}
@@ -289,11 +222,11 @@ def claim_exponents(frames: Any, scale: str) -> Claim:
 def claim_gated(frames: Any, scale: str) -> Claim:
     """q = p: random routing read through a gate beats the same scheme in every head."""
     tol = tolerances("superposition-7")
-    frame = _select(frames.superposition, alpha=ALPHA, scheme=POPULATION, budget="width",
+    frame = select(frames.superposition, alpha=ALPHA, scheme=POPULATION, budget="width",
                     dim=tol["dim"])  # fmt: skip
     measured, ok = {}, True
-    for heads in [h for h in _heads_above_one(frame) if h >= tol["min_heads"]]:
-        mean, se = _mean_se(paired(frame, {"heads": heads, "arrangement": "random-gated"},
+    for heads in [h for h in heads_above_one(frame) if h >= tol["min_heads"]]:
+        mean, se = mean_se(paired(frame, {"heads": heads, "arrangement": "random-gated"},
                                    {"heads": heads, "arrangement": "same"}))  # fmt: skip
         measured[f"difference_H{heads}"], measured[f"two_se_H{heads}"] = mean, 2 * se
         ok &= mean < -2 * se
@@ -305,28 +238,6 @@ def claim_gated(frames: Any, scale: str) -> Claim:
         bool(measured) and ok,
         tolerance="paired difference (gated − same) < −2 s.e. for every such H",
     )
-
-
-def best_lr(frame: pd.DataFrame) -> pd.DataFrame:
-    """The runs at the lr of lowest seed-averaged error of each (heads, optimizer)."""
-    ok = _ok(frame)
-    means = ok.groupby(["heads", "optimizer", "lr"])["error"].mean().reset_index()
-    best = means.loc[means.groupby(["heads", "optimizer"])["error"].idxmin()]
-    keys = best[["heads", "optimizer", "lr"]]
-    return ok.merge(keys, on=["heads", "optimizer", "lr"])
-
-
-def rank_profile(frame: pd.DataFrame) -> pd.DataFrame:
-    """Seed means per (heads, optimizer, rank bin) of the trained PR and its references."""
-    rows = []
-    for run in best_lr(frame).itertuples():
-        run = cast(Any, run)
-        for i, rank in enumerate(run.bin_low):
-            rows.append({"heads": run.heads, "optimizer": run.optimizer, "rank": rank,
-                         "participation": run.participation[i], "superposed": run.superposed[i],
-                         "routed": run.routed[i]})  # fmt: skip
-    profile = pd.DataFrame(rows)
-    return profile.groupby(["heads", "optimizer", "rank"]).mean().reset_index()
 
 
 def claim_trained(frames: Any, scale: str) -> Claim:
@@ -394,7 +305,7 @@ def reference_dim(frame: pd.DataFrame) -> int:
 
 
 def heads_stats(frame: pd.DataFrame, scheme: str, budget: str, dim: int) -> pd.DataFrame:
-    part = _select(frame, alpha=ALPHA, scheme=scheme, budget=budget, dim=dim)
+    part = select(frame, alpha=ALPHA, scheme=scheme, budget=budget, dim=dim)
     keys = ["alpha", "scheme", "arrangement", "heads"]
     return with_predictions(summary(part, keys), part)
 
@@ -447,8 +358,8 @@ def draw(ctx: Context) -> Figure:
         for scheme in dict.fromkeys(frame["scheme"])
         for budget in dict.fromkeys(frame["budget"])
     }  # fmt: skip
-    curve = _select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="matrix")
-    fits = exponents(curve, tolerances("superposition-5")["min_dim"])
+    curve = select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="matrix")
+    fits = exponents(curve, tolerances("superposition-5")["min_dim"], fallback=True)
     slopes = {h: f"slope {f.slope:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]" for h, f in fits.items()}
     dims = with_predictions(summary(curve, ["alpha", "scheme", "arrangement", "heads", "dim"]),
                             curve)  # fmt: skip

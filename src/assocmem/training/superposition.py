@@ -26,7 +26,7 @@ carrying it too.
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -147,6 +147,8 @@ class HeadsResult:
     superposed, routed : torch.Tensor, shape (N,)
         PR(x) of the closed-form references on the same embeddings
         (:func:`reference_weights`): ``q = p`` in every head, and ``q = p`` routed.
+    W : torch.Tensor, shape (H, d_h, d_h)
+        The trained matrices (E and U are :func:`draw_heads` of the run's seed).
     """
 
     error: float
@@ -155,6 +157,7 @@ class HeadsResult:
     participation: torch.Tensor
     superposed: torch.Tensor
     routed: torch.Tensor
+    W: torch.Tensor = field(compare=False, repr=False)
 
 
 def participation_ratio(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -274,6 +277,7 @@ def _results(
             participation=participation[r],
             superposed=references["superposed"][r],
             routed=references["routed"][r],
+            W=W[r].clone(),
         )
         for r in range(E.shape[0])
     ]

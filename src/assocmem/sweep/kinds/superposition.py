@@ -288,7 +288,7 @@ class SuperpositionKind(RunKind):
     def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One row per (budget, H, d, scheme, arrangement): ``head_dim``, the actual ``width``,
         ``matrix_params`` and ``total_params``, ``error``, ``head_error``, ``tail_error``."""
-        from assocmem.analysis.superposition import parameter_counts
+        from assocmem.analysis.superposition import heads_parameter_counts
 
         config = row["config"]
         skip = ("dims", "heads", "budgets", "schemes", "arrangements", "trial")
@@ -300,7 +300,7 @@ class SuperpositionKind(RunKind):
         out = []
         for budget, heads, dim, index in metrics["cells"]:
             d_h = metrics["layouts"][index][1]
-            counts = parameter_counts(heads, d_h, n, m)
+            counts = heads_parameter_counts(heads, d_h, n, m)
             cell = {**common, "budget": budget, "heads": heads, "dim": dim, "head_dim": d_h,
                     "width": counts.width, "matrix_params": counts.matrix,
                     "total_params": counts.total}  # fmt: skip
