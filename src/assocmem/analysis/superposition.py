@@ -223,20 +223,72 @@ def _problem(n_inputs: int, n_outputs: int, alpha: float) -> tuple[np.ndarray, n
     return probs, mod_targets(n_inputs, n_outputs).numpy()
 
 
+Prediction = tuple[float, float]  # (expected error, its per-trial standard deviation)
+
+
+def _moments(probs: np.ndarray, success: np.ndarray) -> Prediction:
+    """``Σ p (1 − s)`` and ``sqrt(Σ p² s (1 − s))``: the error's mean and its spread over trials
+    if tokens failed independently (a floor on the spread: rare failures of frequent tokens
+    dominate it, and a few trials can miss them all)."""
+    return float(probs @ (1 - success)), float(np.sqrt(probs**2 @ (success * (1 - success))))
+
+
 @functools.cache
-def _single_error(
+def _single(
     n_inputs: int, n_outputs: int, alpha: float, scheme: str, width: int, dim: int, leak_dim: int
-) -> float:
-    """The predicted error of one memory of width ``dim`` storing the scheme at d = ``width``,
-    its output Gram's off-diagonal of variance ``1/leak_dim``."""
+) -> Prediction:
+    """One memory of width ``dim`` storing the scheme at d = ``width``, its output Gram's
+    off-diagonal of variance ``1/leak_dim``."""
     import torch
 
     probs, targets = _problem(n_inputs, n_outputs, alpha)
     q = scheme_weights(scheme, torch.from_numpy(probs), width).numpy()
-    return float(probs @ (1 - retrieval_probability(q, targets, n_outputs, dim, 1.0 / leak_dim)))
+    return _moments(probs, retrieval_probability(q, targets, n_outputs, dim, 1.0 / leak_dim))
 
 
 @functools.cache
+def _prediction(
+    n_inputs: int,
+    n_outputs: int,
+    alpha: float,
+    scheme: str,
+    arrangement: str,
+    heads: int,
+    head_dim: int,
+    seed: int,
+    n_draws: int,
+) -> Prediction:
+    if arrangement not in ARRANGEMENTS:
+        raise ConfigError("arrangement", f"unknown {arrangement!r}; allowed: {ARRANGEMENTS}")
+    import torch
+
+    width = heads * head_dim
+    if arrangement == "same":  # one memory of width H·d_h, with each head's leak
+        return _single(n_inputs, n_outputs, alpha, scheme, width, width, head_dim)
+    if arrangement not in GATED:  # summed routed heads: one memory of width d_h holding all of q
+        return _single(n_inputs, n_outputs, alpha, scheme, width, head_dim, head_dim)
+    probs, targets = _problem(n_inputs, n_outputs, alpha)
+    q_t = scheme_weights(scheme, torch.from_numpy(probs), width)
+    q, leak = q_t.numpy(), 1.0 / head_dim  # each head's output rows are unit vectors in R^{d_h}
+    if GATED[arrangement] == "band":
+        shares = [band_route(q_t, torch.from_numpy(probs), heads).numpy()]
+    else:
+        shares = [trial_route(seed, t, n_inputs, heads).numpy() for t in range(n_draws)]
+    moments = []
+    for route in shares:
+        success = np.zeros(n_inputs)
+        for h in range(heads):
+            mine = np.flatnonzero(route == h)
+            if mine.size:  # one memory of width d_h holding the share
+                stored = np.where(route == h, q, 0.0)
+                success[mine] = retrieval_probability(
+                    stored, targets, n_outputs, head_dim, leak, tokens=mine
+                )
+        moments.append(_moments(probs, success))
+    mean, spread = np.mean(moments, axis=0)
+    return float(mean), float(spread)
+
+
 def predict_superposition(
     n_inputs: int,
     n_outputs: int,
@@ -248,6 +300,7 @@ def predict_superposition(
     *,
     seed: int = 0,
     n_draws: int = 4,
+    spread: bool = False,
 ) -> float:
     """The predicted population error of H heads of dimension d_h (module docstring).
 
@@ -269,42 +322,25 @@ def predict_superposition(
         its trials ``0 … n_draws−1``.
     n_draws : int, default 4
         Routings averaged for ``random-gated``.
+    spread : bool, default False
+        Return instead the standard deviation of one trial's error that the prediction implies
+        if tokens failed independently, ``sqrt(Σ_x p(x)² P(1 − P))``: a floor on the Monte
+        Carlo spread, which rare failures of the most frequent tokens dominate.
 
     Returns
     -------
     float
-        ``Σ_x p(x)(1 − P(x retrieved))``.
+        ``Σ_x p(x)(1 − P(x retrieved))`` (or its spread).
+
+    Raises
+    ------
+    ConfigError
+        For an unknown arrangement.
 
     Notes
     -----
     The interference picture of Cabannes et al. (2024), Theorem 1, summed over heads; the docs:
     beyond/superposition.md.
     """
-    if arrangement not in ARRANGEMENTS:
-        raise ConfigError("arrangement", f"unknown {arrangement!r}; allowed: {ARRANGEMENTS}")
-    import torch
-
-    width = heads * head_dim
-    if arrangement == "same":  # one memory of width H·d_h, with each head's leak
-        return _single_error(n_inputs, n_outputs, alpha, scheme, width, width, head_dim)
-    if arrangement not in GATED:  # summed routed heads: one memory of width d_h holding all of q
-        return _single_error(n_inputs, n_outputs, alpha, scheme, width, head_dim, head_dim)
-    probs, targets = _problem(n_inputs, n_outputs, alpha)
-    q_t = scheme_weights(scheme, torch.from_numpy(probs), width)
-    q, leak = q_t.numpy(), 1.0 / head_dim  # each head's output rows are unit vectors in R^{d_h}
-    if GATED[arrangement] == "band":
-        shares = [band_route(q_t, torch.from_numpy(probs), heads).numpy()]
-    else:
-        shares = [trial_route(seed, t, n_inputs, heads).numpy() for t in range(n_draws)]
-    errors = []
-    for route in shares:
-        success = np.zeros(n_inputs)
-        for h in range(heads):
-            mine = np.flatnonzero(route == h)
-            if mine.size:  # one memory of width d_h holding the share
-                stored = np.where(route == h, q, 0.0)
-                success[mine] = retrieval_probability(
-                    stored, targets, n_outputs, head_dim, leak, tokens=mine
-                )
-        errors.append(float(probs @ (1 - success)))
-    return float(np.mean(errors))
+    args = (n_inputs, n_outputs, alpha, scheme, arrangement, heads, head_dim, seed, n_draws)
+    return _prediction(*args)[1 if spread else 0]

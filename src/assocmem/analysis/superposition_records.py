@@ -39,17 +39,25 @@ def summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.reset_index().fillna({"sem": 0.0})
 
 
-def predicted(row: Any, n_inputs: int, n_outputs: int) -> float:
-    """The theory's error for a summary row (alpha, scheme, arrangement, heads, head_dim)."""
+def predicted(row: Any, n_inputs: int, n_outputs: int, spread: bool = False) -> float:
+    """The theory's error (or its per-trial spread) for a summary row (alpha, scheme,
+    arrangement, heads, head_dim)."""
     return predict_superposition(
         n_inputs, n_outputs, float(row.alpha), str(row.scheme), str(row.arrangement),
-        int(row.heads), int(row.head_dim),
+        int(row.heads), int(row.head_dim), spread=spread,
     )  # fmt: skip
 
 
 def with_predictions(stats: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``stats`` with the prediction of each row (``predicted``) and the standard error of a
+    mean over its trials that the prediction implies (``predicted_sem``)."""
     n, m = first_int(frame, "n_inputs"), first_int(frame, "n_outputs")
-    return stats.assign(predicted=[predicted(r, n, m) for r in stats.itertuples()])
+    rows = list(stats.itertuples())
+    spread = np.array([predicted(r, n, m, spread=True) for r in rows])
+    return stats.assign(
+        predicted=[predicted(r, n, m) for r in rows],
+        predicted_sem=spread / np.sqrt(np.maximum(stats["n"].to_numpy(float), 1.0)),
+    )
 
 
 def paired(frame: pd.DataFrame, first: dict[str, Any], second: dict[str, Any]) -> pd.Series:

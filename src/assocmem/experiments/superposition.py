@@ -43,6 +43,7 @@ QUICK: dict[str, Any] = {"max_dim": 512, "trials": 20, "seeds": 3, "lrs": [1.0, 
 ALPHA = 2.0  # the α of the figure and of the claims that name one
 THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 SCHEME_LABELS = {THRESHOLD: "q = 1{x ≤ d/8}", POPULATION: "q = p"}
+SHORT_LABELS = {THRESHOLD: "1{x≤d/8}", POPULATION: "q=p"}  # in the text table
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
 
 
@@ -145,7 +146,8 @@ def claim_routed(frames: Any, scale: str) -> Claim:
     frame = select(frames.superposition, alpha=ALPHA, dim=tol["dim"])
     n, m = first_int(frame, "n_inputs"), first_int(frame, "n_outputs")
     losses = {}  # cell → per-trial (routed − same) / mean(same)
-    for (budget, heads, scheme), part in frame.groupby(["budget", "heads", "scheme"]):
+    for key_values, part in frame.groupby(["budget", "heads", "scheme"]):
+        budget, heads, scheme = cast(tuple[str, int, str], key_values)
         d_h = first_int(part, "head_dim")
         same = predict_superposition(n, m, ALPHA, scheme, "same", heads, d_h)
         for arrangement in ROUTED:
@@ -181,7 +183,11 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     tol = tolerances("superposition-4")
     cells = theory_cells(frames.superposition, tol["min_head_dim"])
     relative = (cells["predicted"] / cells["mean"] - 1).abs()
-    resolved = cells["mean"] > 4 * cells["sem"]
+    # A mean is resolved when it exceeds 4 standard errors, the larger of the trials' own and
+    # the one the prediction implies: a few trials can miss every rare failure of a frequent
+    # token (p(0) ≈ 0.6 at α = 2) and show a tiny, misleading spread.
+    sem = np.maximum(cells["sem"], cells["predicted_sem"])
+    resolved = cells["mean"] > 4 * sem
     median = float(relative[cells["mean"] > 0].median())
     worst = float(relative[resolved].max()) if resolved.any() else math.inf
     where = cells[resolved].iloc[int(np.argmax(relative[resolved]))] if resolved.any() else None
@@ -189,10 +195,16 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         "superposition-4",
         f"the Gaussian-margin prediction of summed heads matches the measured error in every "
         f"cell with d_h ≥ {tol['min_head_dim']} (both α, schemes, arrangements and budgets)",
-        {"cells": len(cells), "median_relative_gap": median, "largest_relative_gap": worst},
+        {
+            "cells": len(cells),
+            "resolved": int(resolved.sum()),
+            "median_relative_gap": median,
+            "largest_relative_gap": worst,
+        },  # fmt: skip
         bool(median <= tol["median"] and worst <= tol["worst"]),
         tolerance=f"median |pred/measured − 1| ≤ {tol['median']}; largest ≤ {tol['worst']} over "
-        "cells resolved from noise (mean > 4 s.e.)",
+        "cells resolved from noise (mean > 4 s.e.: the larger of the trials' s.e. and the "
+        "prediction's)",
         note=""
         if where is None
         else f"largest at α={where.alpha:g} {where.scheme} "
@@ -315,10 +327,12 @@ def _counts_note(frame: pd.DataFrame, dim: int) -> str:
     part = frame[frame["dim"] == dim].drop_duplicates(["budget", "heads"])
     parts = []
     for budget, rows in part.groupby("budget", sort=False):
-        cells = [f"H={r.heads}: d_h={r.head_dim}, {r.matrix_params}, {r.total_params}"
-                 for r in rows.sort_values("heads").itertuples()]  # fmt: skip
-        parts.append(f"{budget} ({BUDGET_RULES[str(budget)]}): " + "; ".join(cells))
-    return "Actual sizes (d_h, H·d_h², H·(d_h² + (N+M)·d_h)): " + " | ".join(parts) + "."
+        cells = [
+            f"H={int(r.heads)}: {int(r.head_dim)}, {int(r.matrix_params)}, {int(r.total_params)}"
+            for r in cast(Any, rows.sort_values("heads")).itertuples()
+        ]
+        parts.append(f"{budget}: " + "; ".join(cells))
+    return "Actual d_h, H·d_h², H·(d_h² + (N+M)·d_h): " + " | ".join(parts) + "."
 
 
 def table(ctx: Context) -> Table:
@@ -331,19 +345,22 @@ def table(ctx: Context) -> Table:
     for scheme in dict.fromkeys(frame["scheme"]):
         for budget in dict.fromkeys(frame["budget"]):
             stats = heads_stats(frame, scheme, budget, dim)
-            for arrangement, part in stats.groupby("arrangement", sort=False):
-                cells = cast(Any, part).itertuples()
-                by_h = {int(r.heads): f"{r.mean:.4f} ({r.predicted:.4f})" for r in cells}
-                rows.append([SCHEME_LABELS.get(scheme, scheme), budget, arrangement,
+            for arrangement in dict.fromkeys(frame["arrangement"]):
+                part = cast(Any, stats[stats["arrangement"] == arrangement])
+                by_h = {
+                    int(r.heads): f"{r.mean:.4f} ({r.predicted:.4f})" for r in part.itertuples()
+                }
+                rows.append([SHORT_LABELS.get(scheme, scheme), budget, arrangement,
                              *(by_h.get(h, "") for h in heads)])  # fmt: skip
     return Table(
         f"H heads against one memory of d = {dim} (α = {ALPHA:g}): mean error over trials "
         "(signal-to-noise prediction)",
         ["scheme", "budget", "arrangement", *(f"H = {h}" for h in heads)],
         rows,
-        "The scheme's d is the total width H·d_h. same: q in every head; band, random: each "
-        "token stored in one head (by frequency band; balanced at random), scores summed over "
-        "all heads; -gated: read from its own head only. "
+        "Budgets: " + "; ".join(f"{k}: {v}" for k, v in BUDGET_RULES.items()) + ". The "
+        "scheme's d is the total width H·d_h. same: q in every head; band, random: each token "
+        "stored in one head (by frequency band; balanced at random), scores summed over all "
+        "heads; -gated: read from its own head only. "
         + _counts_note(frame, dim)
         + " Standard errors: the claims, the figure's bands and the records (--format json).",
     )

@@ -115,7 +115,7 @@ def specialisation_panel(ax: Axes, bins: pd.DataFrame, title: str) -> None:
     ax.set(xlabel="frequency rank (bin start + 1)", ylabel="participation ratio / H",
            ylim=(0, 1.05))  # fmt: skip
     ax.set_title(title, fontsize=9)
-    ax.legend(handles=handles, fontsize=6)
+    ax.legend(handles=handles, fontsize=6, handlelength=3)
 
 
 def superposition_figure(
