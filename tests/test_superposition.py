@@ -25,9 +25,11 @@ from assocmem import (
     superposition_errors,
     train_heads,
 )
+from assocmem.analysis import superposition as theory
 from assocmem.analysis.predict import token_success
 from assocmem.analysis.superposition import retrieval_probability
 from assocmem.cli import main
+from assocmem.closed_form import superposition as kernel
 from assocmem.closed_form.superposition import (
     ARRANGEMENTS,
     STREAMS,
@@ -41,6 +43,8 @@ from assocmem.closed_form.superposition import (
 from assocmem.experiments.superposition import CLAIMS
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 from assocmem.sweep.kinds.superposition import BUDGETS, build_superposition
+from assocmem.sweep.kinds.superposition_train import OPTIMIZERS, build_heads_train
+from assocmem.training import superposition as trainer
 from assocmem.training.superposition import draw_heads
 
 N, M = 40, 5
@@ -272,6 +276,11 @@ def test_participation_ratio_counts_the_heads_that_carry_a_token():
     assert participation_ratio(torch.zeros(1, 2, 3), targets).tolist() == [1.0, 1.0]
 
 
+def test_the_kinds_name_what_the_science_allows():
+    assert BUDGETS == theory.BUDGETS and OPTIMIZERS == trainer.OPTIMIZERS
+    assert build_superposition({}).arrangements == kernel.ARRANGEMENTS
+
+
 def test_bad_points_are_one_line_errors():
     for values, field in (
         ({"dims": []}, "dims"),
@@ -283,6 +292,14 @@ def test_bad_points_are_one_line_errors():
     ):
         with pytest.raises(ValueError, match=f"^{field}:"):
             build_superposition(values)
+    for values, field in (
+        ({"optimizer": "nesterov"}, "optimizer"),
+        ({"budget": ["width"]}, "budget"),
+        ({"batch_size": 512, "n_samples": 256}, "batch_size"),
+        ({"dim": 10**6, "memory_gb": 0.5}, "memory_gb"),
+    ):
+        with pytest.raises(ValueError, match=f"^{field}:"):
+            build_heads_train(values)
 
 
 TINY = {

@@ -9,7 +9,8 @@ from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
-from assocmem.sweep.kinds.superposition import HeadsTrainKind, SuperpositionKind
+from assocmem.sweep.kinds.superposition import SuperpositionKind
+from assocmem.sweep.kinds.superposition_train import HeadsTrainKind
 from assocmem.sweep.kinds.train import TrainKind
 
 RUN_KINDS: dict[str, RunKind] = {}

@@ -1,11 +1,10 @@
-"""Parallel memories (docs: beyond/superposition.md): two kinds of run.
+"""Parallel memories (docs: beyond/superposition.md): the ``superposition`` run kind.
 
-- ``superposition``: one trial of closed-form heads, every (budget, H, d, scheme, arrangement)
-  of the point, on that trial's embeddings (common random numbers across all of them). The
-  science is :mod:`assocmem.closed_form.superposition`; the budgets are
-  :mod:`assocmem.analysis.superposition`.
-- ``superposition_train``: one run of H heads trained jointly
-  (:mod:`assocmem.training.superposition`); runs that differ only in seed and lr share a batch.
+A run is one trial of closed-form heads, every (budget, H, d, scheme, arrangement) of the
+point, on that trial's embeddings (common random numbers across all of them). The science is
+:mod:`assocmem.closed_form.superposition`; the budgets are
+:mod:`assocmem.analysis.superposition`. Heads trained jointly are the ``superposition_train``
+kind (:mod:`assocmem.sweep.kinds.superposition_train`).
 
 A spec::
 
@@ -21,7 +20,7 @@ A spec::
 """
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -31,7 +30,6 @@ from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, conf
 
 ARRANGEMENTS = ("same", "band", "random", "band-gated", "random-gated")  # as closed_form's
 BUDGETS = ("width", "matrix", "total")  # as analysis.superposition.BUDGETS (checked in tests)
-OPTIMIZERS = ("sgd", "adam")
 SAMPLE_FREE = ("population", "uniform", "threshold")  # schemes without data (infinite T)
 
 
@@ -54,31 +52,15 @@ class SuperpositionConfig:
     memory_gb: float = DEFAULT_MEMORY_GB
 
 
-@dataclass(frozen=True)
-class HeadsTrainConfig:
-    """One trained run: H heads of d_h (from the budget and d), trained jointly."""
-
-    n_inputs: int = 1000  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0
-    heads: int = 1  # H
-    budget: str = "width"
-    dim: int = 256  # d of the single memory compared with
-    n_samples: int = 102400  # T
-    batch_size: int = 256  # B
-    optimizer: str = "adam"  # sgd | adam (sign-like: Adam(β = (0, 0)), lr / d_h)
-    lr: float = 1.0
-    seed: int = 0
-    device: str = "cpu"
-
-
-def _int(name: str, value: Any, low: int) -> int:
+def int_at_least(name: str, value: Any, low: int) -> int:
+    """``value`` if it is an integer ≥ ``low``, else a ConfigError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
     return value
 
 
-def _positive(name: str, value: Any) -> float:
+def positive_number(name: str, value: Any) -> float:
+    """``value`` as a float if it is a finite number > 0, else a ConfigError."""
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not math.isfinite(value) or value <= 0:
         raise ConfigError(name, f"must be a finite number > 0, got {value!r}")
@@ -88,19 +70,21 @@ def _positive(name: str, value: Any) -> float:
 def _ints(name: str, value: Any) -> tuple[int, ...]:
     if not isinstance(value, list | tuple) or not value:
         raise ConfigError(name, f"must be a non-empty list of integers, got {value!r}")
-    out = tuple(_int(name, v, 1) for v in value)
+    out = tuple(int_at_least(name, v, 1) for v in value)
     if len(set(out)) != len(out):
         raise ConfigError(name, f"values must be distinct, got {list(out)}")
     return tuple(sorted(out))
 
 
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+def one_of(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of ``allowed``, else a ConfigError listing them."""
     if value not in allowed:
         raise ConfigError(name, f"unknown value {value!r}; allowed: {', '.join(allowed)}")
     return str(value)
 
 
-def _choices(name: str, value: Any, allowed: Sequence[str]) -> tuple[str, ...]:
+def some_of(name: str, value: Any, allowed: Sequence[str]) -> tuple[str, ...]:
+    """A non-empty list of distinct values of ``allowed`` (a single string: a list of one)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple) or not value:
@@ -133,21 +117,22 @@ def _schemes(value: Any) -> tuple[str, ...]:
     return tuple(specs)
 
 
-def _common(merged: dict[str, Any]) -> dict[str, Any]:
+def common_fields(merged: dict[str, Any]) -> dict[str, Any]:
     """The fields both kinds check alike. Both compute on the CPU (small problems); ``device``
     is accepted as every sweep's is, and ignored."""
     if merged["device"] not in ("cpu", "cuda"):
         raise ConfigError("device", f"must be cpu or cuda, got {merged['device']!r}")
     return {
-        "n_inputs": _int("n_inputs", merged["n_inputs"], 2),
-        "n_outputs": _int("n_outputs", merged["n_outputs"], 2),
-        "alpha": _positive("alpha", merged["alpha"]),
-        "seed": _int("seed", merged["seed"], 0),
+        "n_inputs": int_at_least("n_inputs", merged["n_inputs"], 2),
+        "n_outputs": int_at_least("n_outputs", merged["n_outputs"], 2),
+        "alpha": positive_number("alpha", merged["alpha"]),
+        "seed": int_at_least("seed", merged["seed"], 0),
         "device": merged["device"],
     }
 
 
-def _merged(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+def merged_values(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The dataclass ``cls``'s defaults updated by ``values``; a ConfigError for an unknown key."""
     defaults = {f.name: f.default for f in fields(cls)}
     unknown = sorted(set(values) - set(defaults))
     if unknown:
@@ -165,45 +150,21 @@ def build_superposition(values: Mapping[str, Any]) -> SuperpositionConfig:
     """
     if "trials" in values:
         raise ConfigError("trials", "set trials at the top level of a sweep spec")
-    merged = _merged(SuperpositionConfig, values)
+    merged = merged_values(SuperpositionConfig, values)
     if merged["dtype"] not in ("float32", "float64"):
         raise ConfigError("dtype", f"must be float32 or float64, got {merged['dtype']!r}")
     cfg = SuperpositionConfig(
-        **_common(merged),
+        **common_fields(merged),
         dims=_ints("dims", merged["dims"]),
         heads=_ints("heads", merged["heads"]),
-        budgets=_choices("budgets", merged["budgets"], BUDGETS),
+        budgets=some_of("budgets", merged["budgets"], BUDGETS),
         schemes=_schemes(merged["schemes"]),
-        arrangements=_choices("arrangements", merged["arrangements"], ARRANGEMENTS),
+        arrangements=some_of("arrangements", merged["arrangements"], ARRANGEMENTS),
         dtype=merged["dtype"],
         memory_gb=check_memory_gb(merged["memory_gb"]),
     )
     need = trial_bytes(cfg)
     check_budget(need, cfg.memory_gb, "one trial of this point", "lower dims or heads")
-    return cfg
-
-
-def build_heads_train(values: Mapping[str, Any]) -> HeadsTrainConfig:
-    """A trained-heads run from plain TOML values.
-
-    Raises
-    ------
-    ConfigError
-        Naming the first field at fault.
-    """
-    merged = _merged(HeadsTrainConfig, values)
-    cfg = HeadsTrainConfig(
-        **_common(merged),
-        heads=_int("heads", merged["heads"], 1),
-        budget=_choice("budget", merged["budget"], BUDGETS),
-        dim=_int("dim", merged["dim"], 1),
-        n_samples=_int("n_samples", merged["n_samples"], 1),
-        batch_size=_int("batch_size", merged["batch_size"], 1),
-        optimizer=_choice("optimizer", merged["optimizer"], OPTIMIZERS),
-        lr=_positive("lr", merged["lr"]),
-    )
-    if cfg.batch_size > cfg.n_samples:
-        raise ConfigError("batch_size", f"must be ≤ n_samples = {cfg.n_samples}")
     return cfg
 
 
@@ -317,79 +278,3 @@ class SuperpositionKind(RunKind):
         """About ``2·N·H·d_h·3S·M`` multiply-adds per layout (the two products of each head)."""
         n, m, columns = config.n_inputs, config.n_outputs, 3 * len(config.schemes)
         return float(sum(2 * n * h * d * columns * m for h, d in layouts(config)))
-
-
-class HeadsTrainKind(RunKind):
-    """One trained run per point (its seed a field of the point); a batch is the runs that
-    differ only in seed and lr, trained as one tensor program."""
-
-    name = "superposition_train"
-    default_runs_per_batch = 64
-
-    def build(self, values: Mapping[str, Any]) -> HeadsTrainConfig:
-        return build_heads_train(values)
-
-    def device(self, config: Any) -> str:
-        return "cpu"  # trained on the CPU whatever the sweep's device (see _common)
-
-    def group_key(self, config: Any) -> Hashable:
-        return tuple(
-            getattr(config, f.name) for f in fields(config) if f.name not in ("seed", "lr")
-        )
-
-    def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
-        """One ``train_heads`` call; metrics: the errors and the participation ratio of the
-        per-head margins (and of its two closed-form references) averaged per rank bin."""
-        from assocmem.analysis.superposition import budget_head_dim
-        from assocmem.training.superposition import HeadsTraining, binned, rank_bins, train_heads
-
-        cfg = configs[0]
-        setting = HeadsTraining(
-            n_inputs=cfg.n_inputs,
-            n_outputs=cfg.n_outputs,
-            alpha=cfg.alpha,
-            heads=cfg.heads,
-            head_dim=budget_head_dim(cfg.dim, cfg.heads, cfg.budget, cfg.n_inputs, cfg.n_outputs),
-            n_samples=cfg.n_samples,
-            batch_size=cfg.batch_size,
-            optimizer=cfg.optimizer,
-        )
-        results = train_heads(setting, [c.seed for c in configs], [c.lr for c in configs])
-        bins = rank_bins(cfg.n_inputs)
-        out: list[Outcome] = []
-        for result in results:
-            metrics = {
-                "head_dim": setting.head_dim,
-                "error": result.error,
-                "head_error": result.head_error,
-                "bins": [list(b) for b in bins],
-                "participation": binned(result.participation, bins),
-                "superposed": binned(result.superposed, bins),
-                "routed": binned(result.routed, bins),
-            }
-            out.append((metrics, "ok" if result.finite else "diverged"))
-        return out
-
-    def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """One row per run: the config, ``head_dim``, ``error``, ``head_error``, ``tail_error``,
-        and per rank bin (tuples) ``bin_low``, ``participation``, ``superposed``, ``routed``."""
-        metrics = row["metrics"] or {}
-        error, head = as_float(metrics.get("error")), as_float(metrics.get("head_error"))
-        per_bin = {
-            "bin_low": tuple(low for low, _ in metrics.get("bins", [])),
-            **{k: tuple(as_float(v) for v in metrics.get(k, [])) for k in
-               ("participation", "superposed", "routed")},
-        }  # fmt: skip
-        scores = {"error": error, "head_error": head, "tail_error": error - head}
-        return [{**base_row(row), **config_columns(row), "head_dim": metrics.get("head_dim"),
-                 **scores, **per_bin}]  # fmt: skip
-
-    def work(self, config: Any) -> float:
-        """About ``T/B`` steps of ``4·H·d_h·M·(d_h + B)`` multiply-adds."""
-        from assocmem.analysis.superposition import budget_head_dim
-
-        d_h = budget_head_dim(
-            config.dim, config.heads, config.budget, config.n_inputs, config.n_outputs
-        )
-        steps = config.n_samples // config.batch_size
-        return float(steps * 4 * config.heads * d_h * config.n_outputs * (d_h + config.batch_size))
