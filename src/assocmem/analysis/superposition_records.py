@@ -97,21 +97,29 @@ def theory_cells(frame: pd.DataFrame, min_head_dim: int) -> pd.DataFrame:
     return with_predictions(stats[stats["head_dim"] >= min_head_dim], frame)
 
 
-def exponents(
-    frame: pd.DataFrame, min_dim: int, *, fallback: bool = False
-) -> dict[int, PowerLawFit]:
+def exponents(frame: pd.DataFrame, min_dim: int, *, auto: bool = False) -> dict[int, PowerLawFit]:
     """Fitted slopes of the error vs d over d ≥ ``min_dim``, per H (trial bootstrap).
 
-    With ``fallback``, a curve with fewer than two d ≥ ``min_dim`` is fitted over all its d
-    (for a figure drawn from changed settings); else such a curve raises ConfigError.
+    With ``auto``, the window within d ≥ ``min_dim`` is chosen by
+    :func:`~assocmem.analysis.fit.auto_window` (it drops errors not resolved from 0, such as a
+    memory that stores every token, and flat ends), and a curve that cannot be fitted is left
+    out (for a figure); else every d ≥ ``min_dim`` is fitted and a curve with fewer than two
+    raises ConfigError.
     """
     out = {}
     for heads, part in frame.groupby("heads"):
         dims, errors = errors_by(part, "dim")
-        low = min_dim if not fallback or (dims >= min_dim).sum() >= 2 else dims.min()
-        if len(dims) < 2:
+        keep = dims >= min_dim
+        try:
+            if auto:
+                fit = fit_scaling(dims[keep], errors[:, keep], n_boot=500)
+            else:
+                fit = fit_scaling(dims, errors, window=(min_dim, dims.max()), n_boot=500)
+        except ValueError:
+            if not auto:
+                raise
             continue
-        out[int(cast(Any, heads))] = fit_scaling(dims, errors, window=(low, dims.max()), n_boot=500)
+        out[int(cast(Any, heads))] = fit
     return out
 
 

@@ -376,7 +376,7 @@ def draw(ctx: Context) -> Figure:
         for budget in dict.fromkeys(frame["budget"])
     }  # fmt: skip
     curve = select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="matrix")
-    fits = exponents(curve, tolerances("superposition-5")["min_dim"], fallback=True)
+    fits = exponents(curve, tolerances("superposition-5")["min_dim"], auto=True)
     slopes = {h: f"slope {f.slope:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]" for h, f in fits.items()}
     dims = with_predictions(summary(curve, ["alpha", "scheme", "arrangement", "heads", "dim"]),
                             curve)  # fmt: skip
@@ -384,7 +384,8 @@ def draw(ctx: Context) -> Figure:
     errors = trained.groupby(["heads", "optimizer"])["error"].agg(["mean", "sem"]).reset_index()
     d = int(trained["dim"].iloc[0])
     titles = {
-        "dims": f"{SCHEME_LABELS[THRESHOLD]} in every head, matrix budget, α = {ALPHA:g}",
+        "dims": f"{SCHEME_LABELS[THRESHOLD]} in every head, matrix budget, α = {ALPHA:g}\n"
+        "slopes: automatic window, 95 % intervals",
         "trained": f"trained heads, H·d_h = {d}, best lr",
         "specialisation": f"trained heads' margins, H·d_h = {d}",
     }
