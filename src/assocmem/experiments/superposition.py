@@ -43,6 +43,8 @@ QUICK: dict[str, Any] = {"max_dim": 512, "trials": 20, "seeds": 3, "lrs": [1.0, 
 ALPHA = 2.0  # the α of the figure and of the claims that name one
 THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 SCHEME_LABELS = {THRESHOLD: "q = 1{x ≤ d/8}", POPULATION: "q = p"}
+BUDGET_TITLES = {"width": "equal width H·d_h = d", "matrix": "equal matrix parameters H·d_h² = d²",
+                 "total": "equal parameters with embeddings"}  # fmt: skip
 SHORT_LABELS = {THRESHOLD: "1{x≤d/8}", POPULATION: "q=p"}  # in the text table
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
 
@@ -370,12 +372,12 @@ def draw(ctx: Context) -> Figure:
     frame = ctx.frames.superposition
     dim = reference_dim(frame)
     panels = {
-        (SCHEME_LABELS.get(scheme, scheme), f"{budget} ({BUDGET_RULES[budget]}), d = {dim}"):
+        (SCHEME_LABELS.get(scheme, scheme), f"{BUDGET_TITLES.get(budget, budget)}, d = {dim}"):
         heads_stats(frame, scheme, budget, dim)
         for scheme in dict.fromkeys(frame["scheme"])
         for budget in dict.fromkeys(frame["budget"])
     }  # fmt: skip
-    curve = select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="matrix")
+    curve = select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="width")
     fits = exponents(curve, tolerances("superposition-5")["min_dim"], auto=True)
     slopes = {h: f"slope {f.slope:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]" for h, f in fits.items()}
     dims = with_predictions(summary(curve, ["alpha", "scheme", "arrangement", "heads", "dim"]),
@@ -384,8 +386,8 @@ def draw(ctx: Context) -> Figure:
     errors = trained.groupby(["heads", "optimizer"])["error"].agg(["mean", "sem"]).reset_index()
     d = int(trained["dim"].iloc[0])
     titles = {
-        "dims": f"{SCHEME_LABELS[THRESHOLD]} in every head, matrix budget, α = {ALPHA:g}\n"
-        "slopes: automatic window, 95 % intervals",
+        "dims": f"{SCHEME_LABELS[THRESHOLD]} in every head, equal width, α = {ALPHA:g}\n"
+        "slopes (automatic window) with 95 % intervals",
         "trained": f"trained heads, H·d_h = {d}, best lr",
         "specialisation": f"trained heads' margins, H·d_h = {d}",
     }

@@ -61,15 +61,19 @@ def heads_panel(ax: Axes, stats: pd.DataFrame, title: str) -> None:
 
 
 def dims_panel(ax: Axes, stats: pd.DataFrame, slopes: Mapping[int, str], title: str) -> None:
-    """Error vs d, one curve per H (label: its fitted slope), its prediction dashed."""
+    """Error vs d, one curve per H (label: its fitted slope), its prediction dashed. A zero
+    error (every token retrieved) has no point on log axes: the curve stops there."""
     heads = sorted(set(stats["heads"]))
     for h, color in zip(heads, colors(len(heads)), strict=True):
-        part = stats[stats["heads"] == h].sort_values("dim")
+        part = stats[(stats["heads"] == h) & (stats["mean"] > 0)].sort_values("dim")
         x = part["dim"].to_numpy(float)
         curve(ax, x, part["mean"].to_numpy(float), part["sem"].to_numpy(float),
               f"H = {h}: {slopes.get(h, '')}", color)  # fmt: skip
         _predicted(ax, x, part["predicted"].to_numpy(float), color)
-    _log2_ticks(ax, sorted(set(stats["dim"].astype(float))))
+    dims = sorted(set(stats["dim"].astype(float)))
+    _log2_ticks(ax, dims)
+    if len(dims) > 6:
+        ax.tick_params(axis="x", labelsize=7, labelrotation=45)
     ax.set(xlabel="single-memory dimension d", ylabel="population error")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=6)
