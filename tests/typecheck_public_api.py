@@ -30,6 +30,9 @@ from assocmem import (
     EmbeddingLaw,
     Experiment,
     FitOptions,
+    HeadsLayout,
+    HeadsTraining,
+    HeadsTrial,
     JointFit,
     NesterovSGD,
     NormalizedSGD,
@@ -48,6 +51,7 @@ from assocmem import (
     TrainedState,
     __version__,
     aggregate,
+    budget_head_dim,
     compare_records,
     compute_optimal_dim,
     compute_optimal_samples,
@@ -68,6 +72,7 @@ from assocmem import (
     fit_records,
     fit_scaling,
     frame_from_records,
+    heads_parameter_counts,
     joint_error_shape,
     load_curves,
     load_results,
@@ -76,8 +81,10 @@ from assocmem import (
     optimizer_names,
     parse_scheme,
     parse_spec,
+    participation_ratio,
     predict_config,
     predict_errors,
+    predict_superposition,
     register_experiment,
     register_optimizer,
     register_scheme,
@@ -91,9 +98,11 @@ from assocmem import (
     scheme_law,
     scheme_names,
     select_lr,
+    superposition_errors,
     table1,
     theory_table,
     train,
+    train_heads,
     zipf,
 )
 
@@ -187,6 +196,21 @@ def studies(out: Path) -> None:
     frames: dict[str, pd.DataFrame] = result.frames
     figure: Figure | None = result.figure
     del frames, figure
+
+
+def superposition(probs: torch.Tensor, targets: torch.Tensor) -> None:
+    trial = HeadsTrial(probs, targets, 5, ("population",), ("same", "random-gated"), 0, 0)
+    layouts = [HeadsLayout(heads=4, head_dim=budget_head_dim(64, 4, "matrix", 100, 5))]
+    errors, head = superposition_errors(trial, layouts)
+    assert_type(errors, torch.Tensor)
+    assert_type(heads_parameter_counts(4, 32, 100, 5).total, int)
+    assert_type(predict_superposition(100, 5, 2.0, "population", "band", 4, 16), float)
+    setting = HeadsTraining(100, 5, 2.0, 2, 8, 256, 16, "adam")
+    result = train_heads(setting, [0], [1.0])[0]
+    scores = torch.zeros(2, 100, 5)
+    assert_type(participation_ratio(scores, targets), torch.Tensor)
+    assert_type(result.error, float)
+    del head
 
 
 def errors() -> str:

@@ -73,6 +73,16 @@ _LAZY: dict[str, tuple[str, str]] = {
     "predict_config": ("assocmem.analysis.predict", "predict_config"),
     "compare_records": ("assocmem.analysis.predict", "compare_records"),
     "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    # Memories in parallel (heads; docs: beyond/superposition.md)
+    "HeadsLayout": ("assocmem.closed_form.superposition", "HeadsLayout"),
+    "HeadsTrial": ("assocmem.closed_form.superposition", "HeadsTrial"),
+    "superposition_errors": ("assocmem.closed_form.superposition", "superposition_errors"),
+    "budget_head_dim": ("assocmem.analysis.superposition", "budget_head_dim"),
+    "heads_parameter_counts": ("assocmem.analysis.superposition", "heads_parameter_counts"),
+    "predict_superposition": ("assocmem.analysis.superposition", "predict_superposition"),
+    "HeadsTraining": ("assocmem.training.superposition", "HeadsTraining"),
+    "train_heads": ("assocmem.training.superposition", "train_heads"),
+    "participation_ratio": ("assocmem.training.superposition", "participation_ratio"),
     # Result tables
     "aggregate": ("assocmem.analysis.stats", "aggregate"),
     "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
@@ -122,6 +132,9 @@ __all__ = [
     "EmbeddingLaw",
     "Experiment",
     "FitOptions",
+    "HeadsLayout",
+    "HeadsTraining",
+    "HeadsTrial",
     "JointFit",
     "NesterovSGD",
     "NormalizedSGD",
@@ -144,6 +157,7 @@ __all__ = [
     "TrainedState",
     "__version__",
     "aggregate",
+    "budget_head_dim",
     "compare_records",
     "compute_optimal_dim",
     "compute_optimal_samples",
@@ -164,6 +178,7 @@ __all__ = [
     "fit_records",
     "fit_scaling",
     "frame_from_records",
+    "heads_parameter_counts",
     "joint_error_shape",
     "load_curves",
     "load_results",
@@ -172,8 +187,10 @@ __all__ = [
     "optimizer_names",
     "parse_scheme",
     "parse_spec",
+    "participation_ratio",
     "predict_config",
     "predict_errors",
+    "predict_superposition",
     "register_experiment",
     "register_optimizer",
     "register_scheme",
@@ -187,9 +204,11 @@ __all__ = [
     "scheme_law",
     "scheme_names",
     "select_lr",
+    "superposition_errors",
     "table1",
     "theory_table",
     "train",
+    "train_heads",
     "zipf",
 ]
 
@@ -204,6 +223,11 @@ if TYPE_CHECKING:
     )
     from assocmem.analysis.record_fits import FitOptions, fit_records
     from assocmem.analysis.stats import aggregate
+    from assocmem.analysis.superposition import (
+        budget_head_dim,
+        heads_parameter_counts,
+        predict_superposition,
+    )
     from assocmem.analysis.theory import (
         compute_optimal_dim,
         compute_optimal_samples,
@@ -218,6 +242,7 @@ if TYPE_CHECKING:
     from assocmem.closed_form.config import ClosedFormConfig
     from assocmem.closed_form.kernel import run_closed_form
     from assocmem.closed_form.result import ClosedFormResult
+    from assocmem.closed_form.superposition import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.config.errors import ConfigError
     from assocmem.embeddings import draw_embeddings
     from assocmem.experiments.commands import STUDY_COMMANDS, StudyCommand, register_study_command
@@ -256,6 +281,7 @@ if TYPE_CHECKING:
     from assocmem.training.optimizers.sgd import SGD
     from assocmem.training.optimizers.sign_sgd import SignSGD
     from assocmem.training.state import TrainedState
+    from assocmem.training.superposition import HeadsTraining, participation_ratio, train_heads
 
 
 def __getattr__(name: str) -> Any:

@@ -9,6 +9,8 @@ from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
+from assocmem.sweep.kinds.superposition import SuperpositionKind
+from assocmem.sweep.kinds.superposition_train import HeadsTrainKind
 from assocmem.sweep.kinds.train import TrainKind
 
 RUN_KINDS: dict[str, RunKind] = {}
@@ -39,5 +41,7 @@ def get_kind(name: str) -> RunKind:
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
 register_kind(CapacityKind())
+register_kind(SuperpositionKind())
+register_kind(HeadsTrainKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]
