@@ -3,13 +3,11 @@ explicitly; the exact decomposition and the union bound; the theory against exac
 Monte Carlo; the trained bottleneck's hand-written gradients against autograd; determinism; the
 claims on records where they are false; the command."""
 
-import json
 import math
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
@@ -222,9 +220,7 @@ def test_wrong_concept_luck_counts_every_other_concept() -> None:
     k, m = 12, 3
     r2, f2 = rng.uniform(size=k), np.arange(k) % m
     for c in range(k):
-        terms = [
-            r2[z] if f2[z] == f2[c] else (1 - r2[z]) / (m - 1) for z in range(k) if z != c
-        ]
+        terms = [r2[z] if f2[z] == f2[c] else (1 - r2[z]) / (m - 1) for z in range(k) if z != c]
         assert wrong_concept_luck(r2, f2, m)[c] == pytest.approx(np.mean(terms))
     # K = M and a perfect memory 2: a wrong concept never gives the right output
     assert wrong_concept_luck(np.ones(m), np.arange(m), m) == pytest.approx(np.zeros(m))
@@ -294,9 +290,7 @@ def test_hard_prediction_against_measured_errors() -> None:
     plus two standard errors (measured ≈ 6 % of the error apart)."""
     from assocmem.analysis.hierarchy_theory import predict_hierarchy
 
-    cfg = HierarchyConfig(
-        n_inputs=300, n_concepts=12, dims=(64, 128), schemes=("threshold:P=d/4",)
-    )
+    cfg = HierarchyConfig(n_inputs=300, n_concepts=12, dims=(64, 128), schemes=("threshold:P=d/4",))
     measured = run_hierarchy(cfg, range(40)).metrics["hard"][:, 0, 0]  # (R, D), matrix parity
     predicted = predict_hierarchy(cfg, "threshold:P=d/4", "matrix", trials=range(4))["hard"]
     mean, sem = measured.mean(0), measured.std(0, ddof=1) / math.sqrt(len(measured))
@@ -328,7 +322,9 @@ def test_gradients_match_autograd() -> None:
     matrix = draw(h, h).requires_grad_()
     direct = torch.nn.functional.cross_entropy(inputs @ matrix.T @ outputs.T, labels)
     direct.backward()
-    torch.testing.assert_close(direct_gradient(matrix.detach(), inputs, outputs, labels), matrix.grad)
+    torch.testing.assert_close(
+        direct_gradient(matrix.detach(), inputs, outputs, labels), matrix.grad
+    )
 
 
 def test_normalized_mutual_information() -> None:

@@ -29,7 +29,8 @@ right output), holds to the last bit.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import torch
@@ -117,7 +118,6 @@ class HierarchyConfig:
     device: str = "cpu"
     dtype: str = "float32"
     memory_gb: float = DEFAULT_MEMORY_GB
-    parsed: tuple[Scheme, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = _int("n_inputs", self.n_inputs, 2)
@@ -139,7 +139,8 @@ class HierarchyConfig:
         parsed = tuple(parse_scheme(text) for text in self.schemes)
         for scheme in parsed:
             scheme.validate(n)
-        parse_scheme(self.concept_scheme).validate(self.n_concepts)
+        concept_scheme = parse_scheme(self.concept_scheme)
+        concept_scheme.validate(self.n_concepts)
         if self.n_samples is not None:
             _int("n_samples", self.n_samples, 1)
         if self.dtype not in DTYPES:
@@ -147,7 +148,12 @@ class HierarchyConfig:
         check_memory_gb(self.memory_gb)
         object.__setattr__(self, "dims", dims)
         object.__setattr__(self, "schemes", tuple(s.spec for s in parsed))
-        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "concept_scheme", concept_scheme.spec)
+
+    @cached_property
+    def parsed(self) -> tuple[Scheme, ...]:
+        """The schemes of ``schemes``, parsed (memory 1 and the direct memory)."""
+        return tuple(parse_scheme(text) for text in self.schemes)
 
     def hidden_dims(self, parity: str) -> tuple[int, ...]:
         """The hierarchy's d₁ = d₂ = h for each d of ``dims`` at ``parity`` (see
