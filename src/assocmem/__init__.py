@@ -73,6 +73,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "predict_config": ("assocmem.analysis.predict", "predict_config"),
     "compare_records": ("assocmem.analysis.predict", "compare_records"),
     "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    # Memories in series (beyond the paper: assocmem hierarchy)
+    "HierarchyConfig": ("assocmem.analysis.hierarchy", "HierarchyConfig"),
+    "HierarchyResult": ("assocmem.analysis.hierarchy_run", "HierarchyResult"),
+    "run_hierarchy": ("assocmem.analysis.hierarchy_run", "run_hierarchy"),
+    "predict_hard": ("assocmem.analysis.hierarchy_theory", "predict_hard"),
+    "predict_hierarchy": ("assocmem.analysis.hierarchy_theory", "predict_hierarchy"),
+    "BottleneckConfig": ("assocmem.analysis.hierarchy_train", "BottleneckConfig"),
+    "train_bottleneck": ("assocmem.analysis.hierarchy_train", "train_bottleneck"),
     # Result tables
     "aggregate": ("assocmem.analysis.stats", "aggregate"),
     "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
@@ -114,6 +122,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 __all__ = [
     "AbstractOptimizer",
     "Adam",
+    "BottleneckConfig",
     "Claim",
     "ClosedFormConfig",
     "ClosedFormResult",
@@ -122,6 +131,8 @@ __all__ = [
     "EmbeddingLaw",
     "Experiment",
     "FitOptions",
+    "HierarchyConfig",
+    "HierarchyResult",
     "JointFit",
     "NesterovSGD",
     "NormalizedSGD",
@@ -174,12 +185,15 @@ __all__ = [
     "parse_spec",
     "predict_config",
     "predict_errors",
+    "predict_hard",
+    "predict_hierarchy",
     "register_experiment",
     "register_optimizer",
     "register_scheme",
     "register_study_command",
     "reproduce",
     "run_closed_form",
+    "run_hierarchy",
     "run_study",
     "run_sweep",
     "runs_frame",
@@ -190,11 +204,16 @@ __all__ = [
     "table1",
     "theory_table",
     "train",
+    "train_bottleneck",
     "zipf",
 ]
 
 if TYPE_CHECKING:
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
+    from assocmem.analysis.hierarchy import HierarchyConfig
+    from assocmem.analysis.hierarchy_run import HierarchyResult, run_hierarchy
+    from assocmem.analysis.hierarchy_theory import predict_hard, predict_hierarchy
+    from assocmem.analysis.hierarchy_train import BottleneckConfig, train_bottleneck
     from assocmem.analysis.lr_selection import select_lr
     from assocmem.analysis.predict import (
         EmbeddingLaw,

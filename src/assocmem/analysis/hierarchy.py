@@ -284,9 +284,9 @@ def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
     """Rows at dimension d from raw coordinates (d_max, rows): (rows, d), Gaussian ``N(0, I/d)``
     or unit rows (each normalised at d)."""
     rows = coords[:dim].T
-    if unit:
-        return rows / rows.norm(dim=1, keepdim=True)
-    return rows / math.sqrt(dim)
+    scale = rows.norm(dim=1, keepdim=True) if unit else math.sqrt(dim)
+    out: torch.Tensor = rows / scale
+    return out
 
 
 def strict_argmax(scores: torch.Tensor) -> torch.Tensor:

@@ -50,7 +50,7 @@ def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -
     direct = best_of_schemes(rows, "direct", keys)
     paired = ours.merge(direct, on=[*keys, "trial"], suffixes=("", "_direct"))
     paired["diff"] = paired["value"] - paired["value_direct"]
-    hidden = rows.groupby(keys, dropna=False)["hidden"].first()
+    hidden = rows.groupby(keys, dropna=False)["hidden"].first().to_dict()
     out = []
     for key, group in paired.groupby(keys, dropna=False, sort=True):
         mean, sem = _summary(group["value"])
@@ -60,7 +60,7 @@ def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -
         out.append(
             {
                 **values,
-                "hidden": int(hidden.loc[key]),
+                "hidden": int(hidden[key]),
                 "scheme": group["scheme"].iloc[0],
                 "mean": mean,
                 "sem": sem,

@@ -166,14 +166,14 @@ def soft_moments(
     q1, q2 = np.asarray(q1, np.float64), np.asarray(q2, np.float64)
     n_concepts = len(q2)
     f2 = np.arange(n_concepts) % n_outputs
-    target = f2[f]
+    target = np.asarray(f2[f], dtype=np.int64)
     q1_by_concept = np.bincount(f, weights=q1**2, minlength=n_concepts)  # Q₁(z) with x
     carried = np.bincount(f2, weights=q2**2 * q1_by_concept, minlength=n_outputs)  # (M,)
     class_q2 = np.bincount(f2, weights=q2**2, minlength=n_outputs)  # Σ_{f₂(z)=y} q₂²
     own = (q2[f] * q1) ** 2  # token x's own term, left out of its interference
-    added = np.broadcast_to(carried, (len(f), n_outputs)).copy()
+    added: np.ndarray = np.broadcast_to(carried, (len(f), n_outputs)).astype(np.float64)
     added[np.arange(len(f)), target] -= own
-    memory2 = q1[:, None] ** 2 * class_q2[None, :]
+    memory2: np.ndarray = q1[:, None] ** 2 * class_q2[None, :]
     memory2[np.arange(len(f)), target] -= own
     # Leaks through non-orthogonal c_z and u_y: O(1/d²) (third-party terms of the scores).
     leak = (q1_by_concept.sum() * class_q2[None, :] + q1[:, None] ** 2 * class_q2.sum()) / dim
@@ -226,11 +226,30 @@ def predict_soft(
 def predict_hierarchy(
     cfg: HierarchyConfig, scheme: str, parity: str = "matrix", trials: Sequence[int] = (0,)
 ) -> dict[str, np.ndarray]:
-    """Predicted errors of one memory-1 scheme at every d of ``cfg``, for the f₁ (and samples)
-    of each trial: ``first``, ``second``, ``union_bound``, ``hard``, ``soft``, each
-    (len(trials), len(dims)), and ``hidden`` (len(dims),), the h of each d at ``parity``.
+    """Predicted errors of the hierarchy at every d of ``cfg``, for one memory-1 scheme.
 
-    Memory 2 uses ``cfg.concept_scheme``. The cost grows like K²: meant for K up to a few tens.
+    Parameters
+    ----------
+    cfg : HierarchyConfig
+        N, K, M, α, the concept map, the dims (of the direct memory), memory 2's scheme and
+        n_samples (schemes on counts for finite T, drawn as the measured trials draw them).
+    scheme : str
+        Memory 1's scheme (e.g. ``"threshold:P=d/2"``).
+    parity : {"matrix", "embeddings"}, default "matrix"
+        How d₁ = d₂ = h follows from d (:func:`assocmem.analysis.hierarchy.hierarchy_dim`).
+    trials : sequence of int, default (0,)
+        The trials whose f₁ (and samples) the prediction is made for.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``first``, ``second``, ``union_bound``, ``hard`` (:func:`predict_hard`) and ``soft``
+        (:func:`predict_soft`), each (len(trials), len(dims)); ``hidden``, the h of each d.
+
+    Notes
+    -----
+    The cost grows like K² (memory 1's K-way competition): meant for K up to a few tens.
+    Beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md.
     """
     names = ("first", "second", "union_bound", "hard", "soft")
     out = {name: np.zeros((len(trials), len(cfg.dims))) for name in names}
@@ -239,11 +258,11 @@ def predict_hierarchy(
     )
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).numpy()
     for row, trial in enumerate(trials):
-        f1, freq = concept_map(cfg, trial), token_frequencies(cfg, trial)
-        freq2 = concept_law(freq, f1, cfg.n_concepts).numpy()
+        concepts, freq = concept_map(cfg, trial), token_frequencies(cfg, trial)
+        freq2 = concept_law(freq, concepts, cfg.n_concepts).numpy()
         q1 = scheme_weights(scheme, freq.numpy(), [int(h) for h in hidden])
         q2 = scheme_weights(cfg.concept_scheme, freq2, [int(h) for h in hidden])
-        f1 = f1.numpy()
+        f1 = concepts.numpy()
         for i, h in enumerate(hidden):
             hard = predict_hard(probs, f1, cfg.n_outputs, q1[i], q2[i], int(h), int(h))
             out["first"][row, i], out["second"][row, i] = hard.first, hard.second

@@ -283,7 +283,7 @@ def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
         "nmi": normalized_mutual_information(picked, f1, probs),
         "nmi_output": normalized_mutual_information(picked, targets, probs),
         "nmi_null": normalized_mutual_information(picked, null, probs),
-        "concepts_used": float(len(picked.unique())),
+        "concepts_used": float(torch.bincount(picked, minlength=k).gt(0).sum()),
     }
 
 

@@ -77,7 +77,8 @@ def _focus(frame: pd.DataFrame, claim: str) -> pd.DataFrame:
         & (frame["concept_map"] == "balanced")
         & (frame["n_samples"] == math.inf)
     )
-    return frame[keep]
+    rows: pd.DataFrame = frame[keep]
+    return rows
 
 
 def _unjudged(claim_id: str, statement: str, tolerance: str, why: str) -> Claim:
@@ -152,7 +153,8 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     measured, predicted = both
     rows = measured.merge(predicted, on="dim", suffixes=("", "_predicted"))
     rows = rows[rows["dim"] >= tol["min_dim"]]
-    values, ok = {}, True
+    values: dict[str, float] = {}
+    ok = True
     for _, row in rows.iterrows():
         d, mean, sem, pred = int(row["dim"]), row["hard_mean"], row["hard_sem"], row["hard"]
         values |= {f"measured_d{d}": mean, f"sem_d{d}": sem, f"predicted_d{d}": pred}
@@ -204,7 +206,8 @@ def claim_where(frames: Any, scale: str) -> Claim:
     }
     if tol["wins"] not in found or tol["loses"] not in found:
         return _unjudged("hierarchy-4", statement, tolerance, f"no d = {MAP_DIM} runs of those K")
-    measured, verdicts = {}, []
+    measured: dict[str, float] = {}
+    verdicts = []
     for role, expected in (("wins", "hierarchy"), ("loses", "direct")):
         row = found[int(tol[role])]
         measured |= {

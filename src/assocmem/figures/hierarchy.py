@@ -15,8 +15,8 @@ from matplotlib.ticker import NullFormatter
 from assocmem.analysis.hierarchy_stats import compare, trained_summary
 from assocmem.figures.style import BAND_Z, colors, new_figure
 
-LINES = {  # (metric, parity) → label, colour
-    ("direct", None): ("direct memory (d)", "black"),
+LINES: dict[tuple[str, str], tuple[str, str]] = {  # (metric, parity) → label, colour
+    ("direct", ""): ("direct memory (d)", "black"),
     ("hard", "matrix"): ("hard, equal matrices", "#1f77b4"),
     ("hard", "embeddings"): ("hard, equal with embeddings", "#2ca02c"),
     ("soft", "matrix"): ("soft, equal matrices", "#d62728"),
@@ -63,7 +63,7 @@ def _comparison(ax: Axes, frame: pd.DataFrame, x: str) -> None:
             continue
         _band(ax, rows[x], rows["mean"], rows["sem"], label, color)
         if not drawn_direct:
-            name, black = LINES[("direct", None)]
+            name, black = LINES[("direct", "")]
             _band(ax, rows[x], rows["direct_mean"], rows["direct_sem"], name, black)
             drawn_direct = True
     ax.set_xscale("log")
