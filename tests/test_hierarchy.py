@@ -3,11 +3,13 @@ explicitly; the exact decomposition and the union bound; the theory against exac
 Monte Carlo; the trained bottleneck's hand-written gradients against autograd; determinism; the
 claims on records where they are false; the command."""
 
+import json
 import math
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -367,3 +369,104 @@ def test_bottleneck_config_errors() -> None:
         replace(TINY, lr=0.0)
     with pytest.raises(ConfigError, match="n_concepts"):
         replace(TINY, n_concepts=2)
+
+
+# ---------------------------------------------------------------- the study: claims, command
+
+TINY_STUDY = {"dims": [64, 512], "trials": 2, "dim": [16], "lr": [0.01], "n_steps": 40}
+
+
+@pytest.fixture(scope="module")
+def study() -> Any:
+    """The study at tiny settings (measured, not judged): its frames, for the judges."""
+    from assocmem import run_study
+
+    result = run_study("hierarchy", settings=TINY_STUDY)
+    assert all(claim.passed is None for claim in result.claims)  # settings changed: not judged
+    return result
+
+
+def _frames(study: Any, **changes: Any) -> Any:
+    from types import SimpleNamespace
+
+    frames = {name: frame.copy() for name, frame in study.frames.items()}
+    for name, change in changes.items():
+        frames[name] = change(frames[name])
+    return SimpleNamespace(**frames)
+
+
+def test_every_claim_is_judged_on_the_stored_records(study: Any) -> None:
+    from assocmem.experiments.hierarchy import HIERARCHY
+
+    claims = {claim.id: claim for claim in HIERARCHY.judge(_frames(study), "quick")}
+    assert sorted(claims) == [f"hierarchy-{i}" for i in range(1, 7)]
+    assert claims["hierarchy-1"].passed is True  # an identity: true in any record
+    for claim in claims.values():
+        assert claim.passed in (True, False) and claim.measured, claim
+
+
+def _with(column: str, rows: Any, value: Any) -> Any:
+    def change(frame: pd.DataFrame) -> pd.DataFrame:
+        frame.loc[rows(frame), column] = value(frame.loc[rows(frame)])
+        return frame
+
+    return change
+
+
+def test_each_claim_fails_where_it_is_false(study: Any) -> None:
+    from assocmem.experiments import hierarchy as h
+
+    def every(frame: pd.DataFrame) -> pd.Series:
+        return frame["dim"] > 0
+
+    def k20(frame: pd.DataFrame) -> pd.Series:
+        return (frame["n_concepts"] == 20) & (frame["alpha"] == 2.0)
+
+    def trained(k: int) -> Any:
+        return lambda frame: frame["n_concepts"] == k
+
+    broken = {
+        h.claim_decomposition: {"hierarchy": _with("hard", every, lambda r: r["hard"] + 0.01)},
+        h.claim_theory: {"hierarchy": _with("hard", k20, lambda r: 3 * r["hard"] + 0.01)},
+        h.claim_soft: {"hierarchy": _with("soft", every, lambda r: r["direct"] / 10)},
+        h.claim_where: {"hierarchy": _with("hard", k20, lambda r: r["direct"] + 0.05)},
+        h.claim_found: {"hierarchy_trained": _with("nmi", trained(5), lambda r: 0.5)},
+        h.claim_unidentified: {
+            "hierarchy_trained": _with("nmi", trained(20), lambda r: r["nmi_null"] + 0.3)
+        },
+    }
+    for judge, changes in broken.items():
+        assert judge(_frames(study, **changes), "quick").passed is False, judge.__name__
+
+
+def test_the_command_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from assocmem.cli import main
+
+    argv = ["hierarchy", "--dims", "16", "32", "--trials", "2", "--dim", "16"]
+    argv += ["--lr", "0.01", "--n-steps", "20", "--format", "json", "--quiet"]
+    assert main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["experiment"] == "beyond-hierarchy"
+    assert {c["id"] for c in payload["claims"]} == {f"hierarchy-{i}" for i in range(1, 7)}
+    assert set(payload["records"]) == {"hierarchy", "hierarchy_data", "hierarchy_trained"}
+    assert {r["dim"] for r in payload["records"]["hierarchy"]} == {16, 32}
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        (["--dims", "1"], "dims"),
+        (["--schemes", "bogus"], "schemes"),
+        (["--concept-scheme", "threshold:P=d/0"], "schemes"),
+        (["--lr", "-1"], "lr"),
+    ],
+)
+def test_bad_options_are_one_line(
+    argv: list[str], field: str, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    from assocmem.cli import main
+
+    assert main(["hierarchy", *argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0], err
+    assert not (tmp_path / "out").exists()  # nothing written

@@ -157,8 +157,9 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     ok = True
     for _, row in rows.iterrows():
         d, mean, sem, pred = int(row["dim"]), row["hard_mean"], row["hard_sem"], row["hard"]
-        values |= {f"measured_d{d}": mean, f"sem_d{d}": sem, f"predicted_d{d}": pred}
-        ok = ok and abs(pred - mean) <= rel * mean + 2 * sem
+        values |= {f"measured_d{d}": float(mean), f"sem_d{d}": float(sem)}
+        values[f"predicted_d{d}"] = float(pred)
+        ok = ok and bool(abs(pred - mean) <= rel * mean + 2 * sem)
     return Claim("hierarchy-2", statement, values, bool(ok and len(rows)), tolerance=tolerance)
 
 
@@ -210,14 +211,11 @@ def claim_where(frames: Any, scale: str) -> Claim:
     verdicts = []
     for role, expected in (("wins", "hierarchy"), ("loses", "direct")):
         row = found[int(tol[role])]
-        measured |= {
-            f"K{tol[role]}_hierarchy": row["mean"],
-            f"K{tol[role]}_direct": row["direct_mean"],
-            f"K{tol[role]}_diff": row["diff"],
-            f"K{tol[role]}_diff_sem": row["diff_sem"],
-        }
+        for name, key in (("hierarchy", "mean"), ("direct", "direct_mean"), ("diff", "diff")):
+            measured[f"K{tol[role]}_{name}"] = float(row[key])
+        measured[f"K{tol[role]}_diff_sem"] = float(row["diff_sem"])
         verdicts.append(winner(row["diff"], row["diff_sem"], k) == expected)
-    return Claim("hierarchy-4", statement, measured, all(verdicts), tolerance=tolerance)
+    return Claim("hierarchy-4", statement, measured, bool(all(verdicts)), tolerance=tolerance)
 
 
 def _trained_cell(frames: Any, claim: str) -> dict[str, Any] | None:
@@ -243,14 +241,13 @@ def claim_found(frames: Any, scale: str) -> Claim:
     if cell is None:
         return _unjudged("hierarchy-5", statement, tolerance, "no trained runs with that K")
     measured = {
-        "nmi": cell["nmi_mean"],
-        "nmi_sem": cell["nmi_sem"],
-        "error_hard": cell["error_mean"],
-        "dim": float(cell["dim"]),
-        "n_samples": float(cell["n_samples"]),
-        "lr": cell["lr"],
+        name: float(cell[key])
+        for name, key in (("nmi", "nmi_mean"), ("nmi_sem", "nmi_sem"), ("error_hard", "error_mean"))
+        + (("dim", "dim"), ("n_samples", "n_samples"), ("lr", "lr"))
     }
-    return Claim("hierarchy-5", statement, measured, cell["nmi_mean"] >= tol["found"], tolerance)
+    return Claim(
+        "hierarchy-5", statement, measured, bool(cell["nmi_mean"] >= tol["found"]), tolerance
+    )
 
 
 def claim_unidentified(frames: Any, scale: str) -> Claim:
@@ -266,15 +263,12 @@ def claim_unidentified(frames: Any, scale: str) -> Claim:
     if cell is None:
         return _unjudged("hierarchy-6", statement, tolerance, "no trained runs with that K")
     bound = max(float(tol["tolerance"]), 2 * cell["gap_sem"])
-    measured = {
-        "nmi": cell["nmi_mean"],
-        "nmi_null": cell["nmi_null_mean"],
-        "gap": cell["gap_mean"],
-        "gap_sem": cell["gap_sem"],
-        "nmi_output": cell["nmi_output_mean"],
-        "concepts_used": cell["concepts_used_mean"],
-    }
-    return Claim("hierarchy-6", statement, measured, abs(cell["gap_mean"]) <= bound, tolerance)
+    names = ("nmi", "nmi_null", "gap", "nmi_output", "concepts_used")
+    measured = {name: float(cell[f"{name}_mean"]) for name in names}
+    measured["gap_sem"] = float(cell["gap_sem"])
+    return Claim(
+        "hierarchy-6", statement, measured, bool(abs(cell["gap_mean"]) <= bound), tolerance
+    )
 
 
 def _cell(mean: float, sem: float) -> str:
