@@ -207,6 +207,7 @@ def test_parameter_parities() -> None:
         ("concept_map", "random", "concept_map"),
         ("alpha", -1.0, "alpha"),
         ("n_samples", 0, "n_samples"),
+        ("dims", (16, 10**6), "memory_gb: a hierarchy trial at d = 1000000 needs about"),
     ],
 )
 def test_bad_configs_name_the_field(field: str, value: Any, match: str) -> None:

@@ -25,7 +25,7 @@ Never forms W: scores come from ``E (Eᵀ diag(q) F) G`` (G the Gram of the outp
 O(N·d·K) per scheme. The population errors are exact p-weighted sums
 (:class:`assocmem.evaluation.PopulationError`), so the decomposition of the hard error,
 ``E_hard = E₁ + E₂ − B − L`` (B: both memories wrong; L: a wrong concept that still gives the
-right output), holds to the last bit.
+right output), holds to rounding (≤ 1e-15).
 """
 
 import math
@@ -37,7 +37,7 @@ import torch
 
 from assocmem import rng
 from assocmem.config.errors import ConfigError
-from assocmem.config.memory import DEFAULT_MEMORY_GB, check_memory_gb
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
 from assocmem.schemes import Scheme, parse_scheme
@@ -149,6 +149,12 @@ class HierarchyConfig:
         object.__setattr__(self, "dims", dims)
         object.__setattr__(self, "schemes", tuple(s.spec for s in parsed))
         object.__setattr__(self, "concept_scheme", concept_scheme.spec)
+        check_budget(
+            self.working_set_bytes(),
+            self.memory_gb,
+            f"a hierarchy trial at d = {max(dims)}",
+            "lower dims, n_concepts or the number of schemes",
+        )
 
     @cached_property
     def parsed(self) -> tuple[Scheme, ...]:

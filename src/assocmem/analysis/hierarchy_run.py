@@ -25,7 +25,6 @@ from assocmem.analysis.hierarchy import (
     strict_argmax,
     token_frequencies,
 )
-from assocmem.config.memory import check_budget
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import intra_op_threads
@@ -177,22 +176,11 @@ def run_hierarchy(cfg: HierarchyConfig, trials: Iterable[int] | None = None) -> 
         ``hard = first + second − both_wrong − lucky`` exactly, so ``hard ≤ first + second``
         (the union bound).
 
-    Raises
-    ------
-    ConfigError
-        If a trial's working set exceeds ``cfg.memory_gb``.
-
     Notes
     -----
     Memories in series, beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md.
     """
     start = time.perf_counter()
-    check_budget(
-        cfg.working_set_bytes(),
-        cfg.memory_gb,
-        f"a hierarchy trial at d = {max(cfg.dims)}",
-        "lower dims, n_concepts or the number of schemes",
-    )
     trial_ids = list(trials) if trials is not None else [0]
     hidden = {parity: cfg.hidden_dims(parity) for parity in PARITIES}
     error = PopulationError(zipf_probabilities(cfg.n_inputs, cfg.alpha).to(cfg.device))
