@@ -273,7 +273,7 @@ def claim_unidentified(frames: Any, scale: str) -> Claim:
 
 def _cell(mean: float, sem: float) -> str:
     """Mean ± 2 s.e., in units of 10⁻³."""
-    return f"{1e3 * mean:.3g} ± {2e3 * sem:.2g}"
+    return f"{1e3 * mean:.3g}±{2e3 * sem:.2g}"
 
 
 def table(ctx: Context) -> Table:
