@@ -191,7 +191,9 @@ def run_hierarchy(cfg: HierarchyConfig, trials: Iterable[int] | None = None) -> 
     }
     # Small tensor programs: one intra-op thread each, trials side by side on the cores (a
     # trial's numbers do not depend on which thread computes it).
-    workers = max(1, min(len(trial_ids), torch.get_num_threads()))
+    # As many trials at once as the memory budget holds (each fits it: checked by the config).
+    fits = int(cfg.memory_gb * 2**30 // max(cfg.working_set_bytes(), 1.0))
+    workers = max(1, min(len(trial_ids), torch.get_num_threads(), fits))
     with intra_op_threads(1), ThreadPoolExecutor(workers) as pool:
         tables = pool.map(lambda t: _one_trial(cfg, t, error, hidden), trial_ids)
         for row, table in enumerate(tables):
