@@ -14,6 +14,9 @@ from assocmem.sweep.plan import Run, make_batches, make_plan, parse_shard, shard
 from assocmem.sweep.spec import SpecError, load_spec, parse_spec, shipped_specs
 from assocmem.training.config import TrainConfig
 
+KINDS = ", ".join(RUN_KINDS)  # every registered kind, in registration order
+WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
+
 GOOD = """
 name = "good"
 kind = "closed_form"

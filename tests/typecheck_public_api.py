@@ -23,6 +23,7 @@ from assocmem import (
     STUDY_COMMANDS,
     AbstractOptimizer,
     Adam,
+    BottleneckConfig,
     Claim,
     ClosedFormConfig,
     ClosedFormResult,
@@ -33,6 +34,8 @@ from assocmem import (
     HeadsLayout,
     HeadsTraining,
     HeadsTrial,
+    HierarchyConfig,
+    HierarchyResult,
     JointFit,
     NesterovSGD,
     NormalizedSGD,
@@ -84,6 +87,8 @@ from assocmem import (
     participation_ratio,
     predict_config,
     predict_errors,
+    predict_hard,
+    predict_hierarchy,
     predict_superposition,
     register_experiment,
     register_optimizer,
@@ -91,6 +96,7 @@ from assocmem import (
     register_study_command,
     reproduce,
     run_closed_form,
+    run_hierarchy,
     run_study,
     run_sweep,
     runs_frame,
@@ -102,6 +108,7 @@ from assocmem import (
     table1,
     theory_table,
     train,
+    train_bottleneck,
     train_heads,
     zipf,
 )
@@ -211,6 +218,19 @@ def superposition(probs: torch.Tensor, targets: torch.Tensor) -> None:
     assert_type(participation_ratio(scores, targets), torch.Tensor)
     assert_type(result.error, float)
     del head
+
+
+def hierarchy() -> None:
+    cfg = HierarchyConfig(n_inputs=60, n_concepts=12, n_outputs=3, dims=(8, 16))
+    result = assert_type(run_hierarchy(cfg, [0, 1]), HierarchyResult)
+    hard: np.ndarray = result.metrics["hard"]  # (R, parities, schemes, dims)
+    predicted = assert_type(predict_hierarchy(cfg, "threshold:P=d/2"), dict[str, np.ndarray])
+    p, f1 = np.full(60, 1 / 60), np.arange(60) % 12
+    theory = predict_hard(p, f1, 3, np.ones(60), np.ones(12), 16, 16)
+    union: float = theory.union_bound
+    runs = train_bottleneck(BottleneckConfig(n_inputs=60, n_concepts=3, n_outputs=3), [0])
+    nmi: float = assert_type(runs, list[dict[str, float]])[0]["nmi"]
+    del hard, predicted, union, nmi
 
 
 def errors() -> str:

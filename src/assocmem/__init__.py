@@ -83,6 +83,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HeadsTraining": ("assocmem.training.superposition", "HeadsTraining"),
     "train_heads": ("assocmem.training.superposition", "train_heads"),
     "participation_ratio": ("assocmem.training.superposition", "participation_ratio"),
+    # Memories in series (beyond the paper: assocmem hierarchy)
+    "HierarchyConfig": ("assocmem.analysis.hierarchy", "HierarchyConfig"),
+    "HierarchyResult": ("assocmem.analysis.hierarchy_run", "HierarchyResult"),
+    "run_hierarchy": ("assocmem.analysis.hierarchy_run", "run_hierarchy"),
+    "predict_hard": ("assocmem.analysis.hierarchy_theory", "predict_hard"),
+    "predict_hierarchy": ("assocmem.analysis.hierarchy_theory", "predict_hierarchy"),
+    "BottleneckConfig": ("assocmem.analysis.hierarchy_train", "BottleneckConfig"),
+    "train_bottleneck": ("assocmem.analysis.hierarchy_train", "train_bottleneck"),
     # Result tables
     "aggregate": ("assocmem.analysis.stats", "aggregate"),
     "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
@@ -124,6 +132,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 __all__ = [
     "AbstractOptimizer",
     "Adam",
+    "BottleneckConfig",
     "Claim",
     "ClosedFormConfig",
     "ClosedFormResult",
@@ -135,6 +144,8 @@ __all__ = [
     "HeadsLayout",
     "HeadsTraining",
     "HeadsTrial",
+    "HierarchyConfig",
+    "HierarchyResult",
     "JointFit",
     "NesterovSGD",
     "NormalizedSGD",
@@ -190,6 +201,8 @@ __all__ = [
     "participation_ratio",
     "predict_config",
     "predict_errors",
+    "predict_hard",
+    "predict_hierarchy",
     "predict_superposition",
     "register_experiment",
     "register_optimizer",
@@ -197,6 +210,7 @@ __all__ = [
     "register_study_command",
     "reproduce",
     "run_closed_form",
+    "run_hierarchy",
     "run_study",
     "run_sweep",
     "runs_frame",
@@ -208,12 +222,17 @@ __all__ = [
     "table1",
     "theory_table",
     "train",
+    "train_bottleneck",
     "train_heads",
     "zipf",
 ]
 
 if TYPE_CHECKING:
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
+    from assocmem.analysis.hierarchy import HierarchyConfig
+    from assocmem.analysis.hierarchy_run import HierarchyResult, run_hierarchy
+    from assocmem.analysis.hierarchy_theory import predict_hard, predict_hierarchy
+    from assocmem.analysis.hierarchy_train import BottleneckConfig, train_bottleneck
     from assocmem.analysis.lr_selection import select_lr
     from assocmem.analysis.predict import (
         EmbeddingLaw,

@@ -38,6 +38,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-laws",
     "beyond-capacity",
     "beyond-superposition",
+    "beyond-hierarchy",
 )
 
 

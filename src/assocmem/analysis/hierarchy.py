@@ -1,0 +1,320 @@
+"""Two associative memories in series, in closed form: x → z = f₁(x) ∈ [K] → y = f₂(z) ∈ [M].
+
+Beyond Cabannes et al. (2024), whose authors ask how memories compose; see the docs:
+beyond/hierarchy.md. Conventions (every vector drawn per trial from its own named stream):
+
+- **memory 1** (d₁×d₁): inputs ``e_x ∈ R^{d₁}`` (Gaussian, ``N(0, I/d₁)``), outputs the *concept
+  output embeddings* ``c_z ∈ R^{d₁}`` (unit rows); ``W₁ = Σ_x q₁(x) c_{f₁(x)} e_xᵀ`` with q₁ a
+  registered scheme applied to p (or to the sample counts n(x) for finite T);
+- **memory 2** (d₂×d₂): inputs the *concept input embeddings* ``c'_z ∈ R^{d₂}`` (Gaussian),
+  outputs ``u_y ∈ R^{d₂}`` (unit rows); ``W₂ = Σ_z q₂(z) u_{f₂(z)} c'_zᵀ``, q₂ a scheme applied
+  to the concept law ``p₂ = p ∘ f₁⁻¹`` (or the concept counts ``n₂(z) = Σ_{f₁(x)=z} n(x)``);
+- **hard composition**: ``ẑ(x) = argmax_z c_zᵀ W₁ e_x`` (the strict maximum; a tie feeds no
+  concept and counts as an error), then ``argmax_y u_yᵀ W₂ c'_ẑ``;
+- **soft composition**: memory 1's output vector ``W₁ e_x`` itself feeds memory 2, so its noise
+  propagates. This needs memory 2 to read the space of memory 1's outputs: its inputs are then
+  the concept *output* embeddings c_z (``W₂ˢ = Σ_z q₂(z) u_{f₂(z)} c_zᵀ``, d₂ = d₁);
+- **direct memory** (d×d): ``x → f₂(f₁(x))`` with its own embeddings, the paper's memory.
+
+The memories are compared at equal matrix parameters (``d₁ = d₂ = h`` with ``2h² ≤ d²``, the
+largest such h) and at equal parameters counting the embeddings (``2h² + (N + 2K + M)h ≤ d² +
+(N + M)d``). Every scheme of ``schemes`` is run for memory 1 and for the direct memory (so each
+can be given its best threshold); memory 2 uses ``concept_scheme``.
+
+Never forms W: scores come from ``E (Eᵀ diag(q) F) G`` (G the Gram of the output embeddings),
+O(N·d·K) per scheme. The population errors are exact p-weighted sums
+(:class:`assocmem.evaluation.PopulationError`), so the decomposition of the hard error,
+``E_hard = E₁ + E₂ − B − L`` (B: both memories wrong; L: a wrong concept that still gives the
+right output), holds to rounding (≤ 1e-15).
+"""
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import torch
+
+from assocmem import rng
+from assocmem.config.errors import ConfigError
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
+from assocmem.embeddings import standard_coordinates
+from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
+from assocmem.schemes import Scheme, parse_scheme
+
+CONCEPT_MAPS = ("balanced", "banded")
+PARITIES = ("matrix", "embeddings")
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+THRESHOLDS = (
+    "threshold:P=d/16",
+    "threshold:P=d/8",
+    "threshold:P=d/4",
+    "threshold:P=d/2",
+    "threshold:P=d",
+)
+# The named random streams of one trial (a naive implementation draws the same vectors).
+STREAMS = {
+    "concept_map": "hierarchy_concept_map",  # f₁ (balanced maps only)
+    "data": "data",  # the T samples (finite T only)
+    "inputs": "hierarchy_inputs",  # e_x, memory 1
+    "concepts": "hierarchy_concepts",  # c_z, memory 1's outputs (and soft memory 2's inputs)
+    "concept_inputs": "hierarchy_concept_inputs",  # c'_z, hard memory 2's inputs
+    "outputs": "hierarchy_outputs",  # u_y, memory 2
+    "direct_inputs": "direct_inputs",  # e_x, direct memory
+    "direct_outputs": "direct_outputs",  # u_y, direct memory
+}
+
+
+def _int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class HierarchyConfig:
+    """One hierarchy problem: the law, the concept map, the dimensions and the schemes.
+
+    Parameters
+    ----------
+    n_inputs, n_concepts, n_outputs : int, default 1000, 20, 5
+        N, K and M, with ``2 ≤ M ≤ K ≤ N``.
+    alpha : float, default 2.0
+        Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+    concept_map : {"balanced", "banded"}, default "balanced"
+        f₁: a random balanced map (a random permutation of ``x mod K``: N/K tokens per concept,
+        drawn per trial), or frequency bands (concept z holds the tokens of ranks
+        ``[zN/K, (z+1)N/K)``: the most frequent tokens share concept 0).
+    dims : tuple of int, default (16, 32, 64, 128, 256, 512)
+        The direct memory's d; the hierarchy's d₁ = d₂ = h follows from each parity.
+    schemes : tuple of str, default: thresholds at P = d/16, d/8, d/4, d/2, d
+        The schemes q run for memory 1 and for the direct memory (``assocmem.schemes``).
+    concept_scheme : str, default "threshold:P=d/8"
+        Memory 2's scheme, on the concept law p₂ (or the concept counts).
+    n_samples : int, optional
+        T: schemes see the counts of T samples; None for the population law (T = ∞).
+    seed : int, default 0
+    device : str, default "cpu"
+    dtype : {"float32", "float64"}, default "float32"
+    memory_gb : float, default 4.0
+        A trial whose working set would exceed this is refused up front.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first invalid field and what it allows.
+    """
+
+    n_inputs: int = 1000
+    n_concepts: int = 20
+    n_outputs: int = 5
+    alpha: float = 2.0
+    concept_map: str = "balanced"
+    dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)
+    schemes: tuple[str, ...] = THRESHOLDS
+    concept_scheme: str = "threshold:P=d/8"
+    n_samples: int | None = None
+    seed: int = 0
+    device: str = "cpu"
+    dtype: str = "float32"
+    memory_gb: float = DEFAULT_MEMORY_GB
+
+    def __post_init__(self) -> None:
+        n = _int("n_inputs", self.n_inputs, 2)
+        _int("n_outputs", self.n_outputs, 2)
+        if _int("n_concepts", self.n_concepts, self.n_outputs) > n:
+            raise ConfigError("n_concepts", f"must be ≤ n_inputs = {n}, got {self.n_concepts}")
+        ok = isinstance(self.alpha, int | float) and not isinstance(self.alpha, bool)
+        if not ok or not (math.isfinite(self.alpha) and self.alpha > 0):
+            raise ConfigError("alpha", f"must be a finite number > 0, got {self.alpha!r}")
+        if self.concept_map not in CONCEPT_MAPS:
+            raise ConfigError("concept_map", f"{self.concept_map!r}; allowed: {CONCEPT_MAPS}")
+        if not isinstance(self.dims, tuple | list) or not self.dims:
+            raise ConfigError("dims", f"must be a non-empty list of integers, got {self.dims!r}")
+        dims = tuple(_int("dims", d, 2) for d in self.dims)
+        if list(dims) != sorted(set(dims)):
+            raise ConfigError("dims", f"must be increasing, got {list(dims)}")
+        if not isinstance(self.schemes, tuple | list) or not self.schemes:
+            raise ConfigError("schemes", "must be a non-empty list of scheme specs")
+        parsed = tuple(parse_scheme(text) for text in self.schemes)
+        for scheme in parsed:
+            scheme.validate(n)
+        concept_scheme = parse_scheme(self.concept_scheme)
+        concept_scheme.validate(self.n_concepts)
+        if self.n_samples is not None:
+            _int("n_samples", self.n_samples, 1)
+        if self.dtype not in DTYPES:
+            raise ConfigError("dtype", f"{self.dtype!r}; allowed: {', '.join(DTYPES)}")
+        check_memory_gb(self.memory_gb)
+        object.__setattr__(self, "dims", dims)
+        object.__setattr__(self, "schemes", tuple(s.spec for s in parsed))
+        object.__setattr__(self, "concept_scheme", concept_scheme.spec)
+        check_budget(
+            self.working_set_bytes(),
+            self.memory_gb,
+            f"a hierarchy trial at d = {max(dims)}",
+            "lower dims, n_concepts or the number of schemes",
+        )
+
+    @cached_property
+    def parsed(self) -> tuple[Scheme, ...]:
+        """The schemes of ``schemes``, parsed (memory 1 and the direct memory)."""
+        return tuple(parse_scheme(text) for text in self.schemes)
+
+    def hidden_dims(self, parity: str) -> tuple[int, ...]:
+        """The hierarchy's d₁ = d₂ = h for each d of ``dims`` at ``parity`` (see
+        :func:`hierarchy_dim`)."""
+        return tuple(
+            hierarchy_dim(d, parity, self.n_inputs, self.n_concepts, self.n_outputs)
+            for d in self.dims
+        )
+
+    def working_set_bytes(self) -> float:
+        """About the peak memory of one trial: embeddings at the largest dims and the scores."""
+        h_max = max(max(self.hidden_dims(p)) for p in PARITIES)
+        n, k, m, s = self.n_inputs, self.n_concepts, self.n_outputs, len(self.schemes)
+        items = 2 * (n + 2 * k + m) * h_max + 2 * (n + m) * max(self.dims) + 4 * s * n * (k + m)
+        return float(items * (8 if self.dtype == "float64" else 4) + 16 * n * s)
+
+
+def parameter_count(dim: int, n_inputs: int, n_outputs: int) -> tuple[int, int]:
+    """The direct memory's parameters: ``(d², d² + (N + M)·d)`` (matrix; with embeddings)."""
+    return dim * dim, dim * dim + (n_inputs + n_outputs) * dim
+
+
+def hierarchy_parameter_count(
+    hidden: int, n_inputs: int, n_concepts: int, n_outputs: int
+) -> tuple[int, int]:
+    """The hierarchy's parameters at d₁ = d₂ = h: ``(2h², 2h² + (N + 2K + M)·h)``.
+
+    The embeddings counted: e_x and c_z (memory 1, d₁ each), c'_z and u_y (memory 2, d₂ each);
+    the soft composition reads c_z in place of c'_z and so has ``K·h`` fewer.
+    """
+    matrices = 2 * hidden * hidden
+    return matrices, matrices + (n_inputs + 2 * n_concepts + n_outputs) * hidden
+
+
+def hierarchy_dim(dim: int, parity: str, n_inputs: int, n_concepts: int, n_outputs: int) -> int:
+    """The largest h (≥ 1) whose hierarchy has no more parameters than a direct memory of d.
+
+    Parameters
+    ----------
+    dim : int
+        The direct memory's d.
+    parity : {"matrix", "embeddings"}
+        Count the matrices only (``2h² ≤ d²``, so h = ⌊d/√2⌋), or the embeddings too
+        (:func:`hierarchy_parameter_count` against :func:`parameter_count`).
+    n_inputs, n_concepts, n_outputs : int
+        N, K and M.
+
+    Returns
+    -------
+    int
+    """
+    if parity not in PARITIES:
+        raise ConfigError("parity", f"{parity!r}; allowed: {', '.join(PARITIES)}")
+    index = 0 if parity == "matrix" else 1
+    budget = parameter_count(dim, n_inputs, n_outputs)[index]
+    b = 0 if index == 0 else n_inputs + 2 * n_concepts + n_outputs
+    hidden = int((-b + math.sqrt(b * b + 8 * budget)) / 4)  # root of 2h² + bh = budget
+    while hierarchy_parameter_count(hidden + 1, n_inputs, n_concepts, n_outputs)[index] <= budget:
+        hidden += 1  # floating-point rounding of the root
+    while hidden > 1 and (
+        hierarchy_parameter_count(hidden, n_inputs, n_concepts, n_outputs)[index] > budget
+    ):
+        hidden -= 1
+    return max(hidden, 1)
+
+
+def concept_map(cfg: HierarchyConfig, trial: int) -> torch.Tensor:
+    """f₁ of one trial of ``cfg``, (N,) int64 in [0, K): see :func:`draw_concept_map`."""
+    return draw_concept_map(cfg.concept_map, cfg.n_inputs, cfg.n_concepts, cfg.seed, trial)
+
+
+def draw_concept_map(
+    kind: str, n_inputs: int, n_concepts: int, seed: int = 0, trial: int = 0
+) -> torch.Tensor:
+    """A concept map f₁: [N] → [K], (N,) int64.
+
+    ``balanced``: a random permutation of ``x mod K`` (⌊N/K⌋ or ⌈N/K⌉ tokens per concept), from
+    the stream ``hierarchy_concept_map`` of (seed, trial); ``banded``: frequency bands, token
+    of rank x (Zipf: token x) in concept ``⌊xK/N⌋``, the same for every trial.
+    """
+    if kind not in CONCEPT_MAPS:
+        raise ConfigError("concept_map", f"{kind!r}; allowed: {', '.join(CONCEPT_MAPS)}")
+    if kind == "banded":
+        return torch.arange(n_inputs) * n_concepts // n_inputs
+    gen = rng.generator(seed, STREAMS["concept_map"], trial)
+    return random_targets(n_inputs, n_concepts, gen)
+
+
+def token_frequencies(cfg: HierarchyConfig, trial: int) -> torch.Tensor:
+    """What the schemes see, (N,) float64: p, or the counts n(x) of the trial's T samples."""
+    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha)
+    if cfg.n_samples is None:
+        return probs
+    tokens = sample_tokens(probs, cfg.n_samples, rng.generator(cfg.seed, STREAMS["data"], trial))
+    return torch.bincount(tokens, minlength=cfg.n_inputs).to(torch.float64)
+
+
+def concept_law(freq: torch.Tensor, f1: torch.Tensor, n_concepts: int) -> torch.Tensor:
+    """p pushed through f₁ (or counts summed per concept): ``p₂(z) = Σ_{f₁(x)=z} p(x)``, (K,)."""
+    return torch.zeros(n_concepts, dtype=freq.dtype).index_add_(0, f1, freq)
+
+
+def draw_coordinates(cfg: HierarchyConfig, trial: int) -> dict[str, torch.Tensor]:
+    """The raw N(0, 1) coordinates of one trial's embeddings, (d_max, rows) each, by stream key.
+
+    Row x of an embedding at dimension d is coordinates ``[:d, x]`` scaled (Gaussian: ``1/√d``;
+    unit rows: normalised), so every d of a trial shares one draw (nested d).
+    """
+    h_max = max(max(cfg.hidden_dims(p)) for p in PARITIES)
+    rows = {
+        "inputs": (cfg.n_inputs, h_max),
+        "concepts": (cfg.n_concepts, h_max),
+        "concept_inputs": (cfg.n_concepts, h_max),
+        "outputs": (cfg.n_outputs, h_max),
+        "direct_inputs": (cfg.n_inputs, max(cfg.dims)),
+        "direct_outputs": (cfg.n_outputs, max(cfg.dims)),
+    }
+    dtype = DTYPES[cfg.dtype]
+    return {
+        key: standard_coordinates(
+            n, d, rng.generator(cfg.seed, STREAMS[key], trial), device=cfg.device, dtype=dtype
+        )
+        for key, (n, d) in rows.items()
+    }
+
+
+def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
+    """Rows at dimension d from raw coordinates (d_max, rows): (rows, d), Gaussian ``N(0, I/d)``
+    or unit rows (each normalised at d)."""
+    rows = coords[:dim].T
+    scale = rows.norm(dim=1, keepdim=True) if unit else math.sqrt(dim)
+    out: torch.Tensor = rows / scale
+    return out
+
+
+def strict_argmax(scores: torch.Tensor) -> torch.Tensor:
+    """The index of the strict maximum of the last axis, −1 where the maximum is tied."""
+    best, index = scores.max(dim=-1)
+    tied = (scores == best[..., None]).sum(-1) > 1
+    return torch.where(tied, -1, index)
+
+
+def memory_scores(
+    inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    """``u_yᵀ W_q e_x`` for every weighting, without forming W: (S, N, M).
+
+    inputs (N, d), outputs (M, d), targets (N,), weights (S, N). Only the stored tokens
+    (``q > 0`` in some weighting) enter ``S = Eᵀ diag(q) F``.
+    """
+    n_schemes, n_outputs = weights.shape[0], outputs.shape[0]
+    stored = (weights > 0).any(0).nonzero()[:, 0]
+    onehot = torch.nn.functional.one_hot(targets[stored], n_outputs).to(inputs.dtype)
+    stored_rows = weights[:, stored, None].to(inputs.dtype) * onehot  # (S, n, M)
+    # Two-dimensional products (a broadcast matmul would copy the inputs S times).
+    summary = inputs[stored].T @ stored_rows.transpose(0, 1).reshape(len(stored), -1)  # (d, S·M)
+    summary = (summary.view(-1, n_schemes, n_outputs) @ (outputs @ outputs.T)).flatten(1)
+    return (inputs @ summary).view(-1, n_schemes, n_outputs).transpose(0, 1)  # (S, N, M)

@@ -1,0 +1,321 @@
+"""Memories in series trained end to end through a bottleneck of K learned concepts.
+
+Beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md. The hierarchy at d₁ = d₂ = h
+(h = ⌊d/√2⌋, equal matrix parameters with a direct memory of d) has fixed random embeddings
+``e_x ∈ R^h`` (inputs) and ``u_y ∈ R^h`` (outputs), and learns W₁, W₂ (h×h) and two tables of
+concept embeddings, the keys ``c_z`` and the values ``c'_z`` (K×h):
+
+    a(x) = (c_zᵀ W₁ e_x)_z,   π = softmax(a),   v = Σ_z π_z c'_z,   logits = (u_yᵀ W₂ v)_y,
+
+trained on the cross-entropy of y = f₂(f₁(x)) alone: the concept z is never supervised. At
+evaluation the bottleneck is hard, ``v = c'_ẑ`` with ``ẑ = argmax_z a_z`` (the soft readout is
+measured too). The direct memory (``u_yᵀ W e_x`` at d, W learned) is trained on the same samples.
+
+Does the bottleneck find f₁? The normalised mutual information between ẑ and f₁, weighted by p
+(:func:`normalized_mutual_information`; invariant to relabelling the concepts; ≥ 0.9 counts as
+found). With f₂(z) = z mod M, the data say nothing of f₁ beyond its residue mod M: f₁ is
+identifiable up to a permutation when K = M, and only up to the fibres of f₂ when K > M. The
+reference ``nmi_null`` is the NMI of ẑ with a random map f̃₁ that agrees with f₁ mod M.
+
+Optimisation: Adam (β = (0.9, 0.999), ε = 1e-8) on every learned tensor from N(0, 1/h) entries,
+``n_steps`` steps of ``batch_size`` samples drawn in order from epochs (fresh permutations) of
+the T samples, gradients written out by hand (checked against autograd in the tests). Each run
+is computed on its own, so its numbers never depend on the runs beside it.
+"""
+
+import math
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import torch
+
+from assocmem import rng
+from assocmem.analysis.hierarchy import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
+from assocmem.config.errors import ConfigError
+from assocmem.evaluation import PopulationError, wrong_tokens
+from assocmem.laws.tokens import sample_tokens, zipf_probabilities
+from assocmem.runtime import flush_denormals, intra_op_threads
+
+BETAS, EPS = (0.9, 0.999), 1e-8
+METRICS = (
+    "error_hard",  # the hierarchy with the argmax bottleneck
+    "error_soft",  # the hierarchy with the softmax bottleneck (as trained)
+    "error_direct",  # the direct memory of d
+    "nmi",  # NMI(ẑ, f₁), p-weighted
+    "nmi_output",  # NMI(ẑ, y)
+    "nmi_null",  # NMI(ẑ, f̃₁): a random map agreeing with f₁ mod M
+    "concepts_used",  # distinct ẑ over the N tokens
+)
+
+
+@dataclass(frozen=True)
+class BottleneckConfig:
+    """One trained comparison: the hierarchy at h = ⌊d/√2⌋ and the direct memory at d.
+
+    Parameters
+    ----------
+    n_inputs, n_concepts, n_outputs : int, default 1000, 5, 5
+        N, K and M (``2 ≤ M ≤ K ≤ N``).
+    alpha : float, default 2.0
+        Zipf exponent of p.
+    concept_map : {"balanced", "banded"}, default "balanced"
+        f₁ (:func:`assocmem.analysis.hierarchy.draw_concept_map`).
+    dim : int, default 64
+        The direct memory's d.
+    n_samples : int, default 10000
+        T, the training samples (reused over epochs when ``n_steps·batch_size > T``).
+    batch_size : int, default 128
+        B (at most T).
+    n_steps : int, default 1000
+    lr : float, default 0.01
+        Adam's step, for both models.
+    seed : int, default 0
+    device : str, default "cpu"
+
+    Raises
+    ------
+    ConfigError
+        Naming the first invalid field.
+    """
+
+    n_inputs: int = 1000
+    n_concepts: int = 5
+    n_outputs: int = 5
+    alpha: float = 2.0
+    concept_map: str = "balanced"
+    dim: int = 64
+    n_samples: int = 10000
+    batch_size: int = 128
+    n_steps: int = 1000
+    lr: float = 0.01
+    seed: int = 0
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        for name, low in (("n_inputs", 2), ("n_outputs", 2), ("dim", 2), ("n_samples", 1)):
+            _check_int(name, getattr(self, name), low)
+        _check_int("n_concepts", self.n_concepts, self.n_outputs)
+        if self.n_concepts > self.n_inputs:
+            raise ConfigError("n_concepts", f"must be ≤ n_inputs = {self.n_inputs}")
+        _check_int("batch_size", self.batch_size, 1)
+        if self.batch_size > self.n_samples:
+            raise ConfigError("batch_size", f"must be ≤ n_samples = {self.n_samples}")
+        _check_int("n_steps", self.n_steps, 1)
+        _check_int("seed", self.seed, 0)
+        for name in ("alpha", "lr"):
+            value = getattr(self, name)
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not ok or not (math.isfinite(value) and value > 0):
+                raise ConfigError(name, f"must be a finite number > 0, got {value!r}")
+        if self.concept_map not in CONCEPT_MAPS:
+            raise ConfigError("concept_map", f"{self.concept_map!r}; allowed: {CONCEPT_MAPS}")
+
+    @property
+    def hidden(self) -> int:
+        """h = ⌊d/√2⌋: the hierarchy's d₁ = d₂ at equal matrix parameters."""
+        return hierarchy_dim(self.dim, "matrix", self.n_inputs, self.n_concepts, self.n_outputs)
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
+
+
+@dataclass
+class Bottleneck:
+    """The learned tensors of the hierarchy: W₁ (h, h), keys c_z (K, h), values c'_z (K, h),
+    W₂ (h, h)."""
+
+    first: torch.Tensor
+    keys: torch.Tensor
+    values: torch.Tensor
+    second: torch.Tensor
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [self.first, self.keys, self.values, self.second]
+
+
+def bottleneck_gradients(
+    model: Bottleneck, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
+) -> tuple[float, list[torch.Tensor]]:
+    """The mean cross-entropy of a batch and its gradients, written out by hand.
+
+    inputs (B, h): the rows e_x of the batch; outputs (M, h): u_y; labels (B,). Returns the
+    loss and the gradients in :meth:`Bottleneck.tensors` order.
+    """
+    first, keys, values, second = model.tensors()
+    hidden = inputs @ first.T  # W₁ e_x, (B, h)
+    weights = torch.softmax(hidden @ keys.T, dim=1)  # π, (B, K)
+    mixed = weights @ values  # v, (B, h)
+    logits = (mixed @ second.T) @ outputs.T  # (B, M)
+    delta = torch.softmax(logits, dim=1)  # d(mean CE)/d(logits)
+    loss = -float(torch.log(delta[torch.arange(len(labels)), labels]).mean())
+    delta[torch.arange(len(labels)), labels] -= 1.0
+    delta /= len(labels)
+    back = delta @ outputs  # d/d(W₂ v), (B, h)
+    grad_mixed = back @ second  # (B, h)
+    grad_weights = grad_mixed @ values.T  # (B, K)
+    grad_scores = weights * (grad_weights - (weights * grad_weights).sum(1, keepdim=True))
+    grad_hidden = grad_scores @ keys  # (B, h)
+    grads = [grad_hidden.T @ inputs, grad_scores.T @ hidden, weights.T @ grad_mixed, back.T @ mixed]
+    return loss, grads
+
+
+def direct_gradient(
+    matrix: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
+) -> torch.Tensor:
+    """The gradient of the mean cross-entropy of ``u_yᵀ W e_x`` in W (d, d)."""
+    delta = torch.softmax((inputs @ matrix.T) @ outputs.T, dim=1)
+    delta[torch.arange(len(labels)), labels] -= 1.0
+    return (delta @ outputs).T @ inputs / len(labels)
+
+
+class _Adam:
+    """Adam on a list of tensors, in place (torch.optim's bias-corrected update)."""
+
+    def __init__(self, tensors: list[torch.Tensor], lr: float) -> None:
+        self.tensors, self.lr, self.step = tensors, lr, 0
+        self.first = [torch.zeros_like(t) for t in tensors]
+        self.second = [torch.zeros_like(t) for t in tensors]
+
+    def update(self, grads: list[torch.Tensor]) -> None:
+        self.step += 1
+        (beta1, beta2), t = BETAS, self.step
+        for tensor, grad, m, v in zip(self.tensors, grads, self.first, self.second, strict=True):
+            m.lerp_(grad, 1 - beta1)
+            v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            denom = (v / (1 - beta2**t)).sqrt_().add_(EPS)
+            tensor.addcdiv_(m, denom, value=-self.lr / (1 - beta1**t))
+
+
+def normalized_mutual_information(
+    labels: torch.Tensor, reference: torch.Tensor, weights: torch.Tensor
+) -> float:
+    """NMI of two labellings of the tokens, each token weighted: ``2 I / (H(a) + H(b))``.
+
+    labels, reference: (N,) int64 ≥ 0; weights: (N,) ≥ 0 (normalised here), e.g. p. Invariant
+    to relabelling either side; 1 when both are constant.
+    """
+    w = weights.to(torch.float64) / weights.sum()
+    joint = torch.zeros(int(labels.max()) + 1, int(reference.max()) + 1, dtype=torch.float64)
+    joint.index_put_((labels, reference), w, accumulate=True)
+    row, col = joint.sum(1), joint.sum(0)
+
+    def entropy(mass: torch.Tensor) -> float:
+        mass = mass[mass > 0]
+        return -float((mass * mass.log()).sum())
+
+    total = entropy(row) + entropy(col)
+    if total <= 0:
+        return 1.0
+    nz = joint > 0
+    ratio = joint[nz] / (row[:, None] * col[None, :])[nz]
+    return max(0.0, min(1.0, 2.0 * float((joint[nz] * ratio.log()).sum()) / total))
+
+
+def null_concept_map(targets: torch.Tensor, n_concepts: int, gen: torch.Generator) -> torch.Tensor:
+    """A random map f̃₁ with ``f̃₁(x) mod M = y(x)``: the tokens of each output y dealt at
+    random, in turn, to the concepts ``y, y + M, y + 2M, …`` below K. targets (N,) in [0, M)."""
+    n_outputs = int(targets.max()) + 1
+    out = torch.empty_like(targets)
+    for y in range(n_outputs):
+        tokens = (targets == y).nonzero()[:, 0]
+        concepts = torch.arange(y, n_concepts, n_outputs)
+        order = tokens[torch.randperm(len(tokens), generator=gen)]
+        out[order] = concepts[torch.arange(len(order)) % len(concepts)]
+    return out
+
+
+def _batches(cfg: BottleneckConfig, trial: int) -> Iterable[torch.Tensor]:
+    """Sample indices of each step: epochs of fresh permutations of the T samples, in order."""
+    gen = rng.generator(cfg.seed, "batches", trial)
+    pending = torch.empty(0, dtype=torch.int64)
+    for _ in range(cfg.n_steps):
+        while len(pending) < cfg.batch_size:
+            pending = torch.cat([pending, torch.randperm(cfg.n_samples, generator=gen)])
+        yield pending[: cfg.batch_size]
+        pending = pending[cfg.batch_size :]
+
+
+def _gaussian(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen, dtype=torch.float32) / math.sqrt(shape[-1])
+
+
+def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
+    """Train the hierarchy and the direct memory on one trial's samples: :data:`METRICS`."""
+    n, k, m, h, d = cfg.n_inputs, cfg.n_concepts, cfg.n_outputs, cfg.hidden, cfg.dim
+    probs = zipf_probabilities(n, cfg.alpha)
+    f1 = draw_concept_map(cfg.concept_map, n, k, cfg.seed, trial)
+    targets = f1 % m
+    tokens = sample_tokens(probs, cfg.n_samples, rng.generator(cfg.seed, "data", trial))
+    gen = rng.generator(cfg.seed, "bottleneck_embeddings", trial)
+    inputs, outputs = _gaussian(gen, n, h), _gaussian(gen, m, h)
+    gen = rng.generator(cfg.seed, "bottleneck_init", trial)
+    model = Bottleneck(
+        _gaussian(gen, h, h), _gaussian(gen, k, h), _gaussian(gen, k, h), _gaussian(gen, h, h)
+    )
+    gen = rng.generator(cfg.seed, "direct_embeddings", trial)
+    direct_inputs, direct_outputs = _gaussian(gen, n, d), _gaussian(gen, m, d)
+    matrix = _gaussian(rng.generator(cfg.seed, "direct_init", trial), d, d)
+    adam, direct_adam = _Adam(model.tensors(), cfg.lr), _Adam([matrix], cfg.lr)
+    for batch in _batches(cfg, trial):
+        x = tokens[batch]
+        _, grads = bottleneck_gradients(model, inputs[x], outputs, targets[x])
+        adam.update(grads)
+        direct_adam.update([direct_gradient(matrix, direct_inputs[x], direct_outputs, targets[x])])
+    scores = (inputs @ model.first.T) @ model.keys.T  # (N, K)
+    picked = scores.argmax(1)
+    readout = model.second.T @ outputs.T  # (h, M)
+    logits = torch.stack(
+        [
+            model.values[picked] @ readout,
+            torch.softmax(scores, dim=1) @ model.values @ readout,
+            (direct_inputs @ matrix.T) @ direct_outputs.T,
+        ]
+    )  # (3, N, M): hard, soft, direct
+    errors = PopulationError(probs)(wrong_tokens(logits, targets))[0].tolist()
+    null = null_concept_map(targets, k, rng.generator(cfg.seed, "null_map", trial))
+    return {
+        "error_hard": errors[0],
+        "error_soft": errors[1],
+        "error_direct": errors[2],
+        "nmi": normalized_mutual_information(picked, f1, probs),
+        "nmi_output": normalized_mutual_information(picked, targets, probs),
+        "nmi_null": normalized_mutual_information(picked, null, probs),
+        "concepts_used": float(torch.bincount(picked, minlength=k).gt(0).sum()),
+    }
+
+
+def train_bottleneck(
+    cfg: BottleneckConfig, trials: Sequence[int] | None = None
+) -> list[dict[str, float]]:
+    """Train the bottlenecked hierarchy and the direct memory for each trial (seed index).
+
+    Parameters
+    ----------
+    cfg : BottleneckConfig
+    trials : sequence of int, optional
+        Default ``[0]``. Each trial draws f₁, the samples, the embeddings and the initial
+        tensors from its own streams; trials run side by side, one thread each.
+
+    Returns
+    -------
+    list of dict
+        One per trial: :data:`METRICS` (errors are exact p-weighted population errors).
+
+    Notes
+    -----
+    Memories in series, beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md.
+    """
+    trial_ids = list(trials) if trials is not None else [0]
+    workers = max(1, min(len(trial_ids), torch.get_num_threads()))
+    with intra_op_threads(1), ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda t: _in_thread(cfg, t), trial_ids))
+
+
+def _in_thread(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
+    # Denormals flushed (a per-thread setting): once tokens are learned, softmax tails
+    # underflow and subnormal arithmetic is many times slower; only values below 1.2e-38 move.
+    with torch.no_grad(), flush_denormals():
+        return train_one(cfg, trial)
