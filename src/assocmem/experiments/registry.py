@@ -16,6 +16,7 @@ from assocmem.experiments.figure7 import FIGURE_7
 from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.table1 import TABLE_1
+from assocmem.experiments.vocabulary import VOCABULARY
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
@@ -35,6 +36,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         NOISE,
         LAWS,
         CAPACITY_FRONTIER,
+        VOCABULARY,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),
