@@ -56,28 +56,34 @@ def _dim_panel(ax: Axes, real: pd.DataFrame, predicted: pd.DataFrame, zipf: pd.D
 def _samples_panel(
     ax: Axes, real: pd.DataFrame, predicted: pd.DataFrame, finite_data: pd.DataFrame
 ) -> None:
-    rows = real[(real["scheme"] == EMPIRICAL) & np.isfinite(real["n_samples"])]
+    """Linear error against log T: the curves flatten onto their T = ∞ floors (dotted)."""
+    rows = real[real["scheme"] == EMPIRICAL]
     dims = np.sort(rows["dim"].unique())
     if dims.size > T_CURVE_DIMS:
         dims = dims[np.unique(np.linspace(0, dims.size - 1, T_CURVE_DIMS).round().astype(int))]
     stats = summarise(rows, ["dim", "n_samples"])
     for dim, color in zip(dims, colors(len(dims)), strict=True):
-        s = stats[stats["dim"] == dim]
-        x = s["n_samples"].to_numpy()
-        curve(ax, x, s["mean"].to_numpy(), s["sem"].to_numpy(), f"d = {int(dim)}", color)
+        s = stats[(stats["dim"] == dim) & np.isfinite(stats["n_samples"])]
+        x, mean, sem = s["n_samples"].to_numpy(), s["mean"].to_numpy(), s["sem"].to_numpy()
+        ax.plot(x, mean, marker="o", markersize=3, lw=1.5, color=color, label=f"d = {int(dim)}")
+        ax.fill_between(x, mean - 1.96 * sem, mean + 1.96 * sem, color=color, alpha=0.2, lw=0)
         p = predicted[(predicted["scheme"] == EMPIRICAL) & (predicted["dim"] == dim)]
-        p = p[np.isfinite(p["n_samples"])]
-        ax.plot(p["n_samples"], p["predicted"], ls="--", color=color, lw=1)
+        finite = p[np.isfinite(p["n_samples"])]
+        ax.plot(finite["n_samples"], finite["predicted"], ls="--", color=color, lw=1)
+        floor = stats[(stats["dim"] == dim) & np.isinf(stats["n_samples"])]["mean"]
+        if not floor.empty:
+            ax.axhline(float(floor.iloc[0]), color=color, ls=":", lw=1)
     ax.plot(
         finite_data["n_samples"],
         finite_data["error"],
         color="black",
         lw=1.2,
-        ls=":",
         label="Σ p(1−p)^T (d = ∞)",
     )
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
     ax.set(xlabel="tokens T", ylabel="population error", title="(c) top d/12 seen: error vs T")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="center right")
 
 
 def vocabulary_figure(
@@ -107,7 +113,8 @@ def vocabulary_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Three log-log panels; Monte Carlo means with 95 % bands, predictions dashed.
+        Three panels (log-log, but linear error in c); Monte Carlo means with 95 % bands,
+        predictions dashed, the T = ∞ error of each d dotted in c.
 
     Notes
     -----
