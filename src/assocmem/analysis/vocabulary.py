@@ -72,6 +72,11 @@ def rank_slopes(probs: np.ndarray, edges: Sequence[int] = RANK_EDGES) -> list[Ra
     -------
     list of RankWindow
         One per window holding at least two ranks; a single Zipf(α) law gives slope −α in each.
+
+    Notes
+    -----
+    English bends from about −1 (ranks 10–10³) to about −1.9 (ranks ≥ 10⁴); see the docs:
+    beyond/vocabulary.md.
     """
     p = np.asarray(probs, dtype=np.float64)
     bounds = [e for e in edges if e <= p.size] + [p.size + 1]
@@ -90,8 +95,24 @@ def rank_slopes(probs: np.ndarray, edges: Sequence[int] = RANK_EDGES) -> list[Ra
 def tail_mass(probs: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     """``S(P) = Σ_{x > P} p(x)``: the mass a memory storing the P most probable tokens leaves out.
 
-    For Zipf(α), ``S(P) ≍ P^{-(α−1)}``: the thresholding law of Theorem 1 (an unstored token is
-    answered by chance, so the threshold error is about ``(1 − 1/M) S(P)``). Returns (len(sizes),).
+    Parameters
+    ----------
+    probs : numpy.ndarray of float, shape (N,)
+        A law sorted by decreasing probability.
+    sizes : sequence of int
+        Numbers P of stored tokens (P ≥ N leaves nothing out).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (len(sizes),)
+        ``S(P)`` for each P.
+
+    Notes
+    -----
+    For Zipf(α), ``S(P) ≍ P^{-(α−1)}``: the thresholding law of Cabannes et al. (2024),
+    Theorem 1 (an unstored token is answered by chance, so the threshold error is about
+    ``(1 − 1/M) S(P)`` when the stored ones are retrieved). On a bent law the slope of S is
+    what the threshold memory's error follows; see the docs: beyond/vocabulary.md.
     """
     p = np.asarray(probs, dtype=np.float64)
     kept = np.concatenate([[0.0], np.cumsum(p)])
