@@ -24,6 +24,7 @@ from assocmem import (
     tail_mass,
     zipf,
 )
+from assocmem.analysis import vocabulary as vocabulary_analysis
 from assocmem.analysis.theory import finite_data_error
 from assocmem.analysis.vocabulary import compare_exponents, unseen_mass
 from assocmem.cli import main
@@ -343,12 +344,12 @@ def test_single_exponent_claim_fails_on_a_law_that_follows_it(small_frames):
 
 def test_counts_claim_fails_for_a_wrong_count_law(small_frames, monkeypatch):
     assert study.claim_counts(small_frames, "full").passed is True
-    real = study.sample_frequencies
+    real = vocabulary_analysis.sample_frequencies
 
     def halved(cfg: ClosedFormConfig, trial: int) -> dict[int, np.ndarray]:
         return {t: c // 2 for t, c in real(cfg, trial).items()}  # as if T/2 tokens were seen
 
-    monkeypatch.setattr(study, "sample_frequencies", halved)
+    monkeypatch.setattr(vocabulary_analysis, "sample_frequencies", halved)
     bad = study.claim_counts(small_frames, "full")
     assert bad.passed is False and bad.measured["max_abs_z"] > 4
 

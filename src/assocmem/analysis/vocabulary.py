@@ -13,14 +13,19 @@ Monte Carlo error curves next to the slope of the predicted curve
 (:func:`compare_exponents`).
 """
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from assocmem.analysis.fit import PowerLawFit, fit_power_law, fit_scaling
-from assocmem.analysis.theory import scheme_law
+from assocmem.analysis.predict import predict_config, sample_frequencies
+from assocmem.analysis.theory import finite_data_error, scheme_law
+from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
 from assocmem.laws.words import WordDistribution, vocabulary_size, word_distribution
 
@@ -244,3 +249,101 @@ def local_slopes(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarra
     lx, ly = np.log(np.asarray(x, np.float64)), np.log(np.asarray(y, np.float64))
     slopes: np.ndarray = np.diff(ly) / np.diff(lx)
     return slopes
+
+
+# ---- records of a closed-form sweep: their config, predicted curves and count checks -------
+
+_VECTOR_FIELDS = ("dims", "schemes", "n_samples", "trials")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def frame_config(frame: pd.DataFrame) -> ClosedFormConfig:
+    """The closed-form config of a sweep's records (its d, T and schemes from the rows)."""
+    if frame.empty:
+        raise ConfigError("study", "no stored records of this sweep")
+    first = frame.iloc[0]
+    values: dict[str, Any] = {}
+    for f in fields(ClosedFormConfig):
+        if f.name in _VECTOR_FIELDS or f.name not in frame.columns:
+            continue
+        value = _plain(first[f.name])
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            values[f.name] = value
+    sizes = sorted({float(t) for t in frame["n_samples"]})
+    return ClosedFormConfig(
+        **values,
+        dims=tuple(sorted(int(d) for d in frame["dim"].unique())),
+        schemes=tuple(dict.fromkeys(frame["scheme"])),
+        n_samples=tuple(None if math.isinf(t) else int(t) for t in sizes),
+        trials=int(frame["trial"].nunique()),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def predicted_frame(cfg: ClosedFormConfig, n_draws: int = 5) -> pd.DataFrame:
+    """The predicted mean error of every (scheme, T, d) of ``cfg`` as a frame (T = ∞ as inf),
+    averaged at finite T over the sampled counts of the first ``n_draws`` trials (cached)."""
+    rows = predict_config(cfg, n_draws=n_draws)
+    frame = pd.DataFrame(rows)
+    frame["n_samples"] = frame["n_samples"].astype(float).fillna(math.inf)  # None: T = ∞
+    return frame
+
+
+def compared(frame: pd.DataFrame, max_draws: int = 5) -> pd.DataFrame:
+    """Monte Carlo mean and s.e. over trials beside the predicted mean, per (scheme, T, d).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Tidy closed-form rows of one config (``scheme``, ``dim``, ``n_samples``, ``trial``,
+        ``error`` and the config's fields as columns: a sweep's records).
+    max_draws : int, default 5
+        The most sampled count vectors a finite-T prediction averages over.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (scheme, T, d): ``mc_mean``, ``mc_sd``, ``trials``, ``mc_sem``,
+        ``predicted`` and ``rel_error`` = (predicted − MC) / MC.
+    """
+    stats = (
+        frame.groupby(["scheme", "n_samples", "dim"])["error"]
+        .agg(mc_mean="mean", mc_sd="std", trials="count")
+        .reset_index()
+    )
+    stats["mc_sem"] = stats["mc_sd"] / np.sqrt(stats["trials"])
+    cfg = frame_config(frame)
+    predicted = predicted_frame(cfg, min(cfg.trials, max_draws))
+    both = stats.merge(predicted, on=["scheme", "n_samples", "dim"])
+    both["rel_error"] = (both["predicted"] - both["mc_mean"]) / both["mc_mean"]
+    return both
+
+
+def curve_errors(
+    frame: pd.DataFrame, scheme: str, n_samples: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The dims and the per-trial errors (trials, dims) of one (scheme, T) curve."""
+    rows = frame[(frame["scheme"] == scheme) & (frame["n_samples"] == n_samples)]
+    table = rows.pivot_table(index="trial", columns="dim", values="error")
+    return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
+
+
+def unseen_check(
+    cfg: ClosedFormConfig, probs: np.ndarray, sizes: Sequence[int], trials: Sequence[int]
+) -> dict[str, np.ndarray]:
+    """Trial-mean unseen mass of the runs' counts, its exact mean and the z-score at each T."""
+    mass = np.array(
+        [[unseen_mass(sample_frequencies(cfg, t)[s], probs) for s in sizes] for t in trials]
+    )  # (trials, T)
+    exact = finite_data_error(probs, sizes)
+    miss = np.exp(np.outer(sizes, np.log1p(-probs)))  # (T, N): (1 − p)^T
+    variance = (miss * (1 - miss)) @ probs**2  # Σ p² q(1 − q): independent indicators
+    z = (mass.mean(axis=0) - exact) / np.sqrt(variance / len(trials))
+    return {"mean": mass.mean(axis=0), "exact": exact, "z": z}

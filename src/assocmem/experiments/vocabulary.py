@@ -12,23 +12,24 @@ import copy
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.analysis.predict import predict_config, sample_frequencies
 from assocmem.analysis.theory import finite_data_error
 from assocmem.analysis.theory import zipf as theory_zipf
 from assocmem.analysis.vocabulary import (
     ExponentComparison,
     compare_exponents,
+    compared,
+    curve_errors,
+    frame_config,
     full_word_law,
     local_slopes,
     theory_slope,
-    unseen_mass,
+    unseen_check,
 )
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
@@ -42,7 +43,6 @@ REAL, ZIPF = "vocabulary", "vocabulary_zipf"  # the sweeps (and frames) by name
 QUICK_TRIALS = 5
 POPULATION, THRESHOLD, EMPIRICAL = "population", "threshold:P=d/8", "empirical_threshold:P=d/12"
 D_WINDOWS = ((64, 1024), (1024, 16384))  # the fitted windows in d (those holding ≥ 2 dims)
-MAX_DRAWS = 5  # sampled counts a finite-T prediction averages over (the first trials')
 
 
 @functools.cache
@@ -88,70 +88,7 @@ def _every_other(values: Sequence[Any]) -> list[Any]:
     return kept if kept[-1] == values[-1] else [*kept, values[-1]]
 
 
-# ---- the records as configs, and their predicted curves -------------------------------------
-
-_VECTOR_FIELDS = ("dims", "schemes", "n_samples", "trials")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    return value
-
-
-def frame_config(frame: pd.DataFrame) -> ClosedFormConfig:
-    """The closed-form config of a sweep's records (its d, T and schemes from the rows)."""
-    if frame.empty:
-        raise ConfigError("study", "no stored records of this sweep")
-    first = frame.iloc[0]
-    values: dict[str, Any] = {}
-    for f in fields(ClosedFormConfig):
-        if f.name in _VECTOR_FIELDS or f.name not in frame.columns:
-            continue
-        value = _plain(first[f.name])
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            values[f.name] = value
-    sizes = sorted({float(t) for t in frame["n_samples"]})
-    return ClosedFormConfig(
-        **values,
-        dims=tuple(sorted(int(d) for d in frame["dim"].unique())),
-        schemes=tuple(dict.fromkeys(frame["scheme"])),
-        n_samples=tuple(None if math.isinf(t) else int(t) for t in sizes),
-        trials=int(frame["trial"].nunique()),
-    )
-
-
-@functools.lru_cache(maxsize=8)
-def _predicted(cfg: ClosedFormConfig) -> pd.DataFrame:
-    rows = predict_config(cfg, n_draws=min(cfg.trials, MAX_DRAWS))
-    frame = pd.DataFrame(rows)
-    frame["n_samples"] = frame["n_samples"].astype(float).fillna(math.inf)  # None: T = ∞
-    return frame
-
-
-def compared(frame: pd.DataFrame) -> pd.DataFrame:
-    """Monte Carlo mean and s.e. over trials beside the predicted mean, per (scheme, T, d)."""
-    stats = (
-        frame.groupby(["scheme", "n_samples", "dim"])["error"]
-        .agg(mc_mean="mean", mc_sd="std", trials="count")
-        .reset_index()
-    )
-    stats["mc_sem"] = stats["mc_sd"] / np.sqrt(stats["trials"])
-    both = stats.merge(_predicted(frame_config(frame)), on=["scheme", "n_samples", "dim"])
-    both["rel_error"] = (both["predicted"] - both["mc_mean"]) / both["mc_mean"]
-    return both
-
-
 # ---- exponents -------------------------------------------------------------------------------
-
-
-def _curve(frame: pd.DataFrame, scheme: str, n_samples: float) -> tuple[np.ndarray, np.ndarray]:
-    """The dims and the per-trial errors (trials, dims) of one (scheme, T) curve."""
-    rows = frame[(frame["scheme"] == scheme) & (frame["n_samples"] == n_samples)]
-    table = rows.pivot_table(index="trial", columns="dim", values="error")
-    return table.columns.to_numpy(dtype=float), table.to_numpy(dtype=float)
 
 
 def d_curves(frame: pd.DataFrame) -> list[tuple[str, float]]:
@@ -182,7 +119,7 @@ def exponents(frames: Any) -> list[ExponentComparison]:
     alphas = _alphas(real)
     out = []
     for scheme, size in d_curves(real):
-        dims, errors = _curve(real, scheme, size)
+        dims, errors = curve_errors(real, scheme, size)
         rows = predicted[(predicted["scheme"] == scheme) & (predicted["n_samples"] == size)]
         pred = rows.set_index("dim").loc[dims.astype(int), "predicted"].to_numpy()
         theory = {name: theory_slope(scheme, "d", a) for name, a in alphas.items()}
@@ -206,7 +143,7 @@ def zipf_exponents(frames: Any) -> dict[tuple[str, tuple[float, float]], Exponen
     alpha = float(zipf["alpha"].iloc[0])
     out = {}
     for scheme in (POPULATION, THRESHOLD):
-        dims, errors = _curve(zipf, scheme, math.inf)
+        dims, errors = curve_errors(zipf, scheme, math.inf)
         theory = {"alpha": theory_slope(scheme, "d", alpha)}
         for window in windows(dims):
             comp = compare_exponents(_label(scheme, math.inf), dims, errors, None, window, theory)
@@ -324,20 +261,6 @@ def claim_counts(frames: Any, scale: str) -> Claim:
         "correlated)",
         note=f"{len(trials)} trials, counts redrawn from the runs' named streams",
     )
-
-
-def unseen_check(
-    cfg: ClosedFormConfig, probs: np.ndarray, sizes: Sequence[int], trials: Sequence[int]
-) -> dict[str, np.ndarray]:
-    """Trial-mean unseen mass of the runs' counts, its exact mean and the z-score at each T."""
-    mass = np.array(
-        [[unseen_mass(sample_frequencies(cfg, t)[s], probs) for s in sizes] for t in trials]
-    )  # (trials, T)
-    exact = finite_data_error(probs, sizes)
-    miss = np.exp(np.outer(sizes, np.log1p(-probs)))  # (T, N): (1 − p)^T
-    variance = (miss * (1 - miss)) @ probs**2  # Σ p² q(1 − q): independent indicators
-    z = (mass.mean(axis=0) - exact) / np.sqrt(variance / len(trials))
-    return {"mean": mass.mean(axis=0), "exact": exact, "z": z}
 
 
 def _probs(cfg: ClosedFormConfig) -> np.ndarray:
