@@ -75,12 +75,14 @@ from assocmem import (
     fit_records,
     fit_scaling,
     frame_from_records,
+    full_word_law,
     heads_parameter_counts,
     joint_error_shape,
     load_curves,
     load_results,
     load_spec,
     memory_matrices,
+    multinomial_prefix_counts,
     optimizer_names,
     parse_scheme,
     parse_spec,
@@ -90,6 +92,7 @@ from assocmem import (
     predict_hard,
     predict_hierarchy,
     predict_superposition,
+    rank_slopes,
     register_experiment,
     register_optimizer,
     register_scheme,
@@ -106,6 +109,7 @@ from assocmem import (
     select_lr,
     superposition_errors,
     table1,
+    tail_mass,
     theory_table,
     train,
     train_bottleneck,
@@ -149,6 +153,17 @@ def theory(alpha: float) -> None:
     assert_type(joint_error_shape(100.0, 1e4, alpha), np.ndarray)
     laws: list[SchemeLaw] = [scheme_law("population", alpha), *table1(alpha), *theory_table(2.0)]
     del laws
+
+
+def vocabulary() -> None:
+    law = full_word_law("en")
+    probs = law.probabilities
+    generator = torch.Generator().manual_seed(0)
+    counts = multinomial_prefix_counts(torch.from_numpy(probs), [10**4, 10**8], generator)
+    assert_type(counts, torch.Tensor)
+    assert_type(tail_mass(probs, [8, 2048]), np.ndarray)
+    slopes = rank_slopes(probs)
+    assert_type(slopes[0].slope, float)
 
 
 def fits(dims: np.ndarray, errors: np.ndarray) -> None:

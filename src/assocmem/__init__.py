@@ -60,6 +60,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "table1": ("assocmem.analysis.theory", "table1"),
     "theory_table": ("assocmem.analysis.theory", "theory_table"),
     "zipf": ("assocmem.analysis.theory", "zipf"),
+    # Vocabulary scale: multinomial counts, the full word law and its bend
+    "multinomial_prefix_counts": ("assocmem.laws.counts", "multinomial_prefix_counts"),
+    "full_word_law": ("assocmem.analysis.vocabulary", "full_word_law"),
+    "rank_slopes": ("assocmem.analysis.vocabulary", "rank_slopes"),
+    "tail_mass": ("assocmem.analysis.vocabulary", "tail_mass"),
     # Fits
     "fit_power_law": ("assocmem.analysis.fit", "fit_power_law"),
     "fit_scaling": ("assocmem.analysis.fit", "fit_scaling"),
@@ -189,12 +194,14 @@ __all__ = [
     "fit_records",
     "fit_scaling",
     "frame_from_records",
+    "full_word_law",
     "heads_parameter_counts",
     "joint_error_shape",
     "load_curves",
     "load_results",
     "load_spec",
     "memory_matrices",
+    "multinomial_prefix_counts",
     "optimizer_names",
     "parse_scheme",
     "parse_spec",
@@ -204,6 +211,7 @@ __all__ = [
     "predict_hard",
     "predict_hierarchy",
     "predict_superposition",
+    "rank_slopes",
     "register_experiment",
     "register_optimizer",
     "register_scheme",
@@ -220,6 +228,7 @@ __all__ = [
     "select_lr",
     "superposition_errors",
     "table1",
+    "tail_mass",
     "theory_table",
     "train",
     "train_bottleneck",
@@ -258,6 +267,7 @@ if TYPE_CHECKING:
         theory_table,
         zipf,
     )
+    from assocmem.analysis.vocabulary import full_word_law, rank_slopes, tail_mass
     from assocmem.closed_form.config import ClosedFormConfig
     from assocmem.closed_form.kernel import run_closed_form
     from assocmem.closed_form.result import ClosedFormResult
@@ -280,6 +290,7 @@ if TYPE_CHECKING:
     from assocmem.figures.closed_form import save as save_figure
     from assocmem.figures.training import figure5, figure7, figure8
     from assocmem.figures.update_map import figure6
+    from assocmem.laws.counts import multinomial_prefix_counts
     from assocmem.names import experiment_names, optimizer_names, scheme_names
     from assocmem.report import Claim
     from assocmem.schemes import REGISTRY as SCHEMES

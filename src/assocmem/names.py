@@ -39,6 +39,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-capacity",
     "beyond-superposition",
     "beyond-hierarchy",
+    "beyond-vocabulary",
 )
 
 

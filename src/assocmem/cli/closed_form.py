@@ -92,6 +92,11 @@ def register(subparsers: Any) -> None:
         metavar="SAMPLER",
         help="explicit (draw E), in_law (exact-in-law draws) or auto (default: by the cost model)",
     )
+    add(
+        "--counts",
+        choices=("tokens", "multinomial"),
+        help="finite-T counts: tokens (draw T samples; default) or multinomial (the count vector)",
+    )
     add_quiet_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)

@@ -25,7 +25,11 @@ def register(subparsers: Any) -> None:
         "languages", nargs="+", metavar="LANG", help="language codes, e.g. en fr zh"
     )
     parser.add_argument(
-        "-N", "--n-inputs", type=int_at_least(2), default=1000, help="top N words (default 1000)"
+        "-N",
+        "--n-inputs",
+        type=_top_words,
+        default=1000,
+        help="top N words (default 1000), or 'all': every word of each language's list",
     )
     parser.add_argument("--compare", action="store_true", help="run closed-form on real vs Zipf(α̂)")
     parser.add_argument(
@@ -60,6 +64,11 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _top_words(text: str) -> int | str:
+    """-N: an integer ≥ 2, or ``all`` (the whole list: 321,180 English words)."""
+    return "all" if text.strip().lower() == "all" else int_at_least(2)(text)
+
+
 def _ci(ci: tuple[float, float] | None) -> str:
     return "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
@@ -67,19 +76,24 @@ def _ci(ci: tuple[float, float] | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from assocmem.analysis.memory import check_closed_form_memory
     from assocmem.closed_form.config import config_from_mapping
-    from assocmem.laws.words import CREDITS, word_distribution
+    from assocmem.laws.words import CREDITS, vocabulary_size, word_distribution
+
+    def size(language: str) -> int:
+        return vocabulary_size(language) if args.n_inputs == "all" else int(args.n_inputs)
 
     values = {
-        "n_inputs": args.n_inputs,
         "schemes": args.schemes,
         "dims": args.dims,
         "n_samples": args.n_samples,
         "trials": args.trials,
         "seed": args.seed,
     }
-    cfg = config_from_mapping(values)  # the --compare settings are checked in either case
+    # the --compare settings are checked in either case (N per language with -N all)
+    configs = {
+        lang: config_from_mapping({**values, "n_inputs": size(lang)}) for lang in args.languages
+    }
     if not args.compare:
-        laws = [word_distribution(lang, args.n_inputs) for lang in args.languages]
+        laws = [word_distribution(lang, size(lang)) for lang in args.languages]
         rows = [
             [w.language, " ".join(w.words[:5]), w.truncated_mass, w.alpha_kl, w.alpha_slope]
             for w in laws
@@ -95,14 +109,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from assocmem.analysis.real_data import compare_with_zipf
 
-    check_closed_form_memory(cfg)
-    config, progress = cfg.to_dict(), show_progress(args)
-    comparisons = [compare_with_zipf(lang, progress=progress, **config) for lang in args.languages]
+    for config in configs.values():
+        check_closed_form_memory(config)
+    progress = show_progress(args)
+    comparisons = [
+        compare_with_zipf(lang, progress=progress, **configs[lang].to_dict())
+        for lang in args.languages
+    ]
     if args.format == "json":
         print_json({"comparisons": [c.__dict__ for c in comparisons], "credits": CREDITS})
         return 0
     for comp in comparisons:
-        print(f"{comp.language}: N = {args.n_inputs}, Zipf fit α̂ = {comp.alpha:.3f}")
+        print(f"{comp.language}: N = {size(comp.language)}, Zipf fit α̂ = {comp.alpha:.3f}")
         rows = [
             [
                 r["scheme"],

@@ -69,6 +69,12 @@ class ClosedFormConfig:
         The head is the ``⌈fraction · N⌉`` most probable tokens (the head/tail error split).
     readout : bool, default False
         Also the calibrated softmax readout: cross-entropy, p(correct) and the temperature β*.
+    sampler : {"auto", "explicit", "in_law"}, default "auto"
+        How the input embeddings' randomness is drawn (docs: kernels-sampling.md).
+    counts : {"tokens", "multinomial"}, default "tokens"
+        How the sample counts n_T(x) of finite T are drawn: the T tokens themselves, counted
+        (O(T)), or the count vector directly, ``Multinomial(T, p)`` with nested T as running
+        sums (O(N) per T, any T up to 2⁵³; docs: beyond/vocabulary.md). Same law, other numbers.
 
     Raises
     ------
@@ -103,6 +109,9 @@ class ClosedFormConfig:
     # how the input embeddings' randomness is drawn: "explicit" (E itself), "in_law" (only the
     # Gaussian quantities the scores depend on, exact in law for Gaussian E), or "auto"
     sampler: str = "auto"
+    # how finite-T counts are drawn: "tokens" (T samples, counted) or "multinomial" (the count
+    # vector itself, O(N) per T; beyond/vocabulary.md)
+    counts: str = "tokens"
 
     def __post_init__(self) -> None:
         validate(self)
@@ -189,6 +198,7 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not 0 < cfg.head_fraction <= 1:
         raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
     _check_sampler(cfg)
+    _check_counts(cfg)
     _check_memory(cfg)
 
 
@@ -203,6 +213,22 @@ def _check_sampler(cfg: ClosedFormConfig) -> None:
             f"in_law is exact only for i.i.d. Gaussian input embeddings, not embedding = "
             f"{cfg.embedding!r}; allowed here: explicit, auto",
         )
+
+
+COUNTS = ("tokens", "multinomial")
+MAX_MULTINOMIAL_SAMPLES = 2**53  # float64 counts stay exact integers
+
+
+def _check_counts(cfg: ClosedFormConfig) -> None:
+    """The count draw, and T ≤ 2⁵³ for multinomial counts (the tokens' T is the memory
+    guard's business: O(T) bytes)."""
+    if cfg.counts not in COUNTS:
+        raise ConfigError(
+            "counts", f"unknown count draw {cfg.counts!r}; allowed: {', '.join(COUNTS)}"
+        )
+    largest = max((t for t in cfg.n_samples if t is not None), default=0)
+    if cfg.counts == "multinomial" and largest > MAX_MULTINOMIAL_SAMPLES:
+        raise ConfigError("n_samples", f"must be ≤ 2^53 with counts = 'multinomial', got {largest}")
 
 
 def _check_device(device: str) -> None:
@@ -232,12 +258,14 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
     need = working_set_bytes(cfg)
     budget = cfg.memory_gb * 2**30
     if need > budget:
+        tokens = cfg.counts == "tokens" and cost.layout(cfg).max_samples * 16 > need / 2
         raise ConfigError(
             "memory_gb",
             f"this run needs about {need / 2**30:.1f} GiB per trial (N = {cfg.n_inputs}, "
             f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}), over the budget of "
             f"{cfg.memory_gb:g} GiB; "
-            "lower n_inputs or dims, or raise memory_gb",
+            + ("set counts = 'multinomial' (O(N) per T), " if tokens else "")
+            + "lower n_inputs or dims, or raise memory_gb",
         )
 
 
@@ -302,6 +330,10 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
 
         law = parse_distribution(values["distribution"])
         values = {**{k: v for k, v in values.items() if k != "distribution"}, **law}
+    if values.get("n_inputs") == "all":  # every word of the language's list
+        from assocmem.laws.words import vocabulary_size
+
+        values = {**values, "n_inputs": vocabulary_size(values.get("words"))}
     allowed = {f.name for f in fields(ClosedFormConfig)} | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:

@@ -64,6 +64,7 @@ class Layout:
     max_samples: int
     per_value: int
     per_class_basis: bool  # noise-free labels: the basis splits by output class
+    count_bytes: int = 0  # multinomial counts: their O(N)-per-T draw (max_samples is then 0)
 
     @property
     def n_distinct(self) -> int:
@@ -74,6 +75,8 @@ def layout(cfg: Any) -> Layout:
     """The :class:`Layout` of a closed-form config (``cfg`` has its fields and parsed schemes)."""
     dims = tuple(sorted(set(cfg.dims)))
     sizes = list(dict.fromkeys(cfg.n_samples))
+    finite = any(t is not None for t in sizes)
+    multinomial = getattr(cfg, "counts", "tokens") == "multinomial" and finite
     n_fixed, per_dim, ends = 0, 0, [0] * len(dims)
     for scheme in cfg.parsed_schemes:
         width = len(sizes) if scheme.uses_data else 1
@@ -91,10 +94,21 @@ def layout(cfg: Any) -> Layout:
         n_varying_per_dim=per_dim,
         ends=tuple(ends),
         n_sample_sizes=len(sizes),
-        max_samples=max((t or 0) for t in sizes),
+        max_samples=0 if multinomial else max((t or 0) for t in sizes),
         per_value=BYTES[cfg.dtype],
         per_class_basis=cfg.label_noise == 0,
+        count_bytes=(
+            multinomial_bytes(cfg.n_inputs, cfg.n_outputs, len(sizes)) if multinomial else 0
+        ),
     )
+
+
+def multinomial_bytes(n_inputs: int, n_outputs: int, n_sizes: int) -> int:
+    """Multinomial counts of one trial: the binomial tree (2·N₂ float64, N₂ the next power of
+    two ≥ N, with a level's temporaries) and the running joint counts and their increments
+    (2 · sizes · (M + 1) · N float64): O(N) per sample size, whatever T."""
+    width = 1 << max(0, (n_inputs - 1).bit_length())
+    return 8 * (4 * width + 2 * n_sizes * (n_outputs + 1) * n_inputs)
 
 
 def _last_uses(scheme: Any, dims: tuple[int, ...], n_inputs: int) -> list[int]:
@@ -152,7 +166,7 @@ def _common_bytes(shape: Layout) -> int:
     weights = columns * n * shape.per_value + (shape.n_fixed + shape.n_varying_per_dim) * m * n * 8
     samples = 8 * shape.max_samples * 2 + 8 * n * (shape.n_sample_sizes + 4)
     statistics = 8 * n * (m + 1) * (shape.n_sample_sizes + 2)
-    return weights + samples + statistics
+    return weights + samples + statistics + shape.count_bytes
 
 
 def _explicit_bytes(shape: Layout) -> int:
@@ -162,7 +176,7 @@ def _explicit_bytes(shape: Layout) -> int:
     embeddings = (n + m) * (d_max + 16) * shape.per_value
     scores = 6 * n * columns * m * shape.per_value
     samples = 8 * shape.max_samples * 2 + 8 * n * (shape.n_sample_sizes + 4)
-    return embeddings + scores + samples
+    return embeddings + scores + samples + shape.count_bytes
 
 
 def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:

@@ -7,6 +7,7 @@ from assocmem import rng
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.result import Column
 from assocmem.evaluation import PopulationError
+from assocmem.laws.counts import multinomial_prefix_label_counts
 from assocmem.laws.tokens import (
     label_law,
     mod_targets,
@@ -93,12 +94,22 @@ class Problem:
 
         Row r is for ``sample_sizes[r]``: counts n(x) of the first T samples and the empirical
         label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞.
+        The counts are those of T drawn tokens, or with ``counts = "multinomial"`` the count
+        vectors drawn directly (streams ``counts`` and ``label_counts``).
         """
         cfg = self.cfg
         n, m, eps = cfg.n_inputs, cfg.n_outputs, cfg.label_noise
         freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
         labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
-        if self.finite_sizes:
+        if self.finite_sizes and cfg.counts == "multinomial":  # the count vectors, O(N) per T
+            joint = multinomial_prefix_label_counts(
+                self.probs_cpu,
+                self.population_labels(targets).T,
+                self.finite_sizes,
+                rng.generator(cfg.seed, "counts", trial),
+                rng.generator(cfg.seed, "label_counts", trial),
+            )  # (R_f, M, N)
+        elif self.finite_sizes:
             tokens = sample_tokens(
                 self.probs_cpu, max(self.finite_sizes), rng.generator(cfg.seed, "data", trial)
             )

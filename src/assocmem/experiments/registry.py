@@ -18,6 +18,7 @@ from assocmem.experiments.hierarchy import HIERARCHY
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.superposition import SUPERPOSITION
 from assocmem.experiments.table1 import TABLE_1
+from assocmem.experiments.vocabulary import VOCABULARY
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
@@ -39,6 +40,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         CAPACITY_FRONTIER,
         SUPERPOSITION,
         HIERARCHY,
+        VOCABULARY,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

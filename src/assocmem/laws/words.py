@@ -53,7 +53,50 @@ def _wordfreq() -> Any:  # an optional dependency, without type hints
 
 
 def available_languages() -> list[str]:
-    return sorted(_wordfreq().available_languages(wordlist="best"))
+    return sorted(_wordfreq().available_languages(wordlist=WORDLIST))
+
+
+WORDLIST = "best"  # wordfreq's largest list of each language ("large" where it has one)
+
+
+def _check_language(language: Any) -> Any:
+    """wordfreq, once ``language`` is known to be one of its languages."""
+    wordfreq = _wordfreq()
+    if not isinstance(language, str) or language not in wordfreq.available_languages(
+        wordlist=WORDLIST
+    ):
+        raise ConfigError(
+            "words", f"unknown language {language!r}; allowed: {', '.join(available_languages())}"
+        )
+    return wordfreq
+
+
+@cache
+def vocabulary_size(language: str) -> int:
+    """The number of words in ``language``'s list (wordfreq's best: ``"large"`` where it exists).
+
+    Parameters
+    ----------
+    language : str
+        A wordfreq language code (``"en"``).
+
+    Returns
+    -------
+    int
+        N of the full vocabulary: ``n_inputs = "all"`` in a closed-form config with
+        ``words = language`` (321,180 for ``en`` with wordfreq 3.1, its ``large`` list).
+
+    Raises
+    ------
+    ConfigError
+        For an unknown language or without the optional wordfreq package.
+
+    Notes
+    -----
+    See the docs: beyond/vocabulary.md.
+    """
+    wordfreq = _check_language(language)
+    return len(wordfreq.get_frequency_dict(language, wordlist=WORDLIST))
 
 
 @cache
@@ -61,12 +104,8 @@ def word_distribution(language: str, n_inputs: int) -> WordDistribution:
     """The law of the ``n_inputs`` most frequent words of ``language`` (wordfreq's best list)."""
     if isinstance(n_inputs, bool) or not isinstance(n_inputs, int) or n_inputs < 2:
         raise ConfigError("n_inputs", f"a word law needs an integer n_inputs ≥ 2, got {n_inputs!r}")
-    wordfreq = _wordfreq()
-    if language not in wordfreq.available_languages(wordlist="best"):
-        raise ConfigError(
-            "words", f"unknown language {language!r}; allowed: {', '.join(available_languages())}"
-        )
-    freqs = wordfreq.get_frequency_dict(language, wordlist="best")
+    wordfreq = _check_language(language)
+    freqs = wordfreq.get_frequency_dict(language, wordlist=WORDLIST)
     if n_inputs > len(freqs):
         raise ConfigError(
             "n_inputs", f"{language} has {len(freqs)} words; got n_inputs = {n_inputs}"

@@ -28,6 +28,8 @@ class ClosedFormKind(RunKind):
 
     name = "closed_form"
     operational: ClassVar[tuple[str, ...]] = ("trials", "device", "memory_gb")
+    # multinomial counts (beyond/vocabulary.md) came later: token-drawn runs keep their hashes
+    added_fields: ClassVar[Mapping[str, Any]] = {"counts": "tokens"}
     has_trials = True
     default_runs_per_batch = 10
 
