@@ -16,6 +16,7 @@ from assocmem.laws import check_label_noise, check_words
 from assocmem.schemes import Scheme, parse_scheme
 
 TARGETS = ("mod", "random")
+LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES
 
@@ -69,6 +70,13 @@ class ClosedFormConfig:
         The head is the ``⌈fraction · N⌉`` most probable tokens (the head/tail error split).
     readout : bool, default False
         Also the calibrated softmax readout: cross-entropy, p(correct) and the temperature β*.
+    sampler : {"auto", "explicit", "in_law"}, default "auto"
+        How the input embeddings' randomness is drawn (:mod:`assocmem.closed_form.samplers`).
+    label_rule : {"soft", "majority"}, default "soft"
+        What a data scheme stores of token x's observed labels: the empirical label law
+        ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
+        broken uniformly at random from the trial's ``label_ties`` stream). Docs:
+        beyond/noise-threshold.md.
 
     Raises
     ------
@@ -103,6 +111,7 @@ class ClosedFormConfig:
     # how the input embeddings' randomness is drawn: "explicit" (E itself), "in_law" (only the
     # Gaussian quantities the scores depend on, exact in law for Gaussian E), or "auto"
     sampler: str = "auto"
+    label_rule: str = "soft"  # store n(x, y)/n(x) ("soft") or the most frequent label ("majority")
 
     def __post_init__(self) -> None:
         validate(self)
@@ -189,7 +198,16 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not 0 < cfg.head_fraction <= 1:
         raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
     _check_sampler(cfg)
+    _check_label_rule(cfg)
     _check_memory(cfg)
+
+
+def _check_label_rule(cfg: ClosedFormConfig) -> None:
+    if cfg.label_rule not in LABEL_RULES:
+        raise ConfigError(
+            "label_rule",
+            f"unknown label rule {cfg.label_rule!r}; allowed: {', '.join(LABEL_RULES)}",
+        )
 
 
 def _check_sampler(cfg: ClosedFormConfig) -> None:

@@ -28,6 +28,7 @@ class ClosedFormKind(RunKind):
 
     name = "closed_form"
     operational: ClassVar[tuple[str, ...]] = ("trials", "device", "memory_gb")
+    added_fields: ClassVar[Mapping[str, Any]] = {"label_rule": "soft"}
     has_trials = True
     default_runs_per_batch = 10
 
