@@ -31,6 +31,7 @@ from assocmem import (
     Experiment,
     FitOptions,
     JointFit,
+    MinCountPrediction,
     NesterovSGD,
     NormalizedSGD,
     PowerLawFit,
@@ -72,12 +73,15 @@ from assocmem import (
     load_curves,
     load_results,
     load_spec,
+    majority_vote_correct,
     memory_matrices,
+    noisy_data_floor,
     optimizer_names,
     parse_scheme,
     parse_spec,
     predict_config,
     predict_errors,
+    predict_min_count,
     register_experiment,
     register_optimizer,
     register_scheme,
@@ -147,6 +151,11 @@ def predictions(cfg: ClosedFormConfig, law: EmbeddingLaw) -> None:
     assert_type(compare_records(predicted, []), list[dict[str, Any]])
     probs = zipf(100, 2.0)
     assert_type(predict_errors(probs, np.arange(100) % 5, probs[None, :], [10], 5, law), np.ndarray)
+    assert_type(majority_vote_correct(np.arange(10), 0.3, 5), np.ndarray)
+    assert_type(noisy_data_floor(probs, 1000, 0.3, 5), float)
+    noisy = predict_min_count(probs, 1000, [16, 64], [1, 30], noise=0.3, n_outputs=5, law=law)
+    assert_type(noisy, MinCountPrediction)
+    assert_type(noisy.best(), tuple[np.ndarray, np.ndarray])
     generator = torch.Generator().manual_seed(0)
     assert_type(draw_embeddings("gaussian", 100, 10, generator), torch.Tensor)
 

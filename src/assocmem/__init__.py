@@ -73,6 +73,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "predict_config": ("assocmem.analysis.predict", "predict_config"),
     "compare_records": ("assocmem.analysis.predict", "compare_records"),
     "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    # Noisy labels and the count threshold k (docs: beyond/noise-threshold.md)
+    "majority_vote_correct": ("assocmem.analysis.noise_threshold", "majority_vote_correct"),
+    "noisy_data_floor": ("assocmem.analysis.noise_threshold", "noisy_data_floor"),
+    "predict_min_count": ("assocmem.analysis.noise_threshold", "predict_min_count"),
+    "MinCountPrediction": ("assocmem.analysis.noise_threshold", "MinCountPrediction"),
     # Result tables
     "aggregate": ("assocmem.analysis.stats", "aggregate"),
     "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
@@ -123,6 +128,7 @@ __all__ = [
     "Experiment",
     "FitOptions",
     "JointFit",
+    "MinCountPrediction",
     "NesterovSGD",
     "NormalizedSGD",
     "OPTIMIZERS",
@@ -168,12 +174,15 @@ __all__ = [
     "load_curves",
     "load_results",
     "load_spec",
+    "majority_vote_correct",
     "memory_matrices",
+    "noisy_data_floor",
     "optimizer_names",
     "parse_scheme",
     "parse_spec",
     "predict_config",
     "predict_errors",
+    "predict_min_count",
     "register_experiment",
     "register_optimizer",
     "register_scheme",
@@ -196,6 +205,12 @@ __all__ = [
 if TYPE_CHECKING:
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
     from assocmem.analysis.lr_selection import select_lr
+    from assocmem.analysis.noise_threshold import (
+        MinCountPrediction,
+        majority_vote_correct,
+        noisy_data_floor,
+        predict_min_count,
+    )
     from assocmem.analysis.predict import (
         EmbeddingLaw,
         compare_records,

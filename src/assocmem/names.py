@@ -38,6 +38,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-noise",
     "beyond-laws",
     "beyond-capacity",
+    "beyond-noise-threshold",
 )
 
 

@@ -133,18 +133,19 @@ def majority_vote_correct(
     check_label_noise(noise, n_outputs)
     if n_outputs == 1:
         return np.ones(counts.shape)
+    if n_outputs == 2:  # one wrong label: a binomial majority, ties at one half, any n
+        half = counts / 2.0
+        return binom.sf(np.floor(half), counts, 1.0 - noise) + 0.5 * np.where(
+            counts % 2 == 0, binom.pmf(half, counts, 1.0 - noise), 0.0
+        )
     needed = vote_exact_below(noise, n_outputs)
     top = int(min(counts.max(initial=0), needed))
-    if n_outputs == 2:  # one wrong label: G(m, c) = 1{m < c} + 1{m = c}/2, any n
-        m_vals = np.arange(top + 1)
-        table = (m_vals[:, None] < m_vals[None, :]) + 0.5 * (m_vals[:, None] == m_vals[None, :])
-    elif top > MAX_VOTE_TABLE:
+    if top > MAX_VOTE_TABLE:
         raise ConfigError(
             "label_noise",
             f"ε = {noise:g} is too close to (M−1)/M for the exact vote (counts up to {needed})",
         )
-    else:
-        table = _tie_table(top, n_outputs - 1)
+    table = _tie_table(top, n_outputs - 1)
     exact = np.empty(top + 1)
     for size in range(top + 1):
         correct = np.arange(size + 1)
@@ -267,19 +268,21 @@ class _Counts:
         levels = np.arange(vote.size)
         return cls(probs, n_samples, vote, binom.pmf(levels[None, :], n_samples, probs[:, None]))
 
-    def storage(self, level: tuple[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, each (N,), for the
-        k rule under a cap of level ``(κ, φ)`` (:func:`_cap_level`)."""
+    def storage(
+        self, level: tuple[int, float], ks: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, each (N, len(ks)),
+        for each k rule under a cap of level ``(κ, φ)`` (:func:`_cap_level`)."""
         kappa, fraction = level
-        first = max(kappa + 1, k, 1)  # every count from here on is stored
-        stored = binom.sf(first - 1, self.n_samples, self.probs)
-        if kappa >= max(k, 1):
-            stored = stored + fraction * binom.pmf(kappa, self.n_samples, self.probs)
-        levels = np.arange(self.vote.size)  # the counts whose vote can be wrong
-        at_level = (levels == kappa) & (levels >= k)
-        keep = np.where(levels >= first, 1.0, np.where(at_level, fraction, 0.0))
+        k = np.maximum(np.asarray(ks), 1)
+        first = np.maximum(kappa + 1, k)  # every count from here on is stored
+        stored = binom.sf(first[None, :] - 1, self.n_samples, self.probs[:, None])  # (N, K)
+        at_kappa = np.where(kappa >= k, fraction, 0.0)  # (K,): the share stored at n = κ
+        stored += binom.pmf(kappa, self.n_samples, self.probs)[:, None] * at_kappa[None, :]
+        levels = np.arange(self.vote.size)[:, None]  # the counts whose vote can be wrong
+        keep = np.where(levels >= first, 1.0, np.where(levels == kappa, at_kappa, 0.0))
         keep[0] = 0.0  # an unseen token is never stored
-        return stored, stored - self.pmf @ (keep * (1.0 - self.vote))
+        return stored, stored - self.pmf @ (keep * (1.0 - self.vote)[:, None])
 
 
 def predict_min_count(
@@ -335,34 +338,36 @@ def predict_min_count(
     law = law or EmbeddingLaw()
     rule = SizeRule.parse(size_rule)
     counts = _Counts.of(p, n_samples, _vote_table(noise, n_outputs))
-    targets = np.arange(p.size) % n_outputs
     factor = 1.0 if label_rule == "majority" else soft_dimension_factor(noise, n_outputs)
     shape = (len(min_counts), len(dims))
     error, stored, label_error = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    retrieval: dict[tuple[int, int], tuple[float, float]] = {}
+    levels: dict[int, tuple[int, float]] = {}  # by cap size (one for every d without a cap)
     for j, d in enumerate(dims):
-        level = _cap_level(p, n_samples, rule.size(int(d), p.size))
-        for i, k in enumerate(min_counts):
-            pi, gamma = counts.storage(level, int(k))
-            key = (int(round(float(pi.sum()))), int(d))
-            if key not in retrieval:
-                retrieval[key] = _retrieval(key[0], targets, n_outputs, d * factor, law)
-            r_s, r_u = retrieval[key]
-            right = gamma * r_s + (pi - gamma) * (1 - r_s) / max(n_outputs - 1, 1)
-            error[i, j] = p @ (1.0 - right - (1.0 - pi) * r_u)
-            stored[i, j], label_error[i, j] = pi.sum(), p @ (pi - gamma)
+        size = rule.size(int(d), p.size)
+        if size not in levels:
+            levels[size] = _cap_level(p, n_samples, size)
+        pi, gamma = counts.storage(levels[size], [int(k) for k in min_counts])  # (N, K) each
+        for i, count in enumerate(np.rint(pi.sum(axis=0)).astype(int).tolist()):
+            r_s, r_u = _retrieval(count, p.size, n_outputs, max(1, round(d * factor)), law)
+            wrong_stored = (pi[:, i] - gamma[:, i]) * (1 - r_s) / max(n_outputs - 1, 1)
+            right = gamma[:, i] * r_s + wrong_stored + (1.0 - pi[:, i]) * r_u
+            error[i, j] = p @ (1.0 - right)
+            stored[i, j], label_error[i, j] = pi[:, i].sum(), p @ (pi[:, i] - gamma[:, i])
     return MinCountPrediction(tuple(map(int, min_counts)), tuple(map(int, dims)), error, stored,
                               label_error)  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
 def _retrieval(
-    count: int, targets: np.ndarray, n_outputs: int, dim: float, law: EmbeddingLaw
+    count: int, n_inputs: int, n_outputs: int, dim: int, law: EmbeddingLaw
 ) -> tuple[float, float]:
     """``(r_s, r_u)``: P(a stored token answers its stored label), P(an unstored one answers
-    f*) with ``count`` one-hot tokens stored (balanced classes) at dimension ``dim``."""
+    f*) with ``count`` one-hot tokens stored (balanced classes) at dimension ``dim`` (cached:
+    the storage does not depend on ε, so the noise levels of a grid share these)."""
     if count == 0:
         return 1.0, 0.0  # an empty memory scores 0 everywhere: a tie, always wrong
-    q = (np.arange(targets.size) < count).astype(float)
-    success = token_success(q, targets, n_outputs, max(1, round(dim)), law)
-    r_u = float(success[count:].mean()) if count < targets.size else 1.0 / n_outputs
+    targets = np.arange(n_inputs) % n_outputs
+    q = (np.arange(n_inputs) < count).astype(float)
+    success = token_success(q, targets, n_outputs, dim, law)
+    r_u = float(success[count:].mean()) if count < n_inputs else 1.0 / n_outputs
     return float(success[:count].mean()), r_u

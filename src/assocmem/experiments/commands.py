@@ -116,3 +116,23 @@ def study_command(name: str) -> StudyCommand | None:
 
 
 __all__ = ["STUDY_COMMANDS", "Option", "StudyCommand", "register_study_command", "study_command"]
+
+register_study_command(
+    StudyCommand(
+        "noise-threshold",
+        "beyond-noise-threshold",
+        "noisy associations: store a token once seen k times?",
+        "Label noise ε: a sample's label is f*(x) w.p. 1 − ε. The scheme min_count stores x "
+        "once seen k times (at most d/8 tokens, or no cap), with its majority label or its label "
+        "law; error vs k, the best k and its error, measured and predicted (exact majority "
+        "vote, binomial counts, interference retrieval). Docs: beyond/noise-threshold.md.",
+        (
+            Option("dims", "int", "memory dimensions d", many=True, low=1),
+            Option("n_samples", "int", "sample sizes T", many=True, low=1),
+            Option("alpha", "float", "Zipf exponents α", many=True, low=0),
+            Option("label_noise", "float", "label noise levels ε", many=True, low=0),
+            Option("label_rule", "str", "label rules", many=True, choices=("majority", "soft")),
+            Option("trials", "int", "independent draws per point", low=1),
+        ),
+    )
+)
