@@ -21,7 +21,6 @@ from assocmem.laws.tokens import (
     zipf_probabilities,
 )
 
-
 DATA_SCHEMES = ("empirical", "seen_once", "empirical_threshold", "min_count")
 
 

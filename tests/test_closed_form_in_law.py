@@ -61,9 +61,13 @@ ALGEBRA_CASES = {
     ),
     "any_p": dict(n_inputs=40, probabilities=_permuted_law(40), n_samples=(None, 60)),
     "majority": dict(  # majority labels: one-hot, possibly wrong (ties at random)
-        n_inputs=30, n_outputs=4, alpha=1.2, label_noise=0.4, label_rule="majority",
+        n_inputs=30,
+        n_outputs=4,
+        alpha=1.2,
+        label_noise=0.4,
+        label_rule="majority",
         n_samples=(None, 3, 40, 300),
-    ),  # fmt: skip
+    ),
 }
 
 

@@ -269,9 +269,12 @@ def test_each_judge_returns_false_when_its_claim_is_false():
     verdicts = _judge(frame)
     assert verdicts["NT-1"] and verdicts["NT-2"] and verdicts["NT-4"]
     assert _judge(_synthetic(scale=1.5))["NT-1"] is False  # measured 50 % above the theory
-    worse = frame.copy()  # the predicted best k made 30 % worse than every other k
-    k_star = worse["scheme"].str.endswith(",k=30") & (worse["dim"] <= 64) & (worse["scheme"]
-                                                                            .str.contains("d/8"))
+    worse = frame.copy()  # k = 30 (the predicted best k at d = 32) made 30 % worse at d ≤ 64
+    k_star = (
+        worse["scheme"].str.endswith(",k=30")
+        & (worse["dim"] <= 64)
+        & (worse["scheme"].str.contains("d/8"))
+    )
     worse.loc[k_star, "error"] *= 1.3
     verdicts = _judge(worse)
     assert verdicts["NT-2"] is False and verdicts["NT-4"] is False
@@ -303,8 +306,11 @@ def test_command_with_tiny_settings(capsys):
 
 @pytest.mark.parametrize(
     ("flag", "value", "field"),
-    [("--label-rule", "mode", "label_rule"), ("--dims", "0", "dims"),
-     ("--label-noise", "0.9", "label_noise")],  # fmt: skip
+    [
+        ("--label-rule", "mode", "label_rule"),
+        ("--dims", "0", "dims"),
+        ("--label-noise", "0.9", "label_noise"),
+    ],
 )
 def test_bad_option_is_one_line_and_exit_2(capsys, tmp_path, flag, value, field):
     out = tmp_path / "out"

@@ -92,7 +92,8 @@ def _tie_table(n_max: int, n_wrong: int) -> np.ndarray:
                 new[a + 1 :, a:, :] += share * h[a + 1 :, : size - a, :]
             new[a, a:, 1:] += share * h[a, : size - a, :-1]  # a = c: one more tie
         h = new
-    return np.einsum("cst,t->sc", h, 1.0 / (1.0 + np.arange(n_wrong + 1)))
+    table: np.ndarray = np.einsum("cst,t->sc", h, 1.0 / (1.0 + np.arange(n_wrong + 1)))
+    return table
 
 
 def majority_vote_correct(
@@ -135,9 +136,9 @@ def majority_vote_correct(
         return np.ones(counts.shape)
     if n_outputs == 2:  # one wrong label: a binomial majority, ties at one half, any n
         half = counts / 2.0
-        return binom.sf(np.floor(half), counts, 1.0 - noise) + 0.5 * np.where(
-            counts % 2 == 0, binom.pmf(half, counts, 1.0 - noise), 0.0
-        )
+        tie = np.where(counts % 2 == 0, binom.pmf(half, counts, 1.0 - noise), 0.0)
+        two: np.ndarray = binom.sf(np.floor(half), counts, 1.0 - noise) + 0.5 * tie
+        return two
     needed = vote_exact_below(noise, n_outputs)
     top = int(min(counts.max(initial=0), needed))
     if top > MAX_VOTE_TABLE:
@@ -268,9 +269,7 @@ class _Counts:
         levels = np.arange(vote.size)
         return cls(probs, n_samples, vote, binom.pmf(levels[None, :], n_samples, probs[:, None]))
 
-    def storage(
-        self, level: tuple[int, float], ks: Sequence[int]
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def storage(self, level: tuple[int, float], ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, each (N, len(ks)),
         for each k rule under a cap of level ``(κ, φ)`` (:func:`_cap_level`)."""
         kappa, fraction = level

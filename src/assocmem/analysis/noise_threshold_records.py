@@ -17,6 +17,7 @@ columns) :func:`analyse_records` builds
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -138,7 +139,8 @@ def analyse_records(frame: pd.DataFrame, at_k: int = 30) -> NoiseThresholdRecord
     floors: dict[tuple[object, ...], float] = {}
     n_outputs = int(rows["n_outputs"].iloc[0])
     curves, cells, errors = [], [], {}
-    for cell, block in wide.groupby(level=list(range(len(CELL))), sort=True):
+    for key, block in wide.groupby(level=list(range(len(CELL))), sort=True):
+        cell: tuple[Any, ...] = tuple(key)  # a CELL tuple
         values = block[list(ks)].to_numpy()  # (n_trials, n_k)
         errors[cell] = values
         means = values.mean(axis=0)
@@ -194,6 +196,7 @@ def balance_dims(cells: pd.DataFrame, factor: float = 2.0) -> pd.DataFrame:
             i = below[0]
             slope = (math.log(target) - math.log(e[i - 1])) / (math.log(e[i]) - math.log(e[i - 1]))
             d_bal = math.exp(math.log(d[i - 1]) + slope * (math.log(d[i]) - math.log(d[i - 1])))
-        alpha, size = float(key[0]), float(key[4])
-        out.append([*key, target, d_bal, d_bal / size ** (1 / alpha)])
+        series: tuple[Any, ...] = tuple(key)  # a SERIES tuple
+        alpha, size = float(series[0]), float(series[4])
+        out.append([*series, target, d_bal, d_bal / size ** (1 / alpha)])
     return pd.DataFrame(out, columns=[*SERIES, "target", "d_balance", "d_balance_over"])
