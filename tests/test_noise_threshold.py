@@ -22,7 +22,7 @@ from assocmem import (
     predict_min_count,
     run_closed_form,
 )
-from assocmem.analysis.noise_threshold import vote_exact_below
+from assocmem.analysis.noise_threshold import soft_loudness, vote_exact_below
 from assocmem.analysis.theory import finite_data_error
 from assocmem.cli import main
 from assocmem.closed_form import trial_scores
@@ -165,6 +165,29 @@ def test_majority_vote_tail_and_errors():
 
 
 # ---------------------------------------------------------------- the theory's pieces
+
+
+@pytest.mark.parametrize("n", [1, 3, 10])
+def test_soft_loudness_is_the_mean_squared_label_difference(n):
+    """f(n), g(n) against Monte Carlo of (L̂_c − L̂_y)² for the pair (c, y) = (0, 1): over a
+    token of a uniformly drawn class (f), over a token of class c (g), each divided by its
+    well-sampled value (2/M)·δ², δ²; 400 000 draws, 4 s.e."""
+    noise, m, draws = 0.45, 5, 400_000
+    rng = np.random.default_rng(n)
+    classes = rng.integers(0, m, draws)
+    wrong = rng.random((draws, n)) < noise
+    labels = np.where(wrong, (classes[:, None] + rng.integers(1, m, (draws, n))) % m,
+                      classes[:, None])  # fmt: skip
+    share = np.stack([(labels == y).mean(1) for y in (0, 1)])
+    squared = (share[0] - share[1]) ** 2
+    delta2 = (1 - noise - noise / (m - 1)) ** 2
+    f, g = soft_loudness(np.array([n]), noise, m)
+    for values, want, scale in ((squared, f[0], 2 / m * delta2),
+                                (squared[classes == 0], g[0], delta2)):  # fmt: skip
+        se = values.std(ddof=1) / math.sqrt(values.size) / scale
+        assert abs(values.mean() / scale - want) <= 4 * se, (values.mean() / scale, want)
+    assert soft_loudness(np.array([1]), noise, m)[0][0] == pytest.approx(1 / delta2)
+    np.testing.assert_allclose(soft_loudness(np.array([10**9]), noise, m), 1.0, rtol=1e-6)
 
 
 def test_noisy_floor_is_the_finite_data_error_without_noise_and_a_vote_with_it():

@@ -22,12 +22,18 @@ first. The predicted error combines three exact or mean-field pieces:
    stored with a wrong label answers f* with probability ``(1 − r_s)/(M − 1)``.
 
 So ``E(k) = Σ_x p(x) [1 − γ_x r_s − (π_x − γ_x)(1 − r_s)/(M − 1) − (1 − π_x) r_u]`` with
-``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``. The *soft* rule (storing
-``n(x, y)/n(x)``) is read the same way: at large d its answer is the vote with random ties; its
-stored margin is ``δ = 1 − ε − ε/(M−1)`` instead of 1 against an interference of
-``(1 − ε)² + ε²/(M−1)`` per stored token instead of 1, so it retrieves like the majority rule at
-the effective dimension ``d δ² / ((1 − ε)² + ε²/(M−1))`` (an approximation: it takes every
-stored label law at its mean).
+``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, ``r_s`` and ``r_u`` taken at
+the load S̄ (the expected number of stored tokens).
+
+The *soft* rule (storing ``n(x, y)/n(x)``) answers, at large d, the vote with random ties (the
+interference breaks them). In a score difference ``s_c − s_y`` the label noise of a
+well-sampled token cancels but for its margin δ = 1 − ε − ε/(M−1), so such tokens retrieve and
+interfere exactly like one-hot ones scaled by δ; a rarely seen token's label law is far from
+its mean: it interferes more and has a larger own margin (:func:`soft_loudness`: ``f(n)`` and
+``g(n)``, in units of δ²). The soft prediction is the same sum with the load
+``Σ_x E[f(n(x)) 1{stored}]`` and, for a token seen n times, the retrieval at that load divided
+by ``g(n)``. Neglected: the spread of the margins given n, and the leak of the wrong labels'
+mass through the overlaps of the output embeddings (an O(1/√d) effect that shows at d ≲ 32).
 """
 
 import functools
@@ -49,7 +55,7 @@ __all__ = [
     "majority_vote_correct",
     "noisy_data_floor",
     "predict_min_count",
-    "soft_dimension_factor",
+    "soft_loudness",
     "vote_exact_below",
 ]
 
@@ -197,13 +203,36 @@ def noisy_data_floor(
     return float(p @ (1.0 - seen_right - pmf[:, 0] / n_outputs))
 
 
-def soft_dimension_factor(noise: float, n_outputs: int) -> float:
-    """``δ² / ((1 − ε)² + ε²/(M−1))``: the soft rule retrieves like the majority rule at d times
-    this (its stored margin δ = 1 − ε − ε/(M−1) against its interference per stored token)."""
-    if n_outputs == 1:
-        return 1.0
-    wrong = noise / (n_outputs - 1)
-    return (1.0 - noise - wrong) ** 2 / ((1.0 - noise) ** 2 + (n_outputs - 1) * wrong**2)
+def soft_loudness(
+    counts: Sequence[int] | np.ndarray, noise: float, n_outputs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The soft rule's interference and own margin of a token seen n times, in units of a
+    well-sampled token's.
+
+    A token x' stores its label law ``L̂ = n(x', ·)/n``. In the score difference of a pair of
+    outputs (c, y) it interferes with weight ``(L̂_c − L̂_y)²``; a well-sampled token gives
+    ``δ² = (1 − ε − ε/(M−1))²`` on the pairs of its class and 0 elsewhere, its own margin is δ.
+    Averaged over the class of x' (balanced) and its multinomial labels, relative to δ²:
+
+    - interference ``f(n) = [A(n) + (M − 2) b / n] / δ²`` with ``A(n) = δ² + (a + b − δ²)/n``
+      (``a = 1 − ε``, ``b = ε/(M−1)``): ``f(1) = 1/δ²`` (a one-hot stored at full loudness)
+      and ``f → 1`` as n grows;
+    - own squared margin against a wrong label ``g(n) = A(n) / δ²``.
+
+    So rarely seen tokens are loud: a majority memory stores every token at loudness 1 (its
+    margin), a soft memory its well-sampled tokens at δ and its rare ones near 1.
+
+    Returns
+    -------
+    f, g : numpy.ndarray, each of the shape of ``counts`` (n = 0 counts as 1)
+    """
+    n = np.maximum(np.asarray(counts, dtype=np.float64), 1.0)
+    if n_outputs == 1 or noise == 0:
+        return np.ones_like(n), np.ones_like(n)
+    a, b = 1.0 - noise, noise / (n_outputs - 1)
+    delta2 = (a - b) ** 2
+    own = delta2 + (a + b - delta2) / n
+    return (own + (n_outputs - 2) * b / n) / delta2, own / delta2
 
 
 @dataclass(frozen=True)
@@ -281,7 +310,7 @@ class _Counts:
         levels = np.arange(self.vote.size)[:, None]  # the counts whose vote can be wrong
         keep = np.where(levels >= first, 1.0, np.where(levels == kappa, at_kappa, 0.0))
         keep[0] = 0.0  # an unseen token is never stored
-        return stored, stored - self.pmf @ (keep * (1.0 - self.vote)[:, None])
+        return stored, keep
 
 
 def predict_min_count(
@@ -337,7 +366,9 @@ def predict_min_count(
     law = law or EmbeddingLaw()
     rule = SizeRule.parse(size_rule)
     counts = _Counts.of(p, n_samples, _vote_table(noise, n_outputs))
-    factor = 1.0 if label_rule == "majority" else soft_dimension_factor(noise, n_outputs)
+    loud, own = soft_loudness(np.arange(counts.vote.size), noise, n_outputs)
+    if label_rule == "majority":  # every stored token at loudness 1, its margin
+        loud, own = np.ones_like(loud), np.ones_like(own)
     shape = (len(min_counts), len(dims))
     error, stored, label_error = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     levels: dict[int, tuple[int, float]] = {}  # by cap size (one for every d without a cap)
@@ -345,28 +376,52 @@ def predict_min_count(
         size = rule.size(int(d), p.size)
         if size not in levels:
             levels[size] = _cap_level(p, n_samples, size)
-        pi, gamma = counts.storage(levels[size], [int(k) for k in min_counts])  # (N, K) each
-        for i, count in enumerate(np.rint(pi.sum(axis=0)).astype(int).tolist()):
-            r_s, r_u = _retrieval(count, p.size, n_outputs, max(1, round(d * factor)), law)
-            wrong_stored = (pi[:, i] - gamma[:, i]) * (1 - r_s) / max(n_outputs - 1, 1)
-            right = gamma[:, i] * r_s + wrong_stored + (1.0 - pi[:, i]) * r_u
+        pi, keep = counts.storage(levels[size], [int(k) for k in min_counts])
+        curve = _retrieval_curve(p.size, n_outputs, int(d), law)
+        low = counts.pmf @ keep  # (N, K): stored with a count below the vote table's end
+        loads = (counts.pmf.sum(axis=0) * loud) @ keep + (pi - low).sum(axis=0)  # (K,)
+        for i in range(len(min_counts)):
+            r_s, r_u = curve(loads[i] / own, empty=pi[:, i].sum() < 0.5)  # (n_vote,), float
+            answer = counts.vote * r_s + (1 - counts.vote) * (1 - r_s) / max(n_outputs - 1, 1)
+            tail = (pi[:, i] - low[:, i]) * curve(loads[i])[0][0]  # counts beyond: vote exact
+            right = counts.pmf @ (keep[:, i] * answer) + tail + (1.0 - pi[:, i]) * r_u
             error[i, j] = p @ (1.0 - right)
-            stored[i, j], label_error[i, j] = pi[:, i].sum(), p @ (pi[:, i] - gamma[:, i])
+            wrong_vote = counts.pmf @ (keep[:, i] * (1.0 - counts.vote))
+            stored[i, j], label_error[i, j] = pi[:, i].sum(), p @ wrong_vote
     return MinCountPrediction(tuple(map(int, min_counts)), tuple(map(int, dims)), error, stored,
                               label_error)  # fmt: skip
 
 
-@functools.lru_cache(maxsize=4096)
-def _retrieval(
-    count: int, n_inputs: int, n_outputs: int, dim: int, law: EmbeddingLaw
-) -> tuple[float, float]:
-    """``(r_s, r_u)``: P(a stored token answers its stored label), P(an unstored one answers
-    f*) with ``count`` one-hot tokens stored (balanced classes) at dimension ``dim`` (cached:
-    the storage does not depend on ε, so the noise levels of a grid share these)."""
-    if count == 0:
-        return 1.0, 0.0  # an empty memory scores 0 everywhere: a tie, always wrong
+@dataclass(frozen=True)
+class _RetrievalCurve:
+    """``r_s(S)`` and ``r_u(S)`` at one d, on a grid of loads S (one-hot tokens stored): every
+    integer up to 16, then 48 log-spaced ones up to N; interpolated in log S between them."""
+
+    loads: np.ndarray  # (G,)
+    stored: np.ndarray  # (G,): P(a stored token answers its stored label)
+    unstored: np.ndarray  # (G,): P(an unstored token answers f*)
+
+    def __call__(self, load: float | np.ndarray, empty: bool = False) -> tuple[np.ndarray, float]:
+        """``(r_s, r_u)`` at ``load`` (an array gives r_s per entry; r_u at its first entry).
+        An empty memory scores 0 everywhere: a tie, so r_u = 0."""
+        x = np.log(np.clip(np.atleast_1d(np.asarray(load, dtype=np.float64)), 1.0, None))
+        grid = np.log(self.loads)
+        r_s = np.interp(x, grid, self.stored)
+        return r_s, 0.0 if empty else float(np.interp(x[0], grid, self.unstored))
+
+
+@functools.lru_cache(maxsize=256)
+def _retrieval_curve(n_inputs: int, n_outputs: int, dim: int, law: EmbeddingLaw) -> _RetrievalCurve:
+    """:class:`_RetrievalCurve` from :func:`token_success` with the first S tokens stored
+    (balanced classes), for each S of the grid (cached: every ε, rule, T and k of a grid at
+    this d shares it)."""
+    grid = np.unique(np.concatenate([np.arange(1, 17), np.geomspace(16, n_inputs, 48).round()]))
+    grid = grid[grid <= n_inputs].astype(int)
     targets = np.arange(n_inputs) % n_outputs
-    q = (np.arange(n_inputs) < count).astype(float)
-    success = token_success(q, targets, n_outputs, dim, law)
-    r_u = float(success[count:].mean()) if count < n_inputs else 1.0 / n_outputs
-    return float(success[:count].mean()), r_u
+    stored, unstored = np.empty(grid.size), np.empty(grid.size)
+    for i, count in enumerate(grid.tolist()):
+        q = (np.arange(n_inputs) < count).astype(float)
+        success = token_success(q, targets, n_outputs, dim, law)
+        stored[i] = success[:count].mean()
+        unstored[i] = success[count:].mean() if count < n_inputs else 1.0 / n_outputs
+    return _RetrievalCurve(grid.astype(float), stored, unstored)

@@ -136,7 +136,7 @@ def claim_rules(frames: Any, scale: str) -> Claim:
     """NT-3: storing the majority label is no worse than the soft label law under noise."""
     tol = TOLERANCES["NT-3"]
     pairs = _rule_pairs(records(frames), tol["min_noise"])
-    ok = pairs["diff"] <= 2 * pairs["se"]
+    ok = pairs["diff"] <= tol["z"] * pairs["se"] + tol["rel"] * pairs["soft"]
     fraction = _fraction(ok)
     ratio = pairs["soft"] / pairs["majority"]
     return Claim(
@@ -150,8 +150,8 @@ def claim_rules(frames: Any, scale: str) -> Claim:
             "max_soft_over_majority": float(ratio.max()),
         },  # fmt: skip
         _verdict(fraction, tol["min_fraction"]),
-        tolerance=f"majority − soft ≤ 2 paired s.e. in ≥ {tol['min_fraction']:.0%} of the "
-        "(α, ε, T, d) cells",
+        tolerance=f"majority − soft ≤ {tol['z']:g} paired s.e. + {tol['rel']:g}·soft in ≥ "
+        f"{tol['min_fraction']:.0%} of the (α, ε, T, d) cells",
     )
 
 
