@@ -21,6 +21,8 @@ from assocmem.laws.tokens import (
     zipf_probabilities,
 )
 
+DATA_SCHEMES = ("empirical", "seen_once", "empirical_threshold", "min_count")
+
 
 def _size(rule: str, d: int, n: int) -> int:
     if rule.isdigit():
@@ -60,6 +62,9 @@ def naive_weights(spec: str, probs: np.ndarray, freq: np.ndarray, d: int) -> np.
     if name == "empirical_threshold":
         top = _top(freq, _size(params.get("P", "d/8"), d, n))
         return top * np.where(freq > 0, freq**rho, 0.0)
+    if name == "min_count":  # a law (T = ∞, non-integer frequencies) passes every k
+        k = int(params.get("k", "1")) if np.all(freq == np.round(freq)) else 0
+        return _top(freq, _size(params.get("P", "d/8"), d, n)) * (freq >= k)
     raise ValueError(spec)
 
 
@@ -93,6 +98,16 @@ def _targets(cfg: ClosedFormConfig, trial: int) -> np.ndarray:
     return random_targets(cfg.n_inputs, cfg.n_outputs, gen).numpy()
 
 
+def _majority(joint: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """(N, M) one-hot of each token's most frequent label, ties to the highest priority."""
+    out = np.zeros_like(joint)
+    for x, row in enumerate(joint):
+        if row.sum() > 0:
+            tied = [y for y in range(len(row)) if row[y] == row.max()]
+            out[x, max(tied, key=lambda y: ties[x, y])] = 1.0
+    return out
+
+
 def naive_scores(
     cfg: ClosedFormConfig, trial: int
 ) -> dict[tuple[str, int | None, int], np.ndarray]:
@@ -108,6 +123,12 @@ def naive_scores(
     population_law = np.where(
         np.arange(m)[None, :] == targets[:, None], 1 - eps, eps / max(m - 1, 1)
     )
+    if cfg.label_rule == "majority":  # the most probable label is f*(x)
+        population_law = (np.arange(m)[None, :] == targets[:, None]).astype(float)
+    ties = None
+    if cfg.label_rule == "majority":
+        gen = rng.generator(cfg.seed, "label_ties", trial)
+        ties = torch.rand(m, n, generator=gen, dtype=torch.float64).numpy().T  # (N, M)
     if finite:
         tokens = sample_tokens(probs_t, max(finite), rng.generator(cfg.seed, "data", trial))
         labels = torch.as_tensor(targets)[tokens]
@@ -119,6 +140,8 @@ def naive_scores(
             np.add.at(joint, (tokens_np[:size], labels_np[:size]), 1.0)
             counts[size] = joint.sum(axis=1)
             label_laws[size] = joint / np.maximum(counts[size], 1)[:, None]
+            if ties is not None:
+                label_laws[size] = _majority(joint, ties)
     dt = torch.float64
     e_gen = rng.generator(cfg.seed, "embeddings", trial)
     u_gen = rng.generator(cfg.seed, "output_embeddings", trial)
@@ -135,7 +158,7 @@ def naive_scores(
         outputs = {d: _embedding_at(cfg.output_embedding, cfg.nested, coords_u, d) for d in dims}
     out: dict[tuple[str, int | None, int], np.ndarray] = {}
     for spec in cfg.schemes:
-        uses_data = spec.split(":")[0] in ("empirical", "seen_once", "empirical_threshold")
+        uses_data = spec.split(":")[0] in DATA_SCHEMES
         sizes: list[int | None] = list(dict.fromkeys(cfg.n_samples)) if uses_data else [None]
         for t in sizes:
             freq = probs if t is None else counts[t]

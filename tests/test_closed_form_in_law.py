@@ -36,6 +36,7 @@ ALL_SCHEMES = (
     "seen_once",
     "empirical_threshold:P=d/4",
     "empirical_threshold:P=d/4,rho=1",
+    "min_count:P=d/4,k=3",
 )
 
 
@@ -59,6 +60,14 @@ ALGEBRA_CASES = {
         n_samples=(None, 3, 40, 300),
     ),
     "any_p": dict(n_inputs=40, probabilities=_permuted_law(40), n_samples=(None, 60)),
+    "majority": dict(  # majority labels: one-hot, possibly wrong (ties at random)
+        n_inputs=30,
+        n_outputs=4,
+        alpha=1.2,
+        label_noise=0.4,
+        label_rule="majority",
+        n_samples=(None, 3, 40, 300),
+    ),
 }
 
 

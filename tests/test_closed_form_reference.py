@@ -24,6 +24,7 @@ ALL_SCHEMES = (
     "seen_once",
     "empirical_threshold:P=d/4",
     "empirical_threshold:P=d/4,rho=1",
+    "min_count:P=d/4,k=3",
 )
 
 

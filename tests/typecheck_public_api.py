@@ -37,6 +37,7 @@ from assocmem import (
     HierarchyConfig,
     HierarchyResult,
     JointFit,
+    MinCountPrediction,
     NesterovSGD,
     NormalizedSGD,
     PowerLawFit,
@@ -81,8 +82,10 @@ from assocmem import (
     load_curves,
     load_results,
     load_spec,
+    majority_vote_correct,
     memory_matrices,
     multinomial_prefix_counts,
+    noisy_data_floor,
     optimizer_names,
     parse_scheme,
     parse_spec,
@@ -91,6 +94,7 @@ from assocmem import (
     predict_errors,
     predict_hard,
     predict_hierarchy,
+    predict_min_count,
     predict_superposition,
     rank_slopes,
     register_experiment,
@@ -178,6 +182,11 @@ def predictions(cfg: ClosedFormConfig, law: EmbeddingLaw) -> None:
     assert_type(compare_records(predicted, []), list[dict[str, Any]])
     probs = zipf(100, 2.0)
     assert_type(predict_errors(probs, np.arange(100) % 5, probs[None, :], [10], 5, law), np.ndarray)
+    assert_type(majority_vote_correct(np.arange(10), 0.3, 5), np.ndarray)
+    assert_type(noisy_data_floor(probs, 1000, 0.3, 5), float)
+    noisy = predict_min_count(probs, 1000, [16, 64], [1, 30], noise=0.3, n_outputs=5, law=law)
+    assert_type(noisy, MinCountPrediction)
+    assert_type(noisy.best(), tuple[np.ndarray, np.ndarray])
     generator = torch.Generator().manual_seed(0)
     assert_type(draw_embeddings("gaussian", 100, 10, generator), torch.Tensor)
 

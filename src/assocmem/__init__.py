@@ -96,6 +96,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "predict_hierarchy": ("assocmem.analysis.hierarchy_theory", "predict_hierarchy"),
     "BottleneckConfig": ("assocmem.analysis.hierarchy_train", "BottleneckConfig"),
     "train_bottleneck": ("assocmem.analysis.hierarchy_train", "train_bottleneck"),
+    # Noisy labels and the count threshold k (docs: beyond/noise-threshold.md)
+    "majority_vote_correct": ("assocmem.analysis.noise_threshold", "majority_vote_correct"),
+    "noisy_data_floor": ("assocmem.analysis.noise_threshold", "noisy_data_floor"),
+    "predict_min_count": ("assocmem.analysis.noise_threshold", "predict_min_count"),
+    "MinCountPrediction": ("assocmem.analysis.noise_threshold", "MinCountPrediction"),
     # Result tables
     "aggregate": ("assocmem.analysis.stats", "aggregate"),
     "select_lr": ("assocmem.analysis.lr_selection", "select_lr"),
@@ -152,6 +157,7 @@ __all__ = [
     "HierarchyConfig",
     "HierarchyResult",
     "JointFit",
+    "MinCountPrediction",
     "NesterovSGD",
     "NormalizedSGD",
     "OPTIMIZERS",
@@ -200,8 +206,10 @@ __all__ = [
     "load_curves",
     "load_results",
     "load_spec",
+    "majority_vote_correct",
     "memory_matrices",
     "multinomial_prefix_counts",
+    "noisy_data_floor",
     "optimizer_names",
     "parse_scheme",
     "parse_spec",
@@ -210,6 +218,7 @@ __all__ = [
     "predict_errors",
     "predict_hard",
     "predict_hierarchy",
+    "predict_min_count",
     "predict_superposition",
     "rank_slopes",
     "register_experiment",
@@ -243,6 +252,12 @@ if TYPE_CHECKING:
     from assocmem.analysis.hierarchy_theory import predict_hard, predict_hierarchy
     from assocmem.analysis.hierarchy_train import BottleneckConfig, train_bottleneck
     from assocmem.analysis.lr_selection import select_lr
+    from assocmem.analysis.noise_threshold import (
+        MinCountPrediction,
+        majority_vote_correct,
+        noisy_data_floor,
+        predict_min_count,
+    )
     from assocmem.analysis.predict import (
         EmbeddingLaw,
         compare_records,

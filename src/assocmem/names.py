@@ -19,6 +19,7 @@ BUILTIN_SCHEMES = (
     "empirical",
     "seen_once",
     "empirical_threshold",
+    "min_count",
 )
 BUILTIN_OPTIMIZERS = ("sgd", "adam", "sign_sgd", "normalized_sgd", "nesterov")
 BUILTIN_EXPERIMENTS = (
@@ -40,6 +41,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-superposition",
     "beyond-hierarchy",
     "beyond-vocabulary",
+    "beyond-noise-threshold",
 )
 
 

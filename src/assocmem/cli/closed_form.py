@@ -55,6 +55,11 @@ def register(subparsers: Any) -> None:
         help="ε: a label is f*(x) w.p. 1-ε, else another output (default 0)",
     )
     add(
+        "--label-rule",
+        choices=("soft", "majority"),
+        help="store each token's label law n(x,y)/n(x) (soft, default) or its majority label",
+    )
+    add(
         "--embedding",
         choices=EMBEDDINGS,
         metavar="KIND",

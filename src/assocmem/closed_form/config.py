@@ -16,6 +16,7 @@ from assocmem.laws import check_label_noise, check_words
 from assocmem.schemes import Scheme, parse_scheme
 
 TARGETS = ("mod", "random")
+LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES
 
@@ -75,6 +76,12 @@ class ClosedFormConfig:
         How the sample counts n_T(x) of finite T are drawn: the T tokens themselves, counted
         (O(T)), or the count vector directly, ``Multinomial(T, p)`` with nested T as running
         sums (O(N) per T, any T up to 2⁵³; docs: beyond/vocabulary.md). Same law, other numbers.
+        How the input embeddings' randomness is drawn (:mod:`assocmem.closed_form.samplers`).
+    label_rule : {"soft", "majority"}, default "soft"
+        What a data scheme stores of token x's observed labels: the empirical label law
+        ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
+        broken uniformly at random from the trial's ``label_ties`` stream). Docs:
+        beyond/noise-threshold.md.
 
     Raises
     ------
@@ -112,6 +119,7 @@ class ClosedFormConfig:
     # how finite-T counts are drawn: "tokens" (T samples, counted) or "multinomial" (the count
     # vector itself, O(N) per T; beyond/vocabulary.md)
     counts: str = "tokens"
+    label_rule: str = "soft"  # store n(x, y)/n(x) ("soft") or the most frequent label ("majority")
 
     def __post_init__(self) -> None:
         validate(self)
@@ -199,7 +207,16 @@ def validate(cfg: ClosedFormConfig) -> None:
         raise ConfigError("head_fraction", f"must be in (0, 1], got {cfg.head_fraction}")
     _check_sampler(cfg)
     _check_counts(cfg)
+    _check_label_rule(cfg)
     _check_memory(cfg)
+
+
+def _check_label_rule(cfg: ClosedFormConfig) -> None:
+    if cfg.label_rule not in LABEL_RULES:
+        raise ConfigError(
+            "label_rule",
+            f"unknown label rule {cfg.label_rule!r}; allowed: {', '.join(LABEL_RULES)}",
+        )
 
 
 def _check_sampler(cfg: ClosedFormConfig) -> None:

@@ -10,6 +10,7 @@ from assocmem.evaluation import PopulationError
 from assocmem.laws.counts import multinomial_prefix_label_counts
 from assocmem.laws.tokens import (
     label_law,
+    majority_labels,
     mod_targets,
     noisy_labels,
     normalize_probabilities,
@@ -93,7 +94,8 @@ class Problem:
         """Frequencies (R, N) and stored label laws (R, M, N) for each sample size, float64.
 
         Row r is for ``sample_sizes[r]``: counts n(x) of the first T samples and the empirical
-        label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞.
+        label law n(x, y)/n(x) (zero for unseen x), or p and the population label law for T = ∞;
+        under the ``majority`` label rule, the one-hot of each token's most frequent label.
         The counts are those of T drawn tokens, or with ``counts = "multinomial"`` the count
         vectors drawn directly (streams ``counts`` and ``label_counts``).
         """
@@ -124,6 +126,9 @@ class Problem:
                 counts = joint[self.finite_sizes.index(size)]
                 freq[row] = counts.sum(0)
                 labels[row] = counts / freq[row].clamp(min=1)
+        if cfg.label_rule == "majority":  # each token's most frequent label, ties at random
+            ties = rng.generator(cfg.seed, "label_ties", trial)
+            labels = majority_labels(labels, torch.rand(m, n, generator=ties, dtype=torch.float64))
         return freq.to(self.device), labels.to(self.device)
 
     def weights(self, trial: int, targets: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -134,6 +139,8 @@ class Problem:
         """
         freq, labels = self.sample_statistics(trial, targets)
         population = self.population_labels(targets).to(self.device)[None]  # sample-free schemes
+        if self.cfg.label_rule == "majority":  # f*(x), the unique most probable label
+            population = majority_labels(population)
         fixed, varying, fixed_labels, varying_labels = [], [], [], []
         n_d = len(self.dims)
         for scheme in self.schemes:

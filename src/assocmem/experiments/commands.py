@@ -148,9 +148,32 @@ VOCABULARY_COMMAND = StudyCommand(
     ),
 )
 
+NOISE_THRESHOLD_COMMAND = StudyCommand(
+    "noise-threshold",
+    "beyond-noise-threshold",
+    "noisy associations: store a token once seen k times?",
+    "Label noise ε: a sample's label is f*(x) w.p. 1 − ε. The scheme min_count stores x "
+    "once seen k times (at most d/8 tokens, or no cap), with its majority label or its label "
+    "law; error vs k, the best k and its error, measured and predicted (exact majority "
+    "vote, binomial counts, interference retrieval). Docs: beyond/noise-threshold.md.",
+    (
+        Option("dims", "int", "memory dimensions d", many=True, low=1),
+        Option("n_samples", "int", "sample sizes T", many=True, low=1),
+        Option("alpha", "float", "Zipf exponents α", many=True, low=0),
+        Option("label_noise", "float", "label noise levels ε", many=True, low=0),
+        Option("label_rule", "str", "label rules", many=True, choices=("majority", "soft")),
+        Option("trials", "int", "independent draws per point", low=1),
+    ),
+)
+
 STUDY_COMMANDS: dict[str, StudyCommand] = {
     command.name: command
-    for command in (SUPERPOSITION_COMMAND, HIERARCHY_COMMAND, VOCABULARY_COMMAND)
+    for command in (
+        SUPERPOSITION_COMMAND,
+        HIERARCHY_COMMAND,
+        VOCABULARY_COMMAND,
+        NOISE_THRESHOLD_COMMAND,
+    )
 }
 """Every study command by name: ``assocmem NAME`` runs ``run_study(NAME)``."""
 

@@ -15,6 +15,7 @@ from assocmem.experiments.figure5 import FIGURE_5
 from assocmem.experiments.figure7 import FIGURE_7
 from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.hierarchy import HIERARCHY
+from assocmem.experiments.noise_threshold import NOISE_THRESHOLD
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.superposition import SUPERPOSITION
 from assocmem.experiments.table1 import TABLE_1
@@ -41,6 +42,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         SUPERPOSITION,
         HIERARCHY,
         VOCABULARY,
+        NOISE_THRESHOLD,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

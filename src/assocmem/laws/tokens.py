@@ -131,6 +131,24 @@ def label_law(targets: torch.Tensor, n_outputs: int, noise: float) -> torch.Tens
     return (1 - noise) * onehot + noise / max(n_outputs - 1, 1) * (1 - onehot)
 
 
+def majority_labels(law: torch.Tensor, priority: torch.Tensor | None = None) -> torch.Tensor:
+    """The one-hot law of each token's most frequent label: the majority vote of its labels.
+
+    law: (..., M, N) label counts or laws ``n(x, y)`` (a token with none stays all zero).
+    priority: (M, N) tie-breakers, uniform on [0, 1): among the labels tied at the maximum, the
+    one of highest priority wins, so i.i.d. uniform priorities break ties uniformly at random
+    (None: the lowest label index wins). Returns (..., M, N) float64 one-hots (zero if unseen).
+    """
+    top = law.amax(dim=-2, keepdim=True)
+    tied = law == top
+    key = tied.to(torch.float64) if priority is None else torch.where(tied, 1 + priority, 0.0)
+    if priority is None:  # argmax of a 0/1 key returns the first maximum
+        key = key * torch.arange(law.shape[-2], 0, -1, dtype=torch.float64)[:, None]
+    winner = key.argmax(dim=-2, keepdim=True)  # (..., 1, N)
+    onehot = torch.zeros_like(law, dtype=torch.float64).scatter_(-2, winner, 1.0)
+    return onehot * (top > 0)
+
+
 def noisy_error(error: float, noise: float, n_outputs: int) -> float:
     """Error against noisy labels of a predictor wrong (vs f*) on mass ``error``.
 

@@ -12,6 +12,7 @@ from assocmem.schemes.base import FIELD, Scheme, SizeRule, rho_value
 from assocmem.schemes.empirical import Empirical
 from assocmem.schemes.empirical_threshold import EmpiricalThreshold
 from assocmem.schemes.law import SchemeLaw
+from assocmem.schemes.min_count import MinCount
 from assocmem.schemes.population import Population
 from assocmem.schemes.seen_once import SeenOnce
 from assocmem.schemes.threshold import Threshold
@@ -26,6 +27,7 @@ REGISTRY: dict[str, type[Scheme]] = {
     "empirical": Empirical,
     "seen_once": SeenOnce,
     "empirical_threshold": EmpiricalThreshold,
+    "min_count": MinCount,
 }
 """The memory schemes q by config name (``"threshold"`` → :class:`Threshold`, …): what
 :func:`parse_scheme` reads a spec string ``name:key=value`` against; :func:`register_scheme`

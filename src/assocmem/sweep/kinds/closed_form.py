@@ -28,8 +28,9 @@ class ClosedFormKind(RunKind):
 
     name = "closed_form"
     operational: ClassVar[tuple[str, ...]] = ("trials", "device", "memory_gb")
-    # multinomial counts (beyond/vocabulary.md) came later: token-drawn runs keep their hashes
-    added_fields: ClassVar[Mapping[str, Any]] = {"counts": "tokens"}
+    # fields that came later (multinomial counts: beyond/vocabulary.md; the majority label
+    # rule: beyond/noise-threshold.md): runs at their defaults keep their hashes
+    added_fields: ClassVar[Mapping[str, Any]] = {"counts": "tokens", "label_rule": "soft"}
     has_trials = True
     default_runs_per_batch = 10
 
