@@ -115,4 +115,29 @@ def study_command(name: str) -> StudyCommand | None:
     return next((c for c in STUDY_COMMANDS.values() if c.experiment == name), None)
 
 
+register_study_command(
+    StudyCommand(
+        name="editing",
+        experiment="beyond-editing",
+        help="editing and erasing facts by rank-one changes of the weights",
+        description="Edit k tokens of closed-form memories (thresholding, q = p) and of trained "
+        "ones to new targets, one after the other, by the closed-form replacement and by ROME's "
+        "minimum-norm rank-one update (C = I and the key covariance), and erase associations: "
+        "success, the change of the other tokens' exact p-weighted error (collateral damage), "
+        "which tokens break by frequency rank, and the edit capacity (edits until that error "
+        "rises by 10 %) against d, with the interference theory. Prints a table and the judged "
+        "claims; --out keeps the runs and the figure.",
+        options=(
+            Option("dim", "int", "memory dimensions d", many=True, low=2),
+            Option("alpha", "float", "Zipf exponents α", many=True, low=1e-9),
+            Option("memory", "str", 'memories: "trained" or schemes q of W_q', many=True),
+            Option("n_inputs", "int", "number of facts N", low=10),
+            Option("trials", "int", "independent draws per point", low=1),
+            Option("margin", "float", "ROME margin, in noise standard deviations", low=1e-9),
+            Option("covariance_reg", "float", "ridge of the key covariance (× tr/d)", low=1e-12),
+            Option("max_edits", "int", "longest capacity search", low=1),
+        ),
+    )
+)
+
 __all__ = ["STUDY_COMMANDS", "Option", "StudyCommand", "register_study_command", "study_command"]
