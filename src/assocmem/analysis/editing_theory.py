@@ -37,7 +37,8 @@ from assocmem.analysis.predict import EmbeddingLaw, token_success
 
 NODES, WEIGHTS = hermegauss(24)  # the new target's standardised score ζ₁
 WEIGHTS = WEIGHTS / WEIGHTS.sum()
-STEPS = 200  # trapezoid points of λ's survival function
+STEPS = 120  # trapezoid points of λ's survival function over [0, top] ...
+FINE = 60  # ... and across each of its two steps
 SIGMA_GRID = 24  # σ values at which the cost of an edit is tabulated (log-spaced)
 REPRESENTATIVES = 64  # edited weights: the band's quantiles (each edit draws one uniformly)
 LEVELS = 10  # interference rises at which the other tokens' error is computed (interpolated)
@@ -69,7 +70,18 @@ def edit_value_moments(
     """
     q = np.asarray(q, dtype=np.float64)
     top = np.maximum(q, 0.0) + margin + 10.0 * sigma  # λ beyond this: below 1e-20
-    t = np.linspace(0.0, 1.0, STEPS)[None, :, None] * top[:, None, None]  # (K, T, 1)
+    # A coarse grid over [0, top] and fine ones across the two steps of P(λ ≤ t): where the
+    # old target (t ≈ (m + q)/2) and the other outputs (t ≈ m) stop binding, ±8σ wide.
+    fine = sigma * np.linspace(-8.0, 8.0, FINE)
+    grid = np.concatenate(
+        [
+            np.linspace(0.0, 1.0, STEPS)[None, :] * top[:, None],
+            (margin + q[:, None]) / 2 + fine[None, :],
+            np.full((len(q), 1), margin) + fine[None, :],
+        ],
+        axis=1,
+    )
+    t = np.sort(np.clip(grid, 0.0, top[:, None]), axis=1)[:, :, None]  # (K, T, 1)
     z = NODES[None, None, :]  # ζ₁
     below_old = ndtr((2.0 * t - margin + sigma * z - q[:, None, None]) / sigma)
     below_rest = ndtr((t - margin + sigma * z) / sigma) ** (n_outputs - 2)

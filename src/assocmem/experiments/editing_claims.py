@@ -202,9 +202,10 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     """The interference theory predicts the threshold memory's edit capacity."""
     tol = tolerances("editing-theory")
     n_inputs, alpha = main_settings(frames.editing)
+    measured = medians(capacities(frames, THRESHOLD, "rome"))
     predictions = theory(frames.editing)
     ratios = {}
-    for dim, median in medians(capacities(frames, THRESHOLD, "rome")).items():
+    for dim, median in measured.items():
         prediction = predictions.get((THRESHOLD, alpha, n_inputs, dim))
         if prediction is not None and np.isfinite(median) and np.isfinite(prediction.capacity):
             ratios[dim] = float(prediction.capacity / median)

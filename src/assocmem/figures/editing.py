@@ -35,6 +35,18 @@ def _label(memory: Any, method: Any) -> str:
     return f"{MEMORY_LABELS.get(str(memory), str(memory))}, {METHOD_LABELS[str(method)]}"
 
 
+def _palette(keys: Any) -> dict[Any, str]:
+    """A colour per key, along viridis (none for no keys)."""
+    keys = list(keys)
+    return dict(zip(keys, colors(len(keys))[: len(keys)], strict=True))
+
+
+def _legend(ax: Axes, fontsize: float = 6, ncol: int = 1) -> None:
+    """The panel's legend, where it has labelled lines (an empty panel has none)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=fontsize, ncol=ncol)
+
+
 def _dim_axis(ax: Axes, values: Any) -> None:
     """A log axis labelled at the values themselves (no minor labels)."""
     ticks = sorted({int(v) for v in values})
@@ -67,7 +79,7 @@ def damage_panel(
     rows = rows[(rows["operation"] == "edit") & (rows["band"] == "all")]
     summary = checkpoint_summary(rows, "relative")
     dims = sorted(summary["dim"].unique())
-    for color, dim in zip(colors(len(dims)), dims, strict=True):
+    for dim, color in _palette(dims).items():
         part = summary[summary["dim"] == dim].sort_values("k")
         x = part["k"].to_numpy(float) / dim
         ax.errorbar(
@@ -93,7 +105,7 @@ def damage_panel(
     ax.set_xlabel("edits per dimension k/d")
     ax.set_ylabel("relative damage to the other tokens")
     ax.set_title(f"ROME (C = I), {MEMORY_LABELS.get(memory, memory)}; dashed: theory")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
 
 
 def methods_panel(
@@ -103,7 +115,7 @@ def methods_panel(
     rows = _with_relative(_main(frame, settings))
     rows = rows[(rows["dim"] == dim) & (rows["operation"] == "edit") & (rows["band"] == "all")]
     summary = checkpoint_summary(rows, "relative")
-    palette = dict(zip(MEMORY_LABELS, colors(len(MEMORY_LABELS)), strict=True))
+    palette = _palette(MEMORY_LABELS)
     for (memory, method), part in summary.groupby(["memory", "method"]):
         part = part.sort_values("k")
         ax.errorbar(
@@ -123,7 +135,7 @@ def methods_panel(
     ax.set_xlabel("edits k")
     ax.set_ylabel("relative damage to the other tokens")
     ax.set_title(f"every method at d = {dim}")
-    ax.legend(fontsize=6)
+    _legend(ax, fontsize=6)
 
 
 def capacity_panel(
@@ -132,7 +144,7 @@ def capacity_panel(
     """Median edit capacity (quartile bars) against d, ROME with and without the covariance;
     the theory for ROME (C = I) on the closed-form memories as thick lines."""
     summary = capacity_summary(_main(frame, settings))
-    palette = dict(zip(MEMORY_LABELS, colors(len(MEMORY_LABELS)), strict=True))
+    palette = _palette(MEMORY_LABELS)
     for (memory, method), part in summary.groupby(["memory", "method"]):
         if method == "replace":
             continue
@@ -166,7 +178,7 @@ def capacity_panel(
     ax.set_xlabel("d")
     ax.set_ylabel("edits until the others' error is +10 %")
     ax.set_title("edit capacity (median, quartiles); thick: theory")
-    ax.legend(fontsize=6)
+    _legend(ax, fontsize=6)
 
 
 def breaks_panel(
@@ -186,7 +198,7 @@ def breaks_panel(
     ax.set_xlabel("frequency rank of the other tokens")
     ax.set_ylabel("share broken")
     ax.set_title(f"which tokens break (k = {k}, d = {dim})")
-    ax.legend(fontsize=5, ncol=2)
+    _legend(ax, fontsize=5, ncol=2)
 
 
 def success_panel(
@@ -197,7 +209,7 @@ def success_panel(
     rows = _main(frame, settings)
     rows = rows[(rows["band"] == "all") & (rows["k"] == k)]
     summary = checkpoint_summary(rows, "success")
-    palette = dict(zip(METHOD_LABELS, colors(len(METHOD_LABELS)), strict=True))
+    palette = _palette(METHOD_LABELS)
     for (memory, method, operation), part in summary.groupby(["memory", "method", "operation"]):
         part = part.sort_values("dim")
         ax.errorbar(
@@ -217,7 +229,7 @@ def success_panel(
     ax.set_xlabel("d")
     ax.set_ylabel("share of the edited tokens")
     ax.set_title(f"k = {k}: edits hold (solid), erased still answered (dotted)")
-    ax.legend(fontsize=5, ncol=2)
+    _legend(ax, fontsize=5, ncol=2)
 
 
 def band_panel(ax: Axes, frame: pd.DataFrame, dim: int, settings: Settings = (1000, 2.0)) -> None:
@@ -226,7 +238,7 @@ def band_panel(ax: Axes, frame: pd.DataFrame, dim: int, settings: Settings = (10
     rows = rows[(rows["band"] != "all") & (rows["dim"] == dim) & (rows["operation"] == "edit")]
     summary = checkpoint_summary(rows, "success")
     order = sorted(summary["band"].unique(), key=lambda band: int(band.split("-")[0]))
-    palette = dict(zip(METHOD_LABELS, colors(len(METHOD_LABELS)), strict=True))
+    palette = _palette(METHOD_LABELS)
     for (memory, method), part in summary.groupby(["memory", "method"]):
         part = part.set_index("band").loc[order]
         ax.errorbar(
@@ -244,7 +256,7 @@ def band_panel(ax: Axes, frame: pd.DataFrame, dim: int, settings: Settings = (10
     ax.set_xlabel("frequency rank of the edited tokens")
     ax.set_ylabel("edit success")
     ax.set_title(f"edited tokens' frequency (d = {dim})")
-    ax.legend(fontsize=5, ncol=2)
+    _legend(ax, fontsize=5, ncol=2)
 
 
 def sizes_panel(ax: Axes, frame: pd.DataFrame, sizes: pd.DataFrame, dim: int) -> None:
@@ -253,7 +265,7 @@ def sizes_panel(ax: Axes, frame: pd.DataFrame, sizes: pd.DataFrame, dim: int) ->
     alphas = set(sizes["alpha"])
     both = pd.concat([frame[(frame["dim"] == dim) & frame["alpha"].isin(alphas)], sizes])
     summary = capacity_summary(both)
-    palette = dict(zip(METHOD_LABELS, colors(len(METHOD_LABELS)), strict=True))
+    palette = _palette(METHOD_LABELS)
     for (memory, method), part in summary.groupby(["memory", "method"]):
         if method == "replace" or memory == "trained":
             continue
@@ -271,14 +283,14 @@ def sizes_panel(ax: Axes, frame: pd.DataFrame, sizes: pd.DataFrame, dim: int) ->
     ax.set_xlabel("number of facts N")
     ax.set_ylabel("edit capacity (median)")
     ax.set_title(f"against N (d = {dim})")
-    ax.legend(fontsize=6)
+    _legend(ax, fontsize=6)
 
 
 def alpha_panel(ax: Axes, frame: pd.DataFrame, n_inputs: int = 1000) -> None:
     """ROME edit capacity against d at each α (at N = ``n_inputs``)."""
     summary = capacity_summary(frame[frame["n_inputs"] == n_inputs])
     alphas = sorted(summary["alpha"].unique())
-    palette = dict(zip(alphas, colors(len(alphas)), strict=True))
+    palette = _palette(alphas)
     for (memory, method, alpha), part in summary.groupby(["memory", "method", "alpha"]):
         if method != "rome":
             continue
@@ -296,7 +308,7 @@ def alpha_panel(ax: Axes, frame: pd.DataFrame, n_inputs: int = 1000) -> None:
     ax.set_xlabel("d")
     ax.set_ylabel("ROME (C = I) capacity (median)")
     ax.set_title("against the Zipf exponent α")
-    ax.legend(fontsize=6)
+    _legend(ax, fontsize=6)
 
 
 def editing_figure(
