@@ -5,9 +5,10 @@ the edits (a random order of all N tokens and a new target for each, from the ``
 stream: the same for every method, memory and d of a trial, so comparisons are paired), and
 runs, for each method and for edits and erasures (:mod:`assocmem.analysis.editing`):
 
-- the ``all`` sequence: tokens in that random order, measured at the checkpoints k, and
-  continued until the error over the other tokens rises by ``rise`` (the edit capacity) or
-  ``max_edits`` edits;
+- the ``all`` sequence: tokens in that random order, measured at the checkpoints k; for ROME
+  edits continued to ``max_edits`` edits, and the edit capacity found (the first k at which the
+  error over the other tokens rises by ``rise``). The replacement conserves the interference
+  (docs: beyond/editing.md): its error only fluctuates, so it is not searched;
 - one sequence of ``band_edits`` tokens per decade of frequency rank (1–10, 11–100, …), the
   first tokens of the same order that fall in it: success and damage against the edited
   tokens' frequency.
@@ -269,7 +270,7 @@ def edit_memory(cfg: EditingConfig, memory: EditableMemory, trial: int) -> dict[
                     margin=cfg.margin * noise,
                     checkpoints=cfg.checkpoints if band == "all" else [len(positions)],
                     rise=cfg.rise,
-                    search=band == "all" and operation == "edit",
+                    search=band == "all" and operation == "edit" and method != "replace",
                 )
                 out.append({"method": method, "operation": operation, "band": band} | record(found))
     base_error = float(memory.probs @ ~correct(memory.scores, memory.targets))

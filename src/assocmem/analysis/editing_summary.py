@@ -41,7 +41,9 @@ def relative_damage(frame: pd.DataFrame) -> pd.Series:
 def capacities(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (run, method) of the searched edit sequences: ``capacity`` (inf where the
     error did not rise by ``rise`` within ``searched`` edits)."""
-    rows = frame[(frame["band"] == "all") & (frame["operation"] == "edit")]
+    rows = frame[
+        (frame["band"] == "all") & (frame["operation"] == "edit") & (frame["searched"] > 0)
+    ]
     rows = rows.drop_duplicates(["hash", "method"])[
         [*MEMORY_KEYS, "method", "trial", "capacity", "searched"]
     ]

@@ -60,7 +60,10 @@ def _row(frame: pd.DataFrame, memory: str, method: str, dim: int, theory_: Theor
     def pm(summary: pd.DataFrame) -> str:
         return f"{summary['mean'].iloc[0]:.3f} ± {summary['two_se'].iloc[0]:.3f}"
 
-    cap = capacity.iloc[0]
+    measured_capacity = "not searched"
+    if not capacity.empty:
+        cap = capacity.iloc[0]
+        measured_capacity = f"{cap['median']:g} [{cap['q25']:g}, {cap['q75']:g}]"
     return [
         memory,
         METHOD_NAMES[method],
@@ -69,7 +72,7 @@ def _row(frame: pd.DataFrame, memory: str, method: str, dim: int, theory_: Theor
         pm(success),
         pm(relative),
         pm(erased),
-        f"{cap['median']:g} [{cap['q25']:g}, {cap['q75']:g}]",
+        measured_capacity,
         predicted_capacity,
     ]
 
