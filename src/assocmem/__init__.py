@@ -105,11 +105,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Reproduction": ("assocmem.experiments.reproduce", "Reproduction"),
     # Editing and erasing facts (beyond the paper: docs/beyond/editing.md)
     "EditableMemory": ("assocmem.analysis.editing", "EditableMemory"),
-    "EditSequence": ("assocmem.analysis.editing", "EditSequence"),
+    "EditSequence": ("assocmem.analysis.editing_sequence", "EditSequence"),
     "apply_edits": ("assocmem.analysis.editing", "apply_edits"),
     "closed_form_memory": ("assocmem.analysis.editing", "closed_form_memory"),
     "key_columns": ("assocmem.analysis.editing", "key_columns"),
-    "run_sequence": ("assocmem.analysis.editing", "run_sequence"),
+    "run_sequence": ("assocmem.analysis.editing_sequence", "run_sequence"),
     "EditingConfig": ("assocmem.analysis.editing_study", "EditingConfig"),
     "run_editing": ("assocmem.analysis.editing_study", "run_editing"),
     "EditPrediction": ("assocmem.analysis.editing_theory", "EditPrediction"),
@@ -219,12 +219,11 @@ __all__ = [
 if TYPE_CHECKING:
     from assocmem.analysis.editing import (
         EditableMemory,
-        EditSequence,
         apply_edits,
         closed_form_memory,
         key_columns,
-        run_sequence,
     )
+    from assocmem.analysis.editing_sequence import EditSequence, run_sequence
     from assocmem.analysis.editing_study import EditingConfig, run_editing
     from assocmem.analysis.editing_theory import EditPrediction, edit_value_moments, predict_edits
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling

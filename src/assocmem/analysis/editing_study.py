@@ -32,13 +32,11 @@ from assocmem.analysis.editing import (
     METHODS,
     OPERATIONS,
     EditableMemory,
-    EditSequence,
     closed_form_memory,
     correct,
     key_columns,
-    rank_bins,
-    run_sequence,
 )
+from assocmem.analysis.editing_sequence import EditSequence, rank_bins, run_sequence
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import nested_row_scales, standard_coordinates
