@@ -228,7 +228,7 @@ def success_panel(
     _dim_axis(ax, summary["dim"])
     ax.set_xlabel("d")
     ax.set_ylabel("share of the edited tokens")
-    ax.set_title(f"k = {k}: edits hold (solid), erased still answered (dotted)")
+    ax.set_title(f"k = {k}: edits held (solid), erased kept (dotted)")
     _legend(ax, fontsize=5, ncol=2)
 
 
