@@ -30,6 +30,8 @@ dims = [4, 8]
 CF = 'kind = "closed_form"\n'
 TR = 'kind = "train"\n'
 
+KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the error names them
+WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
 
 # (spec text, the one problem's location, the start of its message)

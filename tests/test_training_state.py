@@ -172,3 +172,76 @@ def test_larger_run_alone_equals_run_beside_companions_bitwise(
     together = train(companions)[1]
     assert ("compiled" in alone.kernel) is (name == "projected" and compiled)
     assert json.dumps(alone.to_dict()) == json.dumps(together.to_dict())
+
+
+# keep_w: W itself from every fast kernel, against the plain torch path (autograd, fast=False).
+KEEP_W: dict[str, dict[str, Any]] = {
+    **{name: values for name, (values, _) in KERNELS.items()},
+    "table_momentum": {"optimizer": "sgd", "momentum": 0.9, "weight_decay": 0.1, "lr": 0.5},
+    "layer_norm_nesterov": {"optimizer": "nesterov", "momentum": 0.5, "layer_norm": True},
+    "sign_sgd": {"optimizer": "sign_sgd", "lr": 0.3},
+}
+PRODUCT_OF_W = {
+    "EWU": lambda E, W, U: E @ W.T @ U.T,
+    "WU": lambda E, W, U: W.T @ U.T,
+    "EW": lambda E, W, U: E @ W.T,
+}
+
+
+def keep_w_cases() -> list[tuple[str, bool]]:
+    """Every case with the compiled kernels, and the compiled kernels' cases without them."""
+    return [(name, True) for name in KEEP_W] + [
+        (name, False) for name in ("table", "projected", "sign_sgd", "dense")
+    ]
+
+
+@pytest.mark.parametrize(("name", "compiled"), keep_w_cases())
+def test_keep_w_gives_w_of_every_fast_kernel_as_the_torch_path_trains_it(
+    name: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``keep_w=True`` sets W for every fast kernel (compiled or torch ops): equal to the W that
+    autograd trains (``fast=False``) to float32 rounding of a few steps (2e-5 of its largest
+    entry), its product equal to what the kernel holds, and the run's record and held tensors
+    the same bits as without it. The q-update's W is ``W_q`` built entry by entry."""
+    if not compiled:
+        monkeypatch.setattr(native, "load", lambda: None)
+    cfg = small(**KEEP_W[name])
+    (kept,) = train([cfg], keep_w=True)
+    (plain,) = train([cfg], return_state=True)
+    assert ("compiled" in kept.kernel) is ("compiled" in plain.kernel)
+    assert json.dumps(kept.to_dict()) == json.dumps(plain.to_dict())
+    state, held = kept.state, plain.state
+    assert state is not None and held is not None
+    assert all(torch.equal(state.tensors()[k], t) for k, t in held.tensors().items())
+    if cfg.model == "relu":
+        assert state.W is None
+        return
+    W = state.W
+    assert W is not None and W.shape == (cfg.dim, cfg.dim) and W.dtype == torch.float32
+    if cfg.model == "qupdate":
+        assert state.q is not None
+        expected = torch.zeros(cfg.dim, cfg.dim)
+        for x in range(cfg.n_inputs):
+            expected += state.q[x] * torch.outer(state.U[x % cfg.n_outputs], state.E[x])
+    else:
+        (slow,) = train([cfg], fast=False, return_state=True)
+        assert slow.state is not None and slow.state.W is not None
+        expected = slow.state.W
+    scale = expected.abs().max().item()
+    assert (W - expected).abs().max().item() <= 2e-5 * scale, name
+    for field, product in PRODUCT_OF_W.items():
+        value = getattr(state, field)
+        if value is not None:
+            image = product(state.E, W, state.U)
+            assert (value - image).abs().max().item() <= 2e-5 * image.abs().max().item(), field
+
+
+@pytest.mark.parametrize("name", ["table", "projected", "layer_norm_sgd"])
+def test_kept_w_alone_equals_kept_w_beside_companions_bitwise(name: str) -> None:
+    cfg = small(**KEEP_W[name])
+    companions = [cfg.with_(seed=3), cfg, cfg.with_(lr=cfg.lr / 2, seed=1)]
+    (alone,) = train([cfg], keep_w=True)
+    together = train(companions, keep_w=True)[1]
+    assert alone.state is not None and together.state is not None
+    assert alone.state.W is not None and together.state.W is not None
+    assert torch.equal(alone.state.W, together.state.W)

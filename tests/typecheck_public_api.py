@@ -28,6 +28,10 @@ from assocmem import (
     ClosedFormConfig,
     ClosedFormResult,
     ConfigError,
+    EditableMemory,
+    EditingConfig,
+    EditPrediction,
+    EditSequence,
     EmbeddingLaw,
     Experiment,
     FitOptions,
@@ -55,12 +59,15 @@ from assocmem import (
     TrainedState,
     __version__,
     aggregate,
+    apply_edits,
     budget_head_dim,
+    closed_form_memory,
     compare_records,
     compute_optimal_dim,
     compute_optimal_samples,
     curves_frame,
     draw_embeddings,
+    edit_value_moments,
     experiment_names,
     figure1,
     figure3,
@@ -79,6 +86,7 @@ from assocmem import (
     full_word_law,
     heads_parameter_counts,
     joint_error_shape,
+    key_columns,
     load_curves,
     load_results,
     load_spec,
@@ -91,6 +99,7 @@ from assocmem import (
     parse_spec,
     participation_ratio,
     predict_config,
+    predict_edits,
     predict_errors,
     predict_hard,
     predict_hierarchy,
@@ -103,7 +112,9 @@ from assocmem import (
     register_study_command,
     reproduce,
     run_closed_form,
+    run_editing,
     run_hierarchy,
+    run_sequence,
     run_study,
     run_sweep,
     runs_frame,
@@ -278,3 +289,33 @@ def schemes() -> None:
             return scheme_law("population", alpha)
 
     assert_type(Double, type[Double])
+
+
+def editing() -> None:
+    """Edit a closed-form memory by ROME and predict the damage (docs: beyond/editing.md)."""
+    probs = zipf(50, 2.0)
+    targets = np.arange(50) % 5
+    rng = np.random.default_rng(0)
+    E, U = rng.normal(size=(50, 16)) / 4.0, rng.normal(size=(5, 16)) / 4.0
+    memory = assert_type(closed_form_memory(probs, targets, probs, E, U), EditableMemory)
+    tokens = np.arange(10, 20)
+    columns = assert_type(key_columns(E, probs, tokens, covariance=True, reg=0.01), np.ndarray)
+    sequence = run_sequence(
+        memory, tokens, (targets[tokens] + 1) % 5, columns, method="rome_cov",
+        operation="edit", margin=memory.noise(), checkpoints=[5, 10], search=True,
+    )  # fmt: skip
+    assert_type(sequence, EditSequence)
+    scores, lambdas = apply_edits(
+        memory, tokens, targets[tokens], columns, method="rome", operation="erase", margin=0.0
+    )
+    assert_type(scores, np.ndarray)
+    capacity: int | None = sequence.capacity
+    config = EditingConfig(dim=16, max_edits=64)
+    records = assert_type(run_editing(config, [0]), list[dict[str, Any]])
+    prediction = assert_type(predict_edits(probs, targets, probs, 16, 5), EditPrediction)
+    mean, square = edit_value_moments(np.array([0.0, 1.0]), 0.1, 0.2, 5)
+    assert_type(mean, np.ndarray)
+    damage: np.ndarray = prediction.damage
+    (kept,) = train([TrainConfig(dim=8, n_inputs=20, n_samples=64)], keep_w=True)
+    assert kept.state is not None and kept.state.W is not None
+    del capacity, records, square, damage, lambdas

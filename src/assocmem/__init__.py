@@ -131,6 +131,18 @@ _LAZY: dict[str, tuple[str, str]] = {
     "experiment_names": ("assocmem.names", "experiment_names"),
     "reproduce": ("assocmem.experiments.reproduce", "reproduce"),
     "Reproduction": ("assocmem.experiments.reproduce", "Reproduction"),
+    # Editing and erasing facts (beyond the paper: docs/beyond/editing.md)
+    "EditableMemory": ("assocmem.analysis.editing", "EditableMemory"),
+    "EditSequence": ("assocmem.analysis.editing_sequence", "EditSequence"),
+    "apply_edits": ("assocmem.analysis.editing", "apply_edits"),
+    "closed_form_memory": ("assocmem.analysis.editing", "closed_form_memory"),
+    "key_columns": ("assocmem.analysis.editing", "key_columns"),
+    "run_sequence": ("assocmem.analysis.editing_sequence", "run_sequence"),
+    "EditingConfig": ("assocmem.analysis.editing_study", "EditingConfig"),
+    "run_editing": ("assocmem.analysis.editing_study", "run_editing"),
+    "EditPrediction": ("assocmem.analysis.editing_theory", "EditPrediction"),
+    "edit_value_moments": ("assocmem.analysis.editing_theory", "edit_value_moments"),
+    "predict_edits": ("assocmem.analysis.editing_theory", "predict_edits"),
     # Studies beyond the paper, one at a time (``assocmem STUDY``)
     "run_study": ("assocmem.experiments.study", "run_study"),
     "StudyResult": ("assocmem.experiments.study", "StudyResult"),
@@ -148,6 +160,10 @@ __all__ = [
     "ClosedFormResult",
     "ConfigError",
     "EXPERIMENTS",
+    "EditPrediction",
+    "EditSequence",
+    "EditableMemory",
+    "EditingConfig",
     "EmbeddingLaw",
     "Experiment",
     "FitOptions",
@@ -179,12 +195,15 @@ __all__ = [
     "TrainedState",
     "__version__",
     "aggregate",
+    "apply_edits",
     "budget_head_dim",
+    "closed_form_memory",
     "compare_records",
     "compute_optimal_dim",
     "compute_optimal_samples",
     "curves_frame",
     "draw_embeddings",
+    "edit_value_moments",
     "experiment_names",
     "figure1",
     "figure3",
@@ -203,6 +222,7 @@ __all__ = [
     "full_word_law",
     "heads_parameter_counts",
     "joint_error_shape",
+    "key_columns",
     "load_curves",
     "load_results",
     "load_spec",
@@ -215,6 +235,7 @@ __all__ = [
     "parse_spec",
     "participation_ratio",
     "predict_config",
+    "predict_edits",
     "predict_errors",
     "predict_hard",
     "predict_hierarchy",
@@ -227,7 +248,9 @@ __all__ = [
     "register_study_command",
     "reproduce",
     "run_closed_form",
+    "run_editing",
     "run_hierarchy",
+    "run_sequence",
     "run_study",
     "run_sweep",
     "runs_frame",
@@ -246,6 +269,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from assocmem.analysis.editing import (
+        EditableMemory,
+        apply_edits,
+        closed_form_memory,
+        key_columns,
+    )
+    from assocmem.analysis.editing_sequence import EditSequence, run_sequence
+    from assocmem.analysis.editing_study import EditingConfig, run_editing
+    from assocmem.analysis.editing_theory import EditPrediction, edit_value_moments, predict_edits
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
     from assocmem.analysis.hierarchy import HierarchyConfig
     from assocmem.analysis.hierarchy_run import HierarchyResult, run_hierarchy

@@ -42,6 +42,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-hierarchy",
     "beyond-vocabulary",
     "beyond-noise-threshold",
+    "beyond-editing",
 )
 
 

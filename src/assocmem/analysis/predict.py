@@ -171,14 +171,23 @@ def _success_given_variances(q: np.ndarray, var: np.ndarray, targets: np.ndarray
 
 
 def token_success(
-    q: np.ndarray, targets: np.ndarray, n_outputs: int, dim: int, law: EmbeddingLaw
+    q: np.ndarray,
+    targets: np.ndarray,
+    n_outputs: int,
+    dim: int,
+    law: EmbeddingLaw,
+    extra: np.ndarray | None = None,
 ) -> np.ndarray:
     """Predicted probability that each token is retrieved at dimension d, shape (N,).
 
     Tokens sharing a class and a weight have the same prediction, so the integral runs once per
-    distinct ``(f*(x), q(x))`` pair (a few for thresholds, N for ``q = p``).
+    distinct ``(f*(x), q(x))`` pair (a few for thresholds, N for ``q = p``). ``extra`` (M,), if
+    given, is added to each class's interference ``Q_y`` (e.g. the associations that edits of
+    the memory add: :mod:`assocmem.analysis.editing_theory`); the totals stay ≥ 0.
     """
     totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # (M,) Σ_{class} q²
+    if extra is not None:
+        totals = np.maximum(totals + np.asarray(extra, dtype=np.float64), 0.0)
     # the distinct (f*(x), q(x)) pairs, sorted by (target, q), by hashing (pandas.factorize
     # sorts only the distinct values; a row-wise np.unique sorts all N pairs: 30 times slower
     # at N = 3·10⁵, and the same pairs in the same order)

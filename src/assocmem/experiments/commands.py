@@ -166,6 +166,29 @@ NOISE_THRESHOLD_COMMAND = StudyCommand(
     ),
 )
 
+EDITING_COMMAND = StudyCommand(
+    name="editing",
+    experiment="beyond-editing",
+    help="editing and erasing facts by rank-one changes of the weights",
+    description="Edit k tokens of closed-form memories (thresholding, q = p) and of trained "
+    "ones to new targets, one after the other, by the closed-form replacement and by ROME's "
+    "minimum-norm rank-one update (C = I and the key covariance), and erase associations: "
+    "success, the change of the other tokens' exact p-weighted error (collateral damage), "
+    "which tokens break by frequency rank, and the edit capacity (edits until that error "
+    "rises by 10 %) against d, with the interference theory. Prints a table and the judged "
+    "claims; --out keeps the runs and the figure.",
+    options=(
+        Option("dim", "int", "memory dimensions d", many=True, low=2),
+        Option("alpha", "float", "Zipf exponents α", many=True, low=1e-9),
+        Option("memory", "str", 'memories: "trained" or schemes q of W_q', many=True),
+        Option("n_inputs", "int", "number of facts N", low=10),
+        Option("trials", "int", "independent draws per point", low=1),
+        Option("margin", "float", "ROME margin, in noise standard deviations", low=1e-9),
+        Option("covariance_reg", "float", "ridge of the key covariance (× tr/d)", low=1e-12),
+        Option("max_edits", "int", "longest capacity search", low=1),
+    ),
+)
+
 STUDY_COMMANDS: dict[str, StudyCommand] = {
     command.name: command
     for command in (
@@ -173,6 +196,7 @@ STUDY_COMMANDS: dict[str, StudyCommand] = {
         HIERARCHY_COMMAND,
         VOCABULARY_COMMAND,
         NOISE_THRESHOLD_COMMAND,
+        EDITING_COMMAND,
     )
 }
 """Every study command by name: ``assocmem NAME`` runs ``run_study(NAME)``."""

@@ -7,6 +7,7 @@ and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
+from assocmem.experiments.editing import EDITING
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
 from assocmem.experiments.figure3 import FIGURE_3
@@ -43,6 +44,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         HIERARCHY,
         VOCABULARY,
         NOISE_THRESHOLD,
+        EDITING,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

@@ -32,6 +32,7 @@ from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_k
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
 from assocmem.training.planning import MEMORY_BUDGET, group_runs
+from assocmem.training.shadow import ShadowW, final_w
 from assocmem.training.state import TrainedState
 from assocmem.training.task import Task
 
@@ -134,9 +135,12 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
     return {"E": E, "U": U, "W": W, "tokens": tokens, "labels": labels}
 
 
-def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInputs:
+def stack_runs(
+    configs: Sequence[TrainConfig], *, w_product: str = "", keep_w: bool = False
+) -> RunInputs:
     """Every run's draws stacked. ``w_product`` "WU" or "EW": keep ``Wᵀ Uᵀ`` (R, d, M) or
-    ``E Wᵀ`` (R, N, d) instead of W (R, d, d), formed one run at a time."""
+    ``E Wᵀ`` (R, N, d) instead of W (R, d, d), formed one run at a time (and W too with
+    ``keep_w``: the initial W of :class:`~assocmem.training.shadow.ShadowW`)."""
     draws = []
     for cfg in configs:
         draw = draw_run(cfg)
@@ -144,7 +148,7 @@ def stack_runs(configs: Sequence[TrainConfig], *, w_product: str = "") -> RunInp
         if w_product and W is not None:
             assert E is not None and U is not None
             draw["W_product"] = W.T @ U.T if w_product == "WU" else E @ W.T
-            draw["W"] = None
+            draw["W"] = W if keep_w else None
         draws.append(draw)
 
     def stacked(key: str) -> torch.Tensor | None:
@@ -178,10 +182,13 @@ def train_group(
     fast: bool = True,
     progress: Bar | None = None,
     return_state: bool = False,
+    keep_w: bool = False,
 ) -> list[RunResult]:
     """Train runs sharing one :meth:`TrainConfig.batch_key` in one tensor program (see
-    :func:`train` for ``fast`` and ``return_state``)."""
-    return run_group(configs, fast=fast, progress=progress, return_state=return_state)[0]
+    :func:`train` for ``fast``, ``return_state`` and ``keep_w``)."""
+    return run_group(
+        configs, fast=fast, progress=progress, return_state=return_state, keep_w=keep_w
+    )[0]
 
 
 def run_group(
@@ -191,6 +198,7 @@ def run_group(
     progress: Bar | None = None,
     kernel_class: type[AbstractKernel] | None = None,
     return_state: bool = False,
+    keep_w: bool = False,
 ) -> tuple[list[RunResult], torch.Tensor]:
     """:func:`train_group`, also returning the final logits of every run, (R, N, M).
 
@@ -200,20 +208,26 @@ def run_group(
     task = Task.of(cfg)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
     with intra_op_threads(1):  # tiny per-run products: one thread is fastest, and exact
-        inputs = stack_runs(configs, w_product=kernel_class.w_product)
+        inputs = stack_runs(configs, w_product=kernel_class.w_product, keep_w=keep_w)
+        W0, inputs.W = (inputs.W, None) if kernel_class.w_product else (None, inputs.W)
         kernel = kernel_class(cfg, inputs, task.targets)
+        shadow = None
+        if keep_w and W0 is not None and ShadowW.needed(kernel):
+            shadow = ShadowW(cfg, W0, inputs.E, inputs.U)
     if cfg.label_noise and cfg.full_batch:
         kernel.targets = task.law  # the expected gradient over noisy labels
     recorder = Recorder(cfg, len(configs), task)
     with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
-        train_steps(kernel, cfg, inputs, task, recorder, progress)
+        train_steps(kernel, cfg, inputs, task, recorder, progress, shadow)
     with intra_op_threads(1):  # a run's numbers never depend on its companions
         final_logits = kernel.logits()
         final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
     out = results(configs, final, recorder, kernel.describe())
-    if return_state:
+    if return_state or keep_w:
         fixed = {"E": inputs.E, "U": inputs.U}  # the drawn embeddings, where not learned
-        states = TrainedState.of_runs(list(configs), fixed | kernel.memory_tensors())
+        held = fixed | kernel.memory_tensors()
+        W = final_w(kernel, shadow, held["E"], held["U"]) if keep_w else None
+        states = TrainedState.of_runs(list(configs), held | ({"W": W} if W is not None else {}))
         for result, state in zip(out, states, strict=True):
             result.state = state
     return out, final_logits
@@ -254,11 +268,14 @@ def train_steps(
     task: Task,
     recorder: Recorder,
     progress: Bar | None,
+    shadow: ShadowW | None = None,
 ) -> None:
     """Advance the kernel through all ``cfg.steps`` steps, in spans that end at record points
-    (spans of one step where each step has its own targets: noisy labels)."""
+    (spans of one step where each step has its own targets, noisy labels, or where a
+    :class:`ShadowW` takes its step of W before each of the kernel's)."""
     runs, B = inputs.lr.shape[0], cfg.batch_size
-    span = SPAN_STEPS if kernel.spans and inputs.labels is None else 1
+    one_by_one = inputs.labels is not None or shadow is not None
+    span = SPAN_STEPS if kernel.spans and not one_by_one else 1
     recorder.record(0, kernel)
     t = 0
     while t < cfg.steps:
@@ -270,7 +287,11 @@ def train_steps(
             labels = inputs.labels[:, t * B : end * B]
             kernel.targets = batch_label_law(tokens[:, 0], labels, cfg.n_inputs, cfg.n_outputs)
         weights = step_weights(tokens, task.probs, runs, end - t, B)
-        kernel.advance(t, tokens, weights, scheduled_lr(cfg, inputs.lr, t, end))
+        rates = scheduled_lr(cfg, inputs.lr, t, end)
+        if shadow is not None:
+            with intra_op_threads(1):  # a run's W never depends on its companions
+                shadow.step(kernel, t + 1, weights[:, 0], rates[:, 0])
+        kernel.advance(t, tokens, weights, rates)
         if progress is not None:
             progress.update(runs * (end - t))
         t = end
@@ -332,6 +353,7 @@ def train(
     progress: bool = False,
     budget: int = MEMORY_BUDGET,
     return_state: bool = False,
+    keep_w: bool = False,
 ) -> list[RunResult]:
     """Train every config, batched where shapes agree; results in the order of ``configs``.
 
@@ -351,6 +373,13 @@ def train(
         Give each result its trained memory (:class:`~assocmem.training.state.TrainedState`:
         E (N, d), U (M, d), and W (d, d) or the product of W its kernel moved), on the CPU in
         float32, bit for bit what the engine trained. Off by default (it costs memory).
+    keep_w : bool, default False
+        Give each result its state (as ``return_state``) with W (d, d) set for every model
+        that has one, the fast kernels included: where a kernel moves only a product of W, W
+        is stepped beside it along the run's own trajectory
+        (:class:`~assocmem.training.shadow.ShadowW`; one d×d gradient per step, the cost of
+        the autograd path); the ``qupdate`` model's W is ``W_q``. The run's numbers and the
+        product the kernel holds are unchanged.
 
     Returns
     -------
@@ -377,7 +406,11 @@ def train(
             for index, result in zip(
                 chunk,
                 train_group(
-                    [configs[i] for i in chunk], fast=fast, progress=bar, return_state=return_state
+                    [configs[i] for i in chunk],
+                    fast=fast,
+                    progress=bar,
+                    return_state=return_state,
+                    keep_w=keep_w,
                 ),
                 strict=True,
             ):

@@ -7,8 +7,11 @@ float32, and they do not depend on which runs shared the run's tensor program.
 What a run holds depends on its model and on the kernel that trained it
 (:func:`~assocmem.training.kernels.select_kernel`). The kernels of the matrix model under
 linear or sign-like optimisers never form W: they move a product of it, which is what the state
-then holds (``EWU``, ``WU`` or ``EW``). Training with ``fast=False`` uses kernels that keep W,
-E and U themselves for every model but ``qupdate`` (slower; the same numbers up to rounding).
+then holds (``EWU``, ``WU`` or ``EW``). ``train(configs, keep_w=True)`` sets W as well, for
+every kernel: W is stepped beside those kernels along the run's own trajectory
+(:mod:`assocmem.training.shadow`), and the ``qupdate`` model's W is ``W_q``. Training with
+``fast=False`` uses kernels that keep W, E and U themselves for every model but ``qupdate``
+(slower; the same numbers up to rounding).
 """
 
 from dataclasses import dataclass, fields
@@ -33,7 +36,8 @@ class TrainedState:
 
     Every tensor is float32 on the CPU. ``E`` and ``U`` are always set; of ``W``, ``EW``,
     ``WU``, ``EWU`` and ``q`` at most one is (none for the ``relu`` model, whose memory is E
-    and U). Compare two states with :meth:`tensors` and ``torch.equal``.
+    and U), except that ``train(..., keep_w=True)`` sets W beside the product or q a kernel
+    holds. Compare two states with :meth:`tensors` and ``torch.equal``.
 
     Attributes
     ----------
@@ -48,7 +52,7 @@ class TrainedState:
         The memory matrix: ``h(x) = W e_x`` and the logits are ``u_yᵀ h(x)`` (``h`` divided by
         its norm under layer norm). Set where the kernel held W (the ``learned`` model, the
         matrix model under stateful optimisers such as Adam(β₁ > 0), any model with
-        ``fast=False``).
+        ``fast=False``), and for every model with a W under ``keep_w=True``.
     EW : torch.Tensor or None, shape (N, d)
         ``E Wᵀ``: the hidden states ``h(x) = W e_x`` as rows (matrix model, layer norm, linear
         optimisers).

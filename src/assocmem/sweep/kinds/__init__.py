@@ -9,6 +9,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
+from assocmem.sweep.kinds.editing import EditingKind
 from assocmem.sweep.kinds.hierarchy import BottleneckKind, HierarchyKind
 from assocmem.sweep.kinds.superposition import SuperpositionKind
 from assocmem.sweep.kinds.superposition_train import HeadsTrainKind
@@ -46,5 +47,6 @@ register_kind(SuperpositionKind())
 register_kind(HeadsTrainKind())
 register_kind(HierarchyKind())
 register_kind(BottleneckKind())
+register_kind(EditingKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]

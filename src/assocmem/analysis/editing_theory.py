@@ -1,0 +1,229 @@
+"""What an edit costs the other facts: the interference theory of rank-one edits.
+
+The memory ``W = Σ_x Σ_y A[x, y] u_y e_xᵀ`` (closed-form: ``A[x, f*(x)] = q(x)``) answers token x'
+through its scores ``u_yᵀ W e_{x'}``; every stored pair (x, y) with x ≠ x' adds interference
+``A[x, y] e_x·e_{x'} ≈ N(0, A[x, y]²/d)`` to class y, so what decides x' is its signal against
+the class totals ``Q_y = Σ_x A[x, y]²`` (Theorem 1 of Cabannes et al. 2024; the Gaussian
+prediction of :mod:`assocmem.analysis.predict`). An edit with key ``k = e_x`` (``C = I``) only
+rewrites row x of A:
+
+- ``replace`` moves ``q(x)`` from class y₀ to class y₁: the totals are conserved (a relabelled
+  memory), so the expected damage to the other tokens is zero;
+- ``rome`` adds ``λ (u_{y₁} − u_{y₀}) e_xᵀ``: row x becomes ``q − λ`` in class y₀ and λ in y₁, so
+  the totals change by ``λ² + (q − λ)² − q²``. λ is the smallest value making y₁ win by the
+  margin m: with the token's scores Gaussian (``s_{y₀} = q + σζ₀``, ``s_y = σζ_y``, σ² = Q̄/d,
+  unit near-orthogonal outputs, so the directions reach y₀ with 2 and the others with 1),
+  ``λ = max(0, (m − s₁ + s₀)/2, max_{y ∉ {y₀, y₁}} (m − s₁ + s_y))``. A token the memory did not
+  store (q ≈ 0) costs ``2E[λ²] ∝ σ²``: an edit is a new association of weight ≈ σ.
+
+Since the cost of each edit grows with the interference it meets, the class total obeys
+``Q̄(k+1) = Q̄(k) + E[λ² + (q − λ)² − q²] / M`` (the edited tokens uniform over a rank band);
+the predicted error of the other tokens after k edits is the Gaussian prediction with every
+class total raised by ``Q̄(k) − Q̄(0)``, and the predicted edit capacity is the first k at which
+it exceeds ``(1 + rise)`` times its value before the edits. For an unstored edit ``E[λ²] = κ σ²``
+with κ depending on μ = m/σ and M only, so ``Q̄(k) ≈ Q̄(0) exp(2κ k/(M d))``: the damage is a
+function of k/d, and the capacity is ``k* = (M d / 2κ) log(1 + ε*)`` where ε* is the relative
+rise of the interference that raises the error by 10 % (docs: beyond/editing.md).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.polynomial.hermite_e import hermegauss
+from scipy.special import ndtr
+
+from assocmem.analysis.predict import EmbeddingLaw, token_success
+
+NODES, WEIGHTS = hermegauss(24)  # the new target's standardised score ζ₁
+WEIGHTS = WEIGHTS / WEIGHTS.sum()
+STEPS = 120  # trapezoid points of λ's survival function over [0, top] ...
+FINE = 60  # ... and across each of its two steps
+SIGMA_GRID = 24  # σ values at which the cost of an edit is tabulated (log-spaced)
+REPRESENTATIVES = 64  # edited weights: the band's quantiles (each edit draws one uniformly)
+LEVELS = 10  # interference rises at which the other tokens' error is computed (interpolated)
+
+
+def edit_value_moments(
+    q: np.ndarray, margin: float, sigma: float, n_outputs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``E[λ]`` and ``E[λ²]`` of the ROME value of an edit of a token with stored weight q.
+
+    Model: the token's scores ``s_{y₀} = q + σζ₀`` and ``s_y = σζ_y`` for the M − 1 others
+    (ζ i.i.d. N(0, 1)); ``λ = max(0, (m − s₁ + s₀)/2, max_{y ∉ {y₀, y₁}} (m − s₁ + s_y))``. Its
+    survival function given ζ₁ is a product of normal CDFs, integrated over λ by the trapezoid
+    rule and over ζ₁ by Gauss–Hermite quadrature.
+
+    Parameters
+    ----------
+    q : numpy.ndarray, shape (K,)
+        The stored weights of the edited tokens.
+    margin, sigma : float
+        m and the score noise σ.
+    n_outputs : int
+        M (≥ 3).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray), shapes (K,) each
+        ``E[λ]`` and ``E[λ²]``.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    top = np.maximum(q, 0.0) + margin + 10.0 * sigma  # λ beyond this: below 1e-20
+    # A coarse grid over [0, top] and fine ones across the two steps of P(λ ≤ t): where the
+    # old target (t ≈ (m + q)/2) and the other outputs (t ≈ m) stop binding, ±8σ wide.
+    fine = sigma * np.linspace(-8.0, 8.0, FINE)
+    grid = np.concatenate(
+        [
+            np.linspace(0.0, 1.0, STEPS)[None, :] * top[:, None],
+            (margin + q[:, None]) / 2 + fine[None, :],
+            np.full((len(q), 1), margin) + fine[None, :],
+        ],
+        axis=1,
+    )
+    t = np.sort(np.clip(grid, 0.0, top[:, None]), axis=1)[:, :, None]  # (K, T, 1)
+    z = NODES[None, None, :]  # ζ₁
+    below_old = ndtr((2.0 * t - margin + sigma * z - q[:, None, None]) / sigma)
+    below_rest = ndtr((t - margin + sigma * z) / sigma) ** (n_outputs - 2)
+    survival = 1.0 - (below_old * below_rest) @ WEIGHTS  # (K, T): P(λ > t)
+    grid = t[:, :, 0]
+    mean = np.trapezoid(survival, grid, axis=1)
+    square = np.trapezoid(2.0 * grid * survival, grid, axis=1)
+    return mean, square
+
+
+@dataclass(frozen=True)
+class EditPrediction:
+    """The predicted effect of k ROME edits (``C = I``) on a closed-form memory at one d.
+
+    Attributes
+    ----------
+    ks : numpy.ndarray of int, shape (K,)
+        Numbers of edits.
+    interference : numpy.ndarray, shape (K,)
+        The predicted rise of each class's interference total ``Q̄(k) − Q̄(0)``.
+    error : numpy.ndarray, shape (K,)
+        The predicted error of the other tokens after k edits (k = 0: the memory's).
+    capacity : float
+        The predicted edit capacity (inf if the error never rises by ``rise``).
+    """
+
+    ks: np.ndarray
+    interference: np.ndarray
+    error: np.ndarray
+    capacity: float
+
+    @property
+    def damage(self) -> np.ndarray:
+        """The predicted change of the other tokens' error, (K,)."""
+        result: np.ndarray = self.error - self.error[0]
+        return result
+
+
+def interference_growth(
+    q_edited: np.ndarray, q: np.ndarray, n_outputs: int, dim: int, margin: float, steps: int
+) -> np.ndarray:
+    """``Q̄(k) − Q̄(0)`` for k = 0 … steps: the recursion of the module docstring.
+
+    q_edited: weights of the band's tokens (each edit draws one uniformly), represented by
+    :data:`REPRESENTATIVES` quantiles; q: all N weights; margin: m in score units."""
+    total = float(np.sum(q**2)) / n_outputs  # Q̄(0)
+    levels = (np.arange(REPRESENTATIVES) + 0.5) / REPRESENTATIVES
+    q_edited = np.quantile(np.asarray(q_edited, dtype=np.float64), levels, method="inverted_cdf")
+    sigmas = np.sqrt(total / dim) * np.geomspace(1.0, 20.0, SIGMA_GRID)
+    cost = np.empty(SIGMA_GRID)  # E[λ² + (q − λ)² − q²] over the band, per σ
+    for i, sigma in enumerate(sigmas):
+        mean, square = edit_value_moments(q_edited, margin, sigma, n_outputs)
+        cost[i] = float(np.mean(2.0 * square - 2.0 * q_edited * mean))
+    rise = np.zeros(steps + 1)
+    for k in range(steps):
+        sigma = np.sqrt(max(total + rise[k], 0.0) / dim)
+        step = np.interp(np.log(sigma), np.log(sigmas), cost)
+        rise[k + 1] = rise[k] + step / n_outputs
+    return rise
+
+
+def predict_edits(
+    probs: np.ndarray,
+    targets: np.ndarray,
+    q: np.ndarray,
+    dim: int,
+    n_outputs: int,
+    *,
+    method: str = "rome",
+    margin: float = 1.0,
+    ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    band: tuple[int, int] | None = None,
+    rise: float = 0.1,
+    max_edits: int = 512,
+    law: EmbeddingLaw | None = None,
+) -> EditPrediction:
+    """The predicted error of the other tokens after k edits, and the edit capacity.
+
+    Parameters
+    ----------
+    probs, targets, q : numpy.ndarray, shape (N,)
+        p (decreasing), f*(x) and the weights of ``W_q``.
+    dim, n_outputs : int
+        d and M.
+    method : {"rome", "replace"}, default "rome"
+        ROME edits with key covariance ``C = I``, or the closed-form replacement (no change
+        of the interference in expectation).
+    margin : float, default 1.0
+        μ: the margin in units of the memory's score noise ``σ² = Q̄/d + mean(q²)/d`` (the
+        spread of a token's wrong scores, as :meth:`EditableMemory.noise` measures it).
+    ks : sequence of int
+        The numbers of edits predicted.
+    band : (int, int), optional
+        The frequency ranks of the edited tokens (1-based, inclusive); default all N.
+    rise, max_edits : float, int
+        The capacity: the first k ≤ max_edits whose error exceeds ``(1 + rise)`` × the error
+        before the edits.
+    law : EmbeddingLaw, optional
+        Default: Gaussian E, spherical U (the study's).
+
+    Returns
+    -------
+    EditPrediction
+
+    Notes
+    -----
+    The interference picture of Cabannes et al. (2024), Theorem 1, applied to the rank-one
+    edits of ROME (Meng et al. 2022); see the docs: beyond/editing.md.
+    """
+    law = law or EmbeddingLaw()
+    n = len(probs)
+    low, high = band or (1, n)
+    sigma = np.sqrt((float(np.sum(q**2)) / n_outputs + float(np.mean(q**2))) / dim)
+    steps = max(max(ks), max_edits)
+    if method == "replace":
+        growth = np.zeros(steps + 1)
+    else:
+        growth = interference_growth(q[low - 1 : high], q, n_outputs, dim, margin * sigma, steps)
+
+    def error(rise_: float) -> float:
+        extra = np.full(n_outputs, rise_)
+        return float(probs @ (1.0 - token_success(q, targets, n_outputs, dim, law, extra)))
+
+    # The error is a smooth increasing function of the interference rise: computed at 0 and
+    # at LEVELS log-spaced rises between the first edit's and the last's, interpolated in log.
+    positive = growth[growth > 0]
+    errors_k = np.full(steps + 1, error(0.0))
+    if positive.size:
+        levels = np.geomspace(positive.min(), positive.max(), LEVELS)
+        table = np.array([error(level) for level in levels])
+        inside = growth > 0
+        errors_k[inside] = np.interp(np.log(growth[inside]), np.log(levels), table)
+        below = np.minimum(growth[inside] / levels[0], 1.0)  # linear from 0 to the first level
+        errors_k[inside] = np.where(
+            growth[inside] < levels[0],
+            errors_k[0] + below * (table[0] - errors_k[0]),
+            errors_k[inside],
+        )
+    grid = np.array([0, *ks])
+    above = np.flatnonzero(errors_k[1:] > errors_k[0] * (1 + rise))
+    capacity = float(above[0] + 1) if above.size else float("inf")
+    return EditPrediction(grid, growth[grid], errors_k[grid], capacity)
+
+
+__all__ = ["EditPrediction", "edit_value_moments", "interference_growth", "predict_edits"]
