@@ -28,6 +28,11 @@ class ClosedFormKind(RunKind):
 
     name = "closed_form"
     operational: ClassVar[tuple[str, ...]] = ("trials", "device", "memory_gb")
+    added_fields: ClassVar[Mapping[str, Any]] = {  # similar tokens (docs: beyond/similar.md)
+        "n_groups": 1,
+        "similarity": 0.0,
+        "grouping": "random",
+    }
     has_trials = True
     default_runs_per_batch = 10
 
