@@ -37,6 +37,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-noise",
     "beyond-laws",
     "beyond-capacity",
+    "beyond-similar",
 )
 
 

@@ -15,6 +15,7 @@ from assocmem.experiments.figure5 import FIGURE_5
 from assocmem.experiments.figure7 import FIGURE_7
 from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
+from assocmem.experiments.similar import SIMILAR
 from assocmem.experiments.table1 import TABLE_1
 
 EXPERIMENTS: dict[str, Experiment] = {
@@ -35,6 +36,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         NOISE,
         LAWS,
         CAPACITY_FRONTIER,
+        SIMILAR,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

@@ -9,6 +9,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
+from assocmem.sweep.kinds.similar import SimilarKind
 from assocmem.sweep.kinds.train import TrainKind
 
 RUN_KINDS: dict[str, RunKind] = {}
@@ -39,5 +40,6 @@ def get_kind(name: str) -> RunKind:
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
 register_kind(CapacityKind())
+register_kind(SimilarKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]
