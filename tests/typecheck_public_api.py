@@ -27,6 +27,7 @@ from assocmem import (
     ClosedFormConfig,
     ClosedFormResult,
     ConfigError,
+    EffectiveTokens,
     EmbeddingLaw,
     Experiment,
     FitOptions,
@@ -48,10 +49,13 @@ from assocmem import (
     TrainedState,
     __version__,
     aggregate,
+    clustered_coordinates,
     compare_records,
     compute_optimal_dim,
     compute_optimal_samples,
+    correct_probability,
     curves_frame,
+    disjoint_error,
     draw_embeddings,
     experiment_names,
     figure1,
@@ -63,6 +67,7 @@ from assocmem import (
     figure8,
     finite_data_error,
     finite_data_table,
+    fit_effective_tokens,
     fit_joint,
     fit_power_law,
     fit_records,
@@ -90,9 +95,12 @@ from assocmem import (
     save_figure,
     scheme_law,
     scheme_names,
+    score_moments,
     select_lr,
+    similar_trials,
     table1,
     theory_table,
+    token_groups,
     train,
     zipf,
 )
@@ -149,6 +157,22 @@ def predictions(cfg: ClosedFormConfig, law: EmbeddingLaw) -> None:
     assert_type(predict_errors(probs, np.arange(100) % 5, probs[None, :], [10], 5, law), np.ndarray)
     generator = torch.Generator().manual_seed(0)
     assert_type(draw_embeddings("gaussian", 100, 10, generator), torch.Tensor)
+
+
+def similar(cfg: ClosedFormConfig) -> EffectiveTokens:
+    generator = torch.Generator().manual_seed(0)
+    probs = torch.from_numpy(zipf(100, 2.0))
+    groups = assert_type(token_groups(100, 10, "random", probs, generator), torch.Tensor)
+    noise, centres = torch.randn(16, 100), torch.randn(16, 10)
+    assert_type(clustered_coordinates(noise, centres, groups, 0.5), torch.Tensor)
+    labels = torch.nn.functional.one_hot(groups % 5, 5).T.double()
+    mean, cov = score_moments(probs, labels, groups, 0.5, 16)
+    assert_type(correct_probability(mean, cov, groups % 5), torch.Tensor)
+    metrics: list[dict[str, np.ndarray]] = similar_trials(cfg, [0, 1])
+    del metrics
+    sizes = np.array([10.0, 100.0])
+    curve = assert_type(disjoint_error(100, 2.0, 5, sizes), np.ndarray)
+    return fit_effective_tokens(curve[None, :], sizes, 2.0, 5)
 
 
 def sweeps(db: Path) -> None:

@@ -110,6 +110,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "StudyCommand": ("assocmem.experiments.commands", "StudyCommand"),
     "StudyOption": ("assocmem.experiments.commands", "Option"),
     "register_study_command": ("assocmem.experiments.commands", "register_study_command"),
+    # Similar tokens: clustered embeddings, their theory, the effective number of tokens
+    "clustered_coordinates": ("assocmem.embeddings", "clustered_coordinates"),
+    "token_groups": ("assocmem.laws.groups", "token_groups"),
+    "score_moments": ("assocmem.analysis.similar", "score_moments"),
+    "correct_probability": ("assocmem.analysis.similar", "correct_probability"),
+    "similar_trials": ("assocmem.analysis.similar", "similar_trials"),
+    "disjoint_error": ("assocmem.analysis.effective_tokens", "disjoint_error"),
+    "fit_effective_tokens": ("assocmem.analysis.effective_tokens", "fit_effective_tokens"),
+    "EffectiveTokens": ("assocmem.analysis.effective_tokens", "EffectiveTokens"),
 }
 __all__ = [
     "AbstractOptimizer",
@@ -119,6 +128,7 @@ __all__ = [
     "ClosedFormResult",
     "ConfigError",
     "EXPERIMENTS",
+    "EffectiveTokens",
     "EmbeddingLaw",
     "Experiment",
     "FitOptions",
@@ -144,10 +154,13 @@ __all__ = [
     "TrainedState",
     "__version__",
     "aggregate",
+    "clustered_coordinates",
     "compare_records",
     "compute_optimal_dim",
     "compute_optimal_samples",
+    "correct_probability",
     "curves_frame",
+    "disjoint_error",
     "draw_embeddings",
     "experiment_names",
     "figure1",
@@ -159,6 +172,7 @@ __all__ = [
     "figure8",
     "finite_data_error",
     "finite_data_table",
+    "fit_effective_tokens",
     "fit_joint",
     "fit_power_law",
     "fit_records",
@@ -186,14 +200,22 @@ __all__ = [
     "save_figure",
     "scheme_law",
     "scheme_names",
+    "score_moments",
     "select_lr",
+    "similar_trials",
     "table1",
     "theory_table",
+    "token_groups",
     "train",
     "zipf",
 ]
 
 if TYPE_CHECKING:
+    from assocmem.analysis.effective_tokens import (
+        EffectiveTokens,
+        disjoint_error,
+        fit_effective_tokens,
+    )
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
     from assocmem.analysis.lr_selection import select_lr
     from assocmem.analysis.predict import (
@@ -203,6 +225,7 @@ if TYPE_CHECKING:
         predict_errors,
     )
     from assocmem.analysis.record_fits import FitOptions, fit_records
+    from assocmem.analysis.similar import correct_probability, score_moments, similar_trials
     from assocmem.analysis.stats import aggregate
     from assocmem.analysis.theory import (
         compute_optimal_dim,
@@ -219,7 +242,7 @@ if TYPE_CHECKING:
     from assocmem.closed_form.kernel import run_closed_form
     from assocmem.closed_form.result import ClosedFormResult
     from assocmem.config.errors import ConfigError
-    from assocmem.embeddings import draw_embeddings
+    from assocmem.embeddings import clustered_coordinates, draw_embeddings
     from assocmem.experiments.commands import STUDY_COMMANDS, StudyCommand, register_study_command
     from assocmem.experiments.commands import Option as StudyOption
     from assocmem.experiments.experiment import Experiment
@@ -236,6 +259,7 @@ if TYPE_CHECKING:
     from assocmem.figures.closed_form import save as save_figure
     from assocmem.figures.training import figure5, figure7, figure8
     from assocmem.figures.update_map import figure6
+    from assocmem.laws.groups import token_groups
     from assocmem.names import experiment_names, optimizer_names, scheme_names
     from assocmem.report import Claim
     from assocmem.schemes import REGISTRY as SCHEMES

@@ -24,6 +24,7 @@ import numpy as np
 from assocmem.analysis.theory import finite_data_error, zipf
 
 GRID_POINTS = 600  # candidate N' per fit, log-spaced integers
+TINY = 1e-300  # the log of an exact zero of a disjoint curve (every token seen) is taken here
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _candidates(
     """Candidate N' (log-spaced integers in [low, high]) and their log curves (n, K)."""
     sizes = np.unique(np.round(np.geomspace(low, high, GRID_POINTS)).astype(int))
     curves = np.stack([disjoint_error(n, alpha, n_outputs, np.array(n_samples)) for n in sizes])
-    return sizes, np.log(curves)
+    return sizes, np.log(np.maximum(curves, TINY))  # a curve at 0 (all seen): far off in log
 
 
 def _best(log_mean: np.ndarray, curves: np.ndarray) -> tuple[int, float]:

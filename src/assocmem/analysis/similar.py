@@ -213,8 +213,20 @@ def correct_probability(
     Parameters
     ----------
     mean : torch.Tensor, shape (N, M)
+        E s_y(x) (:func:`score_moments`).
     covariance : torch.Tensor, shape (N, M, M)
+        Cov(s_y(x), s_y'(x)).
     targets : torch.Tensor, shape (N,), int64
+        f*(x).
+
+    Returns
+    -------
+    torch.Tensor, shape (N,)
+        P(s_f(x) > s_y(x) for every y ≠ f*(x)).
+
+    Notes
+    -----
+    Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md, "Theory".
     """
     gap, var, common = _margins(mean, covariance, targets)
     z = torch.where(var > 0, gap / var.clamp(min=1e-300).sqrt(), gap.sign() * math.inf)
@@ -348,7 +360,27 @@ def trial_metrics(
 
 
 def similar_trials(cfg: ClosedFormConfig, trials: Sequence[int]) -> list[dict[str, np.ndarray]]:
-    """:func:`trial_metrics` of each trial (a trial's numbers do not depend on the others)."""
+    """Token-by-token measurement and theory of closed-form memories, trial by trial.
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+        Any closed-form config (clustered embeddings or not).
+    trials : sequence of int
+        The trials; a trial's numbers do not depend on which others run with it.
+
+    Returns
+    -------
+    list of dict of str to numpy.ndarray
+        Per trial, the :data:`METRICS` (each (C, D): columns in ``Problem(cfg).columns`` order,
+        sorted dims): the population error; the part of it on never-seen tokens (n(x) = 0) and
+        on unstored ones (q(x) = 0) with their probability masses; the Gaussian theory's
+        expectations of the three errors (:func:`trial_metrics`).
+
+    Notes
+    -----
+    Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md.
+    """
     from assocmem.closed_form import retrieval
 
     # Small tensors (N·M per op): one thread is fastest, and far faster on a loaded machine
