@@ -48,8 +48,10 @@ def _integer_ticks(ax: Axes, values: np.ndarray) -> None:
 def _by_rho(
     ax: Axes, rows: pd.DataFrame, x: str, value: str, theory: str | None, log_y: bool
 ) -> None:
-    """One curve per ρ (mean ± band over trials) and its theory, dashed."""
+    """One curve per ρ (mean ± band over trials) and its theory, dashed. A log axis spans the
+    measured means (an error of exactly 0 is not drawn)."""
     rhos = sorted(rows["similarity"].unique())
+    shown: list[float] = []
     for rho, color in zip(rhos, colors(len(rhos)), strict=True):
         part = rows[rows["similarity"] == rho]
         names = {"m": value} | ({"t": theory} if theory else {})
@@ -59,11 +61,13 @@ def _by_rho(
         if log_y:
             mean = np.where(mean > 0, mean, np.nan)
         _band(ax, xs, mean, np.nan_to_num(se), color, f"ρ = {rho:g}", log_y)
+        shown += [float(v) for v in mean[np.isfinite(mean)]]
         if theory:
             ax.plot(xs, summary["t"].to_numpy(), ls="--", lw=1, color=color)
     ax.set_xscale("log")
-    if log_y:
+    if log_y and shown:
         ax.set_yscale("log")
+        ax.set_ylim(max(min(shown) / 5, 1e-6), min(max(shown) * 3, 1.0))
 
 
 def _never_seen(ax: Axes, frame: pd.DataFrame, groups: int) -> None:
@@ -94,8 +98,7 @@ def _versus_samples(ax: Axes, frame: pd.DataFrame, fits: pd.DataFrame, groups: i
             n_eff = int(fit["n_eff"].iloc[0])
             ax.plot(ts, disjoint_error(n_eff, alpha, m, ts), ls=":", lw=1.2, color=color)
     ax.axvline(window_cap(dim, alpha), color="grey", lw=0.8, ls="-.", label="fit window")
-    low = rows.groupby(["similarity", "n_samples"])["error"].mean()
-    ax.set(xlabel="samples T", ylabel="error", ylim=(max(low[low > 0].min() / 3, 1e-5), None))
+    ax.set(xlabel="samples T", ylabel="error")
     ax.set_title(f"(b) shared targets, G = {groups}; dotted: E_0(T; N_eff)", fontsize=9)
 
 
