@@ -9,6 +9,7 @@ import pytest
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
+from assocmem.sweep.kinds import RUN_KINDS
 from assocmem.sweep.plan import Run, make_batches, make_plan, parse_shard, shard_batches
 from assocmem.sweep.spec import SpecError, load_spec, parse_spec, shipped_specs
 from assocmem.training.config import TrainConfig
@@ -27,11 +28,13 @@ CF = 'kind = "closed_form"\n'
 TR = 'kind = "train"\n'
 
 SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
+KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the errors name them
+WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 
 # (spec text, the one problem's location, the start of its message)
 MALFORMED = [
-    ("[base]\nn_inputs = 10\n", "kind", "must be one of closed_form, train, capacity, got None"),
-    ('kind = "bogus"\n', "kind", "must be one of closed_form, train, capacity, got 'bogus'"),
+    ("[base]\nn_inputs = 10\n", "kind", f"must be one of {KINDS}, got None"),
+    ('kind = "bogus"\n', "kind", f"must be one of {KINDS}, got 'bogus'"),
     (CF + "colour = 3\n", "colour", "unknown key; allowed: name,"),
     (CF + "[base]\nalpha = -1.0\n", "base.alpha", "must be a number > 0"),
     (CF + "[base]\nfoo = 1\n", "base.foo", "unknown key"),
@@ -43,7 +46,7 @@ MALFORMED = [
     (CF + "seeds = [-1, 2]\n", "seeds[0]", "must be an integer ≥ 0"),
     (CF + "seeds = [1, 1]\n", "seeds", "seeds must be distinct"),
     (CF + "trials = 0\n", "trials", "must be an integer in 1"),
-    (TR + "trials = 3\n", "trials", "only closed_form sweeps have trials"),
+    (TR + "trials = 3\n", "trials", f"only {WITH_TRIALS} sweeps have trials"),
     (CF + "runs_per_batch = 0\n", "runs_per_batch", "must be an integer ≥ 1"),
     (CF + '[base]\nschemes = ["nope"]\n', "base.schemes", "unknown scheme"),
     (TR + '[axes]\noptimizer = ["sgd", "rmsprop"]\n', "axes.optimizer[1]", "unknown value"),
