@@ -33,6 +33,8 @@ TR = 'kind = "train"\n'
 KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the error names them
 WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
+KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the errors name them
+WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 
 # (spec text, the one problem's location, the start of its message)
 KINDS = ", ".join(RUN_KINDS)  # every registered kind, in registration order

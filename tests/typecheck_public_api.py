@@ -32,6 +32,7 @@ from assocmem import (
     EditingConfig,
     EditPrediction,
     EditSequence,
+    EffectiveTokens,
     EmbeddingLaw,
     Experiment,
     FitOptions,
@@ -62,10 +63,13 @@ from assocmem import (
     apply_edits,
     budget_head_dim,
     closed_form_memory,
+    clustered_coordinates,
     compare_records,
     compute_optimal_dim,
     compute_optimal_samples,
+    correct_probability,
     curves_frame,
+    disjoint_error,
     draw_embeddings,
     edit_value_moments,
     experiment_names,
@@ -78,6 +82,7 @@ from assocmem import (
     figure8,
     finite_data_error,
     finite_data_table,
+    fit_effective_tokens,
     fit_joint,
     fit_power_law,
     fit_records,
@@ -121,11 +126,14 @@ from assocmem import (
     save_figure,
     scheme_law,
     scheme_names,
+    score_moments,
     select_lr,
+    similar_trials,
     superposition_errors,
     table1,
     tail_mass,
     theory_table,
+    token_groups,
     train,
     train_bottleneck,
     train_heads,
@@ -200,6 +208,22 @@ def predictions(cfg: ClosedFormConfig, law: EmbeddingLaw) -> None:
     assert_type(noisy.best(), tuple[np.ndarray, np.ndarray])
     generator = torch.Generator().manual_seed(0)
     assert_type(draw_embeddings("gaussian", 100, 10, generator), torch.Tensor)
+
+
+def similar(cfg: ClosedFormConfig) -> EffectiveTokens:
+    generator = torch.Generator().manual_seed(0)
+    probs = torch.from_numpy(zipf(100, 2.0))
+    groups = assert_type(token_groups(100, 10, "random", probs, generator), torch.Tensor)
+    noise, centres = torch.randn(16, 100), torch.randn(16, 10)
+    assert_type(clustered_coordinates(noise, centres, groups, 0.5), torch.Tensor)
+    labels = torch.nn.functional.one_hot(groups % 5, 5).T.double()
+    mean, cov = score_moments(probs, labels, groups, 0.5, 16)
+    assert_type(correct_probability(mean, cov, groups % 5), torch.Tensor)
+    metrics: list[dict[str, np.ndarray]] = similar_trials(cfg, [0, 1])
+    del metrics
+    sizes = np.array([10.0, 100.0])
+    curve = assert_type(disjoint_error(100, 2.0, 5, sizes), np.ndarray)
+    return fit_effective_tokens(curve[None, :], sizes, 2.0, 5)
 
 
 def sweeps(db: Path) -> None:

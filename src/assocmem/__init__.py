@@ -150,6 +150,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "StudyCommand": ("assocmem.experiments.commands", "StudyCommand"),
     "StudyOption": ("assocmem.experiments.commands", "Option"),
     "register_study_command": ("assocmem.experiments.commands", "register_study_command"),
+    # Similar tokens: clustered embeddings, their theory, the effective number of tokens
+    "clustered_coordinates": ("assocmem.embeddings", "clustered_coordinates"),
+    "token_groups": ("assocmem.laws.groups", "token_groups"),
+    "score_moments": ("assocmem.analysis.similar", "score_moments"),
+    "correct_probability": ("assocmem.analysis.similar", "correct_probability"),
+    "similar_trials": ("assocmem.analysis.similar", "similar_trials"),
+    "disjoint_error": ("assocmem.analysis.effective_tokens", "disjoint_error"),
+    "fit_effective_tokens": ("assocmem.analysis.effective_tokens", "fit_effective_tokens"),
+    "EffectiveTokens": ("assocmem.analysis.effective_tokens", "EffectiveTokens"),
 }
 __all__ = [
     "AbstractOptimizer",
@@ -164,6 +173,7 @@ __all__ = [
     "EditSequence",
     "EditableMemory",
     "EditingConfig",
+    "EffectiveTokens",
     "EmbeddingLaw",
     "Experiment",
     "FitOptions",
@@ -198,10 +208,13 @@ __all__ = [
     "apply_edits",
     "budget_head_dim",
     "closed_form_memory",
+    "clustered_coordinates",
     "compare_records",
     "compute_optimal_dim",
     "compute_optimal_samples",
+    "correct_probability",
     "curves_frame",
+    "disjoint_error",
     "draw_embeddings",
     "edit_value_moments",
     "experiment_names",
@@ -214,6 +227,7 @@ __all__ = [
     "figure8",
     "finite_data_error",
     "finite_data_table",
+    "fit_effective_tokens",
     "fit_joint",
     "fit_power_law",
     "fit_records",
@@ -257,11 +271,14 @@ __all__ = [
     "save_figure",
     "scheme_law",
     "scheme_names",
+    "score_moments",
     "select_lr",
+    "similar_trials",
     "superposition_errors",
     "table1",
     "tail_mass",
     "theory_table",
+    "token_groups",
     "train",
     "train_bottleneck",
     "train_heads",
@@ -278,6 +295,11 @@ if TYPE_CHECKING:
     from assocmem.analysis.editing_sequence import EditSequence, run_sequence
     from assocmem.analysis.editing_study import EditingConfig, run_editing
     from assocmem.analysis.editing_theory import EditPrediction, edit_value_moments, predict_edits
+    from assocmem.analysis.effective_tokens import (
+        EffectiveTokens,
+        disjoint_error,
+        fit_effective_tokens,
+    )
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
     from assocmem.analysis.hierarchy import HierarchyConfig
     from assocmem.analysis.hierarchy_run import HierarchyResult, run_hierarchy
@@ -297,6 +319,7 @@ if TYPE_CHECKING:
         predict_errors,
     )
     from assocmem.analysis.record_fits import FitOptions, fit_records
+    from assocmem.analysis.similar import correct_probability, score_moments, similar_trials
     from assocmem.analysis.stats import aggregate
     from assocmem.analysis.superposition import (
         budget_head_dim,
@@ -320,7 +343,7 @@ if TYPE_CHECKING:
     from assocmem.closed_form.result import ClosedFormResult
     from assocmem.closed_form.superposition import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.config.errors import ConfigError
-    from assocmem.embeddings import draw_embeddings
+    from assocmem.embeddings import clustered_coordinates, draw_embeddings
     from assocmem.experiments.commands import STUDY_COMMANDS, StudyCommand, register_study_command
     from assocmem.experiments.commands import Option as StudyOption
     from assocmem.experiments.experiment import Experiment
@@ -338,6 +361,7 @@ if TYPE_CHECKING:
     from assocmem.figures.training import figure5, figure7, figure8
     from assocmem.figures.update_map import figure6
     from assocmem.laws.counts import multinomial_prefix_counts
+    from assocmem.laws.groups import token_groups
     from assocmem.names import experiment_names, optimizer_names, scheme_names
     from assocmem.report import Claim
     from assocmem.schemes import REGISTRY as SCHEMES

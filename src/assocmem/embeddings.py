@@ -4,7 +4,11 @@ docs: science/model.md).
 Kinds:
 - ``gaussian``: i.i.d. ``N(0, 1/d)`` entries;
 - ``spherical``: Gaussian rows normalised to unit norm;
-- ``orthogonal``: orthonormal rows (needs d ≥ number of rows).
+- ``orthogonal``: orthonormal rows (needs d ≥ number of rows);
+- ``clustered`` (input embeddings of closed-form memories only; docs: beyond/similar.md):
+  ``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x`` with group centres c and token noises ξ i.i.d. like the
+  Gaussian kind's entries, so tokens of one group g have correlation ρ: Gaussian rows, not
+  independent ones.
 
 Nested d: one draw at the largest d, the first d coordinates for smaller d (common random
 numbers across d). Two conventions for the scale at a smaller d:
@@ -23,16 +27,21 @@ EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
 # Whether a kind's rows have i.i.d. N(0, σ²) entries (σ fixed at each d). Only then is the
 # exact-in-law closed-form sampler exact: spherical rows are normalised, orthogonal rows
 # constrained, so their entries are not independent. A new kind states its law here.
-IID_GAUSSIAN: dict[str, bool] = {"gaussian": True, "spherical": False, "orthogonal": False}
+IID_GAUSSIAN: dict[str, bool] = {
+    "gaussian": True,
+    "spherical": False,
+    "orthogonal": False,
+    "clustered": False,  # Gaussian, but tokens of one group are correlated
+}
+CLUSTERED = "clustered"
+INPUT_EMBEDDING_KINDS = (*EMBEDDING_KINDS, CLUSTERED)  # the laws of closed-form inputs e_x
 NESTED_CONVENTIONS = ("truncate", "renormalize")
 DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never depend on d_max
 
 
-def check_kind(field: str, kind: str) -> None:
-    if kind not in EMBEDDING_KINDS:
-        raise ConfigError(
-            field, f"unknown embedding kind {kind!r}; allowed: {', '.join(EMBEDDING_KINDS)}"
-        )
+def check_kind(field: str, kind: str, allowed: Sequence[str] = EMBEDDING_KINDS) -> None:
+    if kind not in allowed:
+        raise ConfigError(field, f"unknown embedding kind {kind!r}; allowed: {', '.join(allowed)}")
 
 
 def is_iid_gaussian(kind: str) -> bool:
@@ -75,7 +84,7 @@ def nested_row_scales(
     """
     d_max = coords.shape[0]
     n_rows = coords.shape[1]
-    if kind == "gaussian":
+    if kind in ("gaussian", CLUSTERED):  # clustered rows: unit-variance Gaussian entries too
         ref = [d_max if nested == "truncate" else d for d in dims]
         values = torch.tensor([r**-0.5 for r in ref], device=coords.device, dtype=coords.dtype)
         return values[:, None].expand(len(dims), n_rows).clone()
@@ -151,3 +160,36 @@ def draw_embeddings(
     coords = standard_coordinates(n_rows, dim, generator, device=device, dtype=dtype)
     scale = nested_row_scales(coords, [dim], kind, "renormalize")[0]
     return (coords * scale).T.contiguous()
+
+
+def clustered_coordinates(
+    noise: torch.Tensor, centres: torch.Tensor, groups: torch.Tensor, similarity: float
+) -> torch.Tensor:
+    """Raw coordinates of clustered embeddings: ``√ρ·c_{g(x)} + √(1−ρ)·ξ_x``, shape (D, N).
+
+    Parameters
+    ----------
+    noise : torch.Tensor, shape (D, N)
+        ξ: the tokens' own N(0, 1) coordinates (:func:`standard_coordinates` of N rows).
+    centres : torch.Tensor, shape (D, G)
+        c: the groups' N(0, 1) coordinates (:func:`standard_coordinates` of G rows).
+    groups : torch.Tensor, shape (N,), int64
+        g(x) ∈ [0, G): the group of each token.
+    similarity : float
+        ρ ∈ [0, 1]: the correlation of two tokens of one group, coordinate by coordinate.
+
+    Returns
+    -------
+    torch.Tensor, shape (D, N)
+        Unit-variance Gaussian coordinates with ``E[z_x z_x'] = ρ·1{g(x) = g(x')}`` for x ≠ x';
+        scaled like Gaussian rows (:func:`nested_row_scales`, kind ``"clustered"``) they are the
+        embeddings. With ρ = 0 they are ``noise`` itself (the Gaussian kind's numbers).
+
+    Notes
+    -----
+    Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md.
+    """
+    if similarity == 0:
+        return noise
+    mixed = centres.index_select(1, groups.to(centres.device)).mul_(similarity**0.5)
+    return mixed.add_(noise, alpha=(1.0 - similarity) ** 0.5)

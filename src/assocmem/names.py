@@ -43,6 +43,7 @@ BUILTIN_EXPERIMENTS = (
     "beyond-vocabulary",
     "beyond-noise-threshold",
     "beyond-editing",
+    "beyond-similar",
 )
 
 

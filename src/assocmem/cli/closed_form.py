@@ -27,6 +27,7 @@ lists accept log:LOW:HIGH:COUNT (log-spaced integers); sample sizes accept inf (
 Flags override the values of --config. Model and memory: Cabannes et al. (2024), docs/.
 """
 EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")
+INPUT_EMBEDDINGS = LazyChoices("assocmem.embeddings", "INPUT_EMBEDDING_KINDS")
 NESTED = LazyChoices("assocmem.embeddings", "NESTED_CONVENTIONS")
 SAMPLERS = LazyChoices("assocmem.closed_form.cost", "CHOICES")
 
@@ -48,7 +49,11 @@ def register(subparsers: Any) -> None:
     add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
     add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
     add("--distribution", metavar="LAW", help="token law: zipf, zipf:ALPHA or words:LANG")
-    add("--target", choices=("mod", "random"), help="f*(x) = x mod M, or a seeded random map")
+    add(
+        "--target",
+        choices=("mod", "random", "group"),
+        help="f*(x) = x mod M, a seeded random map, or shared in a group: g(x) mod M",
+    )
     add(
         "--label-noise",
         type=finite_float,
@@ -61,10 +66,13 @@ def register(subparsers: Any) -> None:
     )
     add(
         "--embedding",
-        choices=EMBEDDINGS,
+        choices=INPUT_EMBEDDINGS,
         metavar="KIND",
-        help="input embeddings: gaussian (default), spherical or orthogonal",
+        help="input embeddings: gaussian (default), spherical, orthogonal or clustered",
     )
+    add("--n-groups", type=int_at_least(1), help="G groups of clustered embeddings / group targets")
+    add("--similarity", type=finite_float, help="ρ: correlation within a group (clustered)")
+    add("--grouping", choices=("random", "banded"), help="groups: random balanced or banded")
     add(
         "--output-embedding",
         choices=EMBEDDINGS,

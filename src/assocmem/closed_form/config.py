@@ -11,11 +11,12 @@ import torch
 
 from assocmem.closed_form import cost
 from assocmem.config.errors import ConfigError
-from assocmem.embeddings import NESTED_CONVENTIONS, check_kind
+from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
+from assocmem.laws.groups import GROUPINGS
 from assocmem.schemes import Scheme, parse_scheme
 
-TARGETS = ("mod", "random")
+TARGETS = ("mod", "random", "group")
 LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES
@@ -40,13 +41,14 @@ class ClosedFormConfig:
         A user-given law p (overrides ``alpha``; sets N).
     words : str, optional
         A language: p is the frequencies of its N most frequent words (needs ``assocmem[words]``).
-    target : {"mod", "random"}, default "mod"
-        ``f*(x) = x mod M``, or a seeded random balanced map.
+    target : {"mod", "random", "group"}, default "mod"
+        ``f*(x) = x mod M``, a seeded random balanced map, or shared within each group:
+        ``f*(x) = g(x) mod M`` (see ``n_groups``).
     label_noise : float, default 0.0
         ε: a sample's label is f*(x) with probability 1 − ε, else another output.
     embedding, output_embedding : {"gaussian", "spherical", "orthogonal"}
-        The laws of the input embeddings e_x (default gaussian) and the output embeddings u_y
-        (default spherical).
+        The laws of the input embeddings e_x (default gaussian; also ``"clustered"``, see
+        ``n_groups``) and the output embeddings u_y (default spherical).
     nested : {"truncate", "renormalize"}, default "truncate"
         Nested d: drawn once at the largest d and truncated (the paper's convention), or rescaled
         at every d.
@@ -76,12 +78,16 @@ class ClosedFormConfig:
         How the sample counts n_T(x) of finite T are drawn: the T tokens themselves, counted
         (O(T)), or the count vector directly, ``Multinomial(T, p)`` with nested T as running
         sums (O(N) per T, any T up to 2⁵³; docs: beyond/vocabulary.md). Same law, other numbers.
-        How the input embeddings' randomness is drawn (:mod:`assocmem.closed_form.samplers`).
     label_rule : {"soft", "majority"}, default "soft"
         What a data scheme stores of token x's observed labels: the empirical label law
         ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
         broken uniformly at random from the trial's ``label_ties`` stream). Docs:
         beyond/noise-threshold.md.
+    n_groups, similarity, grouping : int, float, str; default 1, 0.0, "random"
+        Similar tokens (docs: beyond/similar.md): G groups g: [N] → [G] (``grouping`` a random
+        balanced map or ``"banded"``, bands of frequency ranks), used by
+        ``embedding = "clustered"`` (``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x``, ρ = ``similarity``) and
+        ``target = "group"``; refused with any other embedding and target.
 
     Raises
     ------
@@ -120,6 +126,10 @@ class ClosedFormConfig:
     # vector itself, O(N) per T; beyond/vocabulary.md)
     counts: str = "tokens"
     label_rule: str = "soft"  # store n(x, y)/n(x) ("soft") or the most frequent label ("majority")
+    # similar tokens (docs: beyond/similar.md): G groups, their correlation ρ, how they are formed
+    n_groups: int = 1  # G: groups of embedding "clustered" and target "group"
+    similarity: float = 0.0  # ρ: correlation of two tokens of one group (clustered embeddings)
+    grouping: str = "random"  # "random" balanced map, or "banded" by frequency rank
 
     def __post_init__(self) -> None:
         validate(self)
@@ -173,7 +183,7 @@ def validate(cfg: ClosedFormConfig) -> None:
     if cfg.target not in TARGETS:
         raise ConfigError("target", f"unknown target {cfg.target!r}; allowed: {', '.join(TARGETS)}")
     check_label_noise(cfg.label_noise, cfg.n_outputs)
-    check_kind("embedding", cfg.embedding)
+    check_kind("embedding", cfg.embedding, INPUT_EMBEDDING_KINDS)
     check_kind("output_embedding", cfg.output_embedding)
     if cfg.nested not in NESTED_CONVENTIONS:
         raise ConfigError(
@@ -208,6 +218,7 @@ def validate(cfg: ClosedFormConfig) -> None:
     _check_sampler(cfg)
     _check_counts(cfg)
     _check_label_rule(cfg)
+    _check_groups(cfg)
     _check_memory(cfg)
 
 
@@ -246,6 +257,29 @@ def _check_counts(cfg: ClosedFormConfig) -> None:
     largest = max((t for t in cfg.n_samples if t is not None), default=0)
     if cfg.counts == "multinomial" and largest > MAX_MULTINOMIAL_SAMPLES:
         raise ConfigError("n_samples", f"must be ≤ 2^53 with counts = 'multinomial', got {largest}")
+
+
+def _check_groups(cfg: ClosedFormConfig) -> None:
+    """The similar-tokens fields: used only by clustered embeddings or group targets."""
+    if cfg.embedding != CLUSTERED and cfg.target != "group":
+        for field, default in (("n_groups", 1), ("similarity", 0.0), ("grouping", "random")):
+            if getattr(cfg, field) != default:
+                raise ConfigError(
+                    field, "is used only with embedding = 'clustered' or target = 'group'"
+                )
+        return
+    _check_int("n_groups", cfg.n_groups, 1)
+    if cfg.n_groups > cfg.n_inputs:
+        raise ConfigError("n_groups", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_groups}")
+    value = cfg.similarity
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ConfigError("similarity", f"must be a number in [0, 1], got {value!r}")
+    if value != 0 and cfg.embedding != CLUSTERED:
+        raise ConfigError("similarity", "is used only with embedding = 'clustered'")
+    if cfg.grouping not in GROUPINGS:
+        raise ConfigError(
+            "grouping", f"unknown grouping {cfg.grouping!r}; allowed: {', '.join(GROUPINGS)}"
+        )
 
 
 def _check_device(device: str) -> None:

@@ -8,6 +8,7 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.result import Column
 from assocmem.evaluation import PopulationError
 from assocmem.laws.counts import multinomial_prefix_label_counts
+from assocmem.laws.groups import group_targets, token_groups
 from assocmem.laws.tokens import (
     label_law,
     majority_labels,
@@ -71,9 +72,18 @@ class Problem:
         cfg = self.cfg
         if cfg.target == "mod":
             return mod_targets(cfg.n_inputs, cfg.n_outputs)
+        if cfg.target == "group":
+            return group_targets(self.groups(trial), cfg.n_outputs)
         return random_targets(
             cfg.n_inputs, cfg.n_outputs, rng.generator(cfg.seed, "targets", trial)
         )
+
+    def groups(self, trial: int) -> torch.Tensor:
+        """The group g(x) of every token (N,) int64 (similar tokens; docs: beyond/similar.md),
+        from the trial's ``groups`` stream (a ``banded`` grouping draws nothing)."""
+        cfg = self.cfg
+        gen = rng.generator(cfg.seed, "groups", trial)
+        return token_groups(cfg.n_inputs, cfg.n_groups, cfg.grouping, self.probs_cpu, gen)
 
     def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
         """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform.

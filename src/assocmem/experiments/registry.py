@@ -18,6 +18,7 @@ from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.hierarchy import HIERARCHY
 from assocmem.experiments.noise_threshold import NOISE_THRESHOLD
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
+from assocmem.experiments.similar import SIMILAR
 from assocmem.experiments.superposition import SUPERPOSITION
 from assocmem.experiments.table1 import TABLE_1
 from assocmem.experiments.vocabulary import VOCABULARY
@@ -45,6 +46,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         VOCABULARY,
         NOISE_THRESHOLD,
         EDITING,
+        SIMILAR,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

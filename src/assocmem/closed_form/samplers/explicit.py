@@ -23,7 +23,12 @@ import torch
 from assocmem import rng
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.samplers.base import Sampler, TrialWeights, stored_rows
-from assocmem.embeddings import nested_row_scales, standard_coordinates
+from assocmem.embeddings import (
+    CLUSTERED,
+    clustered_coordinates,
+    nested_row_scales,
+    standard_coordinates,
+)
 
 
 class Explicit(Sampler):
@@ -33,14 +38,21 @@ class Explicit(Sampler):
     draws_ahead = True
 
     def draw(self, problem: Problem, weights: TrialWeights) -> torch.Tensor | None:
-        """The raw N(0, 1) coordinates (d_max, N); None for orthogonal embeddings."""
+        """The raw N(0, 1) coordinates (d_max, N); None for orthogonal embeddings.
+
+        Clustered embeddings mix in their groups' centres, drawn from the trial's
+        ``embedding_centres`` stream (the tokens' own part is the Gaussian kind's draw)."""
         cfg = problem.cfg
         if cfg.embedding == "orthogonal":
             return None
         gen = rng.generator(cfg.seed, "embeddings", weights.trial, device=problem.device)
-        return standard_coordinates(
-            cfg.n_inputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
-        )
+        device, dtype, d_max = problem.device, problem.dtype, problem.dims[-1]
+        coords = standard_coordinates(cfg.n_inputs, d_max, gen, device=device, dtype=dtype)
+        if cfg.embedding != CLUSTERED:
+            return coords
+        gen = rng.generator(cfg.seed, "embedding_centres", weights.trial, device=device)
+        centres = standard_coordinates(cfg.n_groups, d_max, gen, device=device, dtype=dtype)
+        return clustered_coordinates(coords, centres, problem.groups(weights.trial), cfg.similarity)
 
     def aggregates(
         self, problem: Problem, weights: TrialWeights, drawn: torch.Tensor | None

@@ -11,6 +11,7 @@ from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
 from assocmem.sweep.kinds.editing import EditingKind
 from assocmem.sweep.kinds.hierarchy import BottleneckKind, HierarchyKind
+from assocmem.sweep.kinds.similar import SimilarKind
 from assocmem.sweep.kinds.superposition import SuperpositionKind
 from assocmem.sweep.kinds.superposition_train import HeadsTrainKind
 from assocmem.sweep.kinds.train import TrainKind
@@ -48,5 +49,6 @@ register_kind(HeadsTrainKind())
 register_kind(HierarchyKind())
 register_kind(BottleneckKind())
 register_kind(EditingKind())
+register_kind(SimilarKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]

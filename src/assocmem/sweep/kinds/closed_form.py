@@ -29,8 +29,15 @@ class ClosedFormKind(RunKind):
     name = "closed_form"
     operational: ClassVar[tuple[str, ...]] = ("trials", "device", "memory_gb")
     # fields that came later (multinomial counts: beyond/vocabulary.md; the majority label
-    # rule: beyond/noise-threshold.md): runs at their defaults keep their hashes
-    added_fields: ClassVar[Mapping[str, Any]] = {"counts": "tokens", "label_rule": "soft"}
+    # rule: beyond/noise-threshold.md; similar tokens: beyond/similar.md): runs at their
+    # defaults keep their hashes
+    added_fields: ClassVar[Mapping[str, Any]] = {
+        "counts": "tokens",
+        "label_rule": "soft",
+        "n_groups": 1,
+        "similarity": 0.0,
+        "grouping": "random",
+    }
     has_trials = True
     default_runs_per_batch = 10
 

@@ -1,0 +1,393 @@
+"""Similar tokens: what a closed-form memory with clustered embeddings retrieves, measured token
+by token, and the Gaussian theory of its scores (docs: beyond/similar.md).
+
+The model: ``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x`` (:func:`assocmem.embeddings.clustered_coordinates`),
+so ``E[z_x·z_x'] / d = R_{xx'} = (1−ρ)·1{x = x'} + ρ·1{g(x) = g(x')}``. With the stored rows
+``w_y(x') = q(x')·L(x', y)`` (L the stored label law; one-hot f* without label noise), the class
+sums ``A_y(x) = Σ_x' w_y(x') e_x'·e_x`` have, exactly (Isserlis),
+
+    mean  μ_y(x)     = Σ_x' w_y(x') R_{xx'} = (1−ρ)·w_y(x) + ρ·W_{g(x),y},
+    cov   C_{yy'}(x) = (w_yᵀ R w_y' + μ_y μ_y') / d,
+          w_yᵀ R w_y' = (1−ρ) Σ_x' w_y(x') w_y'(x') + ρ Σ_k W_ky W_ky',
+
+with ``W_{k,y} = Σ_{x' ∈ k} w_y(x')`` the group sums. The scores are ``s = G A`` with G = U Uᵀ
+independent of A; for random U (normalised so that E G = I) ``Var G_yy = v/d`` and
+``Var G_yy' = o/d`` (v = 2 Gaussian rows, 2(1 − d/d_max) truncated spherical rows, 0
+renormalised spherical; o = 1; both 0 for orthogonal U), which adds
+``(v μ_y² + o Σ_{a≠y} μ_a²) / d`` to the variance of s_y (and ``o μ_y μ_y' / d`` to their
+covariance). The theory takes the scores as Gaussian with these exact moments: the margins
+``s_f − s_y`` then have exact means and variances, and their correlations are replaced by one
+common value (:func:`correct_probability`). With group-shared targets every covariance between
+outputs vanishes and this is exact to second order; with independent targets it is an
+approximation. Two limits of the Gaussian form: at small d (a few coordinates) and when only a
+handful of tokens are stored (the output Gram's terms ``G_yy' A_y'`` are then products, not
+Gaussian).
+"""
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.closed_form.problem import Problem
+from assocmem.embeddings import CLUSTERED
+from assocmem.runtime import intra_op_threads
+
+QUADRATURE_NODES = 48  # Gauss–Hermite nodes of the integral over the correct output's score
+CERTAIN = 7.5  # margins beyond this many standard deviations: the union bound is exact enough
+METRICS = (
+    "error",
+    "unseen_error",
+    "unseen_mass",
+    "unstored_error",
+    "unstored_mass",
+    "theory_error",
+    "theory_unseen_error",
+    "theory_unstored_error",
+)
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """What one trial's memories store, column by column (``Problem(cfg).columns`` order).
+
+    Attributes
+    ----------
+    probabilities : torch.Tensor, shape (N,)
+        p, float64.
+    groups, targets : torch.Tensor, shape (N,)
+        g(x) and f*(x), int64 (groups all 0 without clustered embeddings or group targets).
+    weights : torch.Tensor, shape (C, D, N)
+        q(x) of each column at each d (``Problem(cfg).dims``), float64.
+    labels : torch.Tensor, shape (C, M, N)
+        The stored label law of each column.
+    seen : torch.Tensor, shape (C, N)
+        n(x) > 0 in the column's sample (all True at infinite data).
+    """
+
+    probabilities: torch.Tensor
+    groups: torch.Tensor
+    targets: torch.Tensor
+    weights: torch.Tensor
+    labels: torch.Tensor
+    seen: torch.Tensor
+
+
+def uses_groups(cfg: ClosedFormConfig) -> bool:
+    """Whether the config has groups (clustered embeddings or group-shared targets)."""
+    return cfg.embedding == CLUSTERED or cfg.target == "group"
+
+
+def stored_memory(cfg: ClosedFormConfig, trial: int) -> StoredMemory:
+    """The weights, label laws and seen tokens of one trial's columns (same draws as the kernel).
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+    trial : int
+
+    Returns
+    -------
+    StoredMemory
+    """
+    problem = Problem(cfg if cfg.device == "cpu" else replace(cfg, device="cpu"))
+    targets = problem.targets(trial)
+    freq, labels = problem.sample_statistics(trial, targets)  # (R, N), (R, M, N)
+    population = problem.population_labels(targets)  # (M, N)
+    n_dims = len(problem.dims)
+    weights, laws, seen = [], [], []
+    for scheme in problem.schemes:
+        source, law = (
+            (freq, labels) if scheme.uses_data else (problem.probs[None], population[None])
+        )
+        q = scheme.weights(source, problem.dims)  # (n_d or 1, R, N)
+        for row, size in enumerate(problem.sample_sizes if scheme.uses_data else [None]):
+            weights.append(q[:, row].expand(n_dims, -1))
+            laws.append(law[row])
+            seen.append(
+                freq[row] > 0 if size is not None else torch.ones_like(freq[0], dtype=torch.bool)
+            )
+    groups = problem.groups(trial) if uses_groups(cfg) else torch.zeros_like(targets)
+    return StoredMemory(
+        problem.probs_cpu.to(torch.float64),
+        groups,
+        targets,
+        torch.stack(weights).to(torch.float64),
+        torch.stack(laws).to(torch.float64),
+        torch.stack(seen),
+    )
+
+
+def output_gram_variances(kind: str, nested: str, dim: int, d_max: int) -> tuple[float, float]:
+    """(v, o): ``d·Var G_yy`` and ``d·Var G_yy'`` of the output Gram G = U Uᵀ normalised to E G = I.
+
+    Parameters
+    ----------
+    kind : {"gaussian", "spherical", "orthogonal"}
+        The output-embedding law.
+    nested : {"truncate", "renormalize"}
+    dim, d_max : int
+        d, and the largest d of the run (truncated spherical rows are unit norm at d_max).
+    """
+    if kind == "orthogonal":
+        return 0.0, 0.0
+    if kind == "gaussian":
+        return 2.0, 1.0
+    if nested == "renormalize":
+        return 0.0, 1.0
+    return 2.0 * (1.0 - dim / d_max) * d_max / (d_max + 2.0), 1.0
+
+
+def score_moments(
+    weights: torch.Tensor,
+    labels: torch.Tensor,
+    groups: torch.Tensor,
+    similarity: float,
+    dim: int,
+    gram: tuple[float, float] = (0.0, 1.0),
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean and covariance of the scores ``u_yᵀ W_q e_x`` under clustered Gaussian embeddings.
+
+    Parameters
+    ----------
+    weights : torch.Tensor, shape (N,)
+        q(x).
+    labels : torch.Tensor, shape (M, N)
+        The stored label law L(x, y) (one-hot f* without label noise).
+    groups : torch.Tensor, shape (N,), int64
+        g(x).
+    similarity : float
+        ρ (0: independent Gaussian embeddings, the model of Cabannes et al. 2024).
+    dim : int
+        d.
+    gram : (float, float), default (0, 1)
+        (v, o) of the output Gram (:func:`output_gram_variances`).
+
+    Returns
+    -------
+    mean : torch.Tensor, shape (N, M)
+        E s_y(x), in units where E e_x·e_x = 1 (the scale changes no argmax).
+    covariance : torch.Tensor, shape (N, M, M)
+        Cov(s_y(x), s_y'(x)).
+
+    Notes
+    -----
+    The moments of the module docstring (docs: beyond/similar.md, "Theory"): exact at every d.
+    """
+    rho = float(similarity)
+    v, o = gram
+    w = weights[None, :] * labels  # (M, N)
+    n_groups = int(groups.max()) + 1 if groups.numel() else 1
+    group_sums = w.new_zeros(w.shape[0], n_groups).index_add_(1, groups, w)  # W: (M, G)
+    mean = ((1 - rho) * w + rho * group_sums[:, groups]).T  # (N, M)
+    shared = (1 - rho) * w @ w.T + rho * group_sums @ group_sums.T  # (M, M): w_yᵀ R w_y'
+    outer = mean[:, :, None] * mean[:, None, :]  # (N, M, M)
+    class_cov = (shared[None] + outer) / dim  # Cov(A_y, A_y')
+    # s = G A: off the diagonal E[G_yy G_y'y'] = 1 and E[G_yy'²] = o/d pair A_y with A_y'.
+    covariance = class_cov * (1 + o / dim) + o * outer / dim
+    a_var = class_cov.diagonal(dim1=1, dim2=2)  # C_yy
+    second = a_var + mean.square()  # E A_y²
+    others = second.sum(1, keepdim=True) - second  # Σ_{a≠y} E A_a²
+    diagonal = a_var * (1 + v / dim) + (v * mean.square() + o * others) / dim
+    covariance.diagonal(dim1=1, dim2=2).copy_(diagonal)
+    return mean, covariance
+
+
+def correct_probability(
+    mean: torch.Tensor, covariance: torch.Tensor, targets: torch.Tensor
+) -> torch.Tensor:
+    """P(the target is the strict argmax) of Gaussian scores, shape (N,).
+
+    The margins ``Δ_y = s_f − s_y`` (y ≠ f) are Gaussian with exact means ``m_y`` and variances
+    ``v_y``; their correlation is taken as one common covariance c (the mean over pairs), so
+    ``Δ_y = m_y + √c·Z + √(v_y − c)·ε_y`` and ``P = ∫ φ(t) Π_y Φ((m_y + √c t)/√(v_y − c)) dt``
+    (Gauss–Hermite, :data:`QUADRATURE_NODES` nodes; a zero variance is a point mass: ties
+    lose). With group-shared targets the scores are uncorrelated and c = Var s_f for every pair:
+    exact. Tokens whose margins all exceed :data:`CERTAIN` standard deviations get the union
+    bound ``1 − Σ_y Φ(−m_y/√v_y)`` (exact to < 1e-12); equal rows are integrated once.
+
+    Parameters
+    ----------
+    mean : torch.Tensor, shape (N, M)
+        E s_y(x) (:func:`score_moments`).
+    covariance : torch.Tensor, shape (N, M, M)
+        Cov(s_y(x), s_y'(x)).
+    targets : torch.Tensor, shape (N,), int64
+        f*(x).
+
+    Returns
+    -------
+    torch.Tensor, shape (N,)
+        P(s_f(x) > s_y(x) for every y ≠ f*(x)).
+
+    Notes
+    -----
+    Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md, "Theory".
+    """
+    gap, var, common = _margins(mean, covariance, targets)
+    z = torch.where(var > 0, gap / var.clamp(min=1e-300).sqrt(), gap.sign() * math.inf)
+    z[torch.arange(len(targets)), targets] = math.inf
+    out = 1.0 - torch.special.ndtr(-z).sum(1)
+    unsure = (z.amin(1) < CERTAIN).nonzero()[:, 0]
+    if len(unsure):
+        # Equal rows (tokens with the same signal: unseen tokens of one group, tokens with no
+        # signal at all) are integrated once; rows are told apart by a fixed random projection.
+        parts = (gap[unsure], var[unsure], common[unsure, None], targets[unsure, None])
+        rows = torch.cat([part.to(gap.dtype) for part in parts], 1)
+        key = rows @ _projection(rows.shape[1]).to(rows.dtype)
+        _, inverse = torch.unique(key, return_inverse=True)
+        first = torch.full((int(inverse.max()) + 1,), len(inverse), dtype=torch.long)
+        first.scatter_reduce_(0, inverse, torch.arange(len(inverse)), "amin")
+        pick = unsure[first]
+        found = _quadrature(gap[pick], var[pick], common[pick], targets[pick])
+        out[unsure] = found[inverse]
+    result: torch.Tensor = out
+    return result
+
+
+def _margins(
+    mean: torch.Tensor, covariance: torch.Tensor, targets: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Margin means and variances (N, M) (the target's own entry: 0, 0) and the common
+    covariance c (N,) of distinct margins, clipped to [0, min_y v_y]."""
+    n, m = mean.shape
+    rows = torch.arange(n)
+    with_f = covariance[rows, targets]  # (N, M): Cov(s_f, s_y)
+    var_f = with_f[rows, targets]
+    gap = mean[rows, targets][:, None] - mean
+    var = (var_f[:, None] + covariance.diagonal(dim1=1, dim2=2) - 2 * with_f).clamp(min=0)
+    pairs = var_f[:, None, None] - with_f[:, :, None] - with_f[:, None, :] + covariance
+    keep = ~torch.eye(m, dtype=torch.bool)[None].expand(n, m, m).clone()
+    keep[rows, targets, :] = False
+    keep[rows, :, targets] = False
+    count = keep.sum((1, 2)).clamp(min=1)
+    common = (pairs * keep).sum((1, 2)) / count
+    var[rows, targets] = 0.0
+    gap[rows, targets] = 0.0
+    smallest = torch.where(var > 0, var, math.inf)
+    smallest[rows, targets] = math.inf
+    ceiling = smallest.amin(1).clamp(max=torch.finfo(var.dtype).max)
+    common = torch.minimum(common.clamp(min=0), ceiling)
+    return gap, var, common
+
+
+@functools.cache
+def _projection(width: int) -> torch.Tensor:
+    return torch.from_numpy(np.random.default_rng(20261124).standard_normal(width))
+
+
+@functools.cache
+def _nodes(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Hermite nodes and weights for the standard normal density."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(count)
+    return nodes, weights / math.sqrt(2 * math.pi)
+
+
+def _quadrature(
+    gap: torch.Tensor, var: torch.Tensor, common: torch.Tensor, targets: torch.Tensor
+) -> torch.Tensor:
+    """:func:`correct_probability` by quadrature, for every row (see :func:`_margins`)."""
+    nodes, node_weights = _nodes(QUADRATURE_NODES)
+    t = torch.as_tensor(nodes, dtype=gap.dtype)
+    a = torch.as_tensor(node_weights, dtype=gap.dtype)
+    shifted = gap[:, :, None] + common.sqrt()[:, None, None] * t[None, None, :]  # (n, M, K)
+    own = (var - common[:, None]).clamp(min=0).sqrt()[:, :, None]
+    beats = torch.where(
+        own > 0,
+        torch.special.ndtr(shifted / own.clamp(min=1e-300)),
+        (shifted > 0).to(gap.dtype),
+    )
+    beats[torch.arange(len(targets)), targets] = 1.0
+    found: torch.Tensor = (beats.prod(1) * a[None, :]).sum(1)
+    return found
+
+
+def predicted_correct(cfg: ClosedFormConfig, memory: StoredMemory) -> torch.Tensor:
+    """P(correct) of every token for every (column, d), shape (C, D, N), by the Gaussian theory."""
+    dims = sorted(set(cfg.dims))
+    rho = cfg.similarity if cfg.embedding == CLUSTERED else 0.0
+    out = torch.empty(memory.weights.shape, dtype=torch.float64)
+    for c in range(memory.weights.shape[0]):
+        for i, d in enumerate(dims):
+            gram = output_gram_variances(cfg.output_embedding, cfg.nested, d, dims[-1])
+            mean, cov = score_moments(
+                memory.weights[c, i], memory.labels[c], memory.groups, rho, d, gram
+            )
+            out[c, i] = correct_probability(mean, cov, memory.targets)
+    return out
+
+
+def trial_metrics(
+    cfg: ClosedFormConfig, memory: StoredMemory, retrieved: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The :data:`METRICS` of one trial, each (C, D).
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+    memory : StoredMemory
+        The trial's stored weights (:func:`stored_memory`).
+    retrieved : numpy.ndarray, shape (C, D, N), bool
+        The kernel's per-token retrieval (:func:`assocmem.closed_form.retrieval`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``error`` (the population error Σ p·1{wrong}); ``unseen_error`` and ``unseen_mass``:
+        the part of it, and the mass p, of tokens with n(x) = 0 (none at infinite data);
+        ``unstored_*`` the same for tokens with q(x) = 0; ``theory_*`` the Gaussian theory's
+        expected values of the three errors.
+    """
+    p = memory.probabilities.numpy()
+    wrong = ~retrieved
+    unseen = ~memory.seen.numpy()[:, None, :]  # (C, 1, N)
+    unstored = memory.weights.numpy() == 0  # (C, D, N)
+    miss = 1.0 - predicted_correct(cfg, memory).numpy()
+    return {
+        "error": wrong @ p,
+        "unseen_error": (wrong & unseen) @ p,
+        "unseen_mass": np.broadcast_to(unseen @ p, wrong.shape[:2]).copy(),
+        "unstored_error": (wrong & unstored) @ p,
+        "unstored_mass": unstored @ p,
+        "theory_error": miss @ p,
+        "theory_unseen_error": (miss * unseen) @ p,
+        "theory_unstored_error": (miss * unstored) @ p,
+    }
+
+
+def similar_trials(cfg: ClosedFormConfig, trials: Sequence[int]) -> list[dict[str, np.ndarray]]:
+    """Token-by-token measurement and theory of closed-form memories, trial by trial.
+
+    Parameters
+    ----------
+    cfg : ClosedFormConfig
+        Any closed-form config (clustered embeddings or not).
+    trials : sequence of int
+        The trials; a trial's numbers do not depend on which others run with it.
+
+    Returns
+    -------
+    list of dict of str to numpy.ndarray
+        Per trial, the :data:`METRICS` (each (C, D): columns in ``Problem(cfg).columns`` order,
+        sorted dims): the population error; the part of it on never-seen tokens (n(x) = 0) and
+        on unstored ones (q(x) = 0) with their probability masses; the Gaussian theory's
+        expectations of the three errors (:func:`trial_metrics`).
+
+    Notes
+    -----
+    Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md.
+    """
+    from assocmem.closed_form import retrieval
+
+    # Small tensors (N·M per op): one thread is fastest, and far faster on a loaded machine
+    # (assocmem.runtime); the kernel's products at N = 1000, d ≤ 4096 lose little.
+    with intra_op_threads(1):
+        retrieved = retrieval(cfg, trials)  # (n_trials, C, D, N)
+        return [
+            trial_metrics(cfg, stored_memory(cfg, trial), retrieved[row])
+            for row, trial in enumerate(trials)
+        ]
