@@ -2,10 +2,12 @@
 
 import os
 import shutil
+import threading
 
 import pytest
 import torch
 
+from assocmem import runtime
 from assocmem.runtime import flush_denormals, intra_op_threads
 from assocmem.training import TrainConfig, native, select_kernel
 from assocmem.training.engine import run_group
@@ -181,3 +183,33 @@ def test_kernel_threads_copy_the_callers_flush_to_zero_mode() -> None:
         assert len(seen) == 2
         if torch.set_flush_denormal(False):  # the CPU supports flushing
             assert all((value == 0.0) == flush for value in seen), (flush, seen)
+
+
+def test_flush_blocks_of_concurrent_threads_do_not_leak() -> None:
+    """Two threads enter and leave flush-to-zero blocks interleaved (A in, B in, A out, B out):
+    afterwards no thread, the caller included, believes denormals are flushed. (With one
+    process-wide record, B restored A's "on" and left it on for every later kernel pool.)"""
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    inside: dict[str, bool] = {}
+
+    def first() -> None:
+        with flush_denormals():
+            inside["a"] = runtime.flushing()
+            a_in.set()
+            b_in.wait(5)
+        a_out.set()
+
+    def second() -> None:
+        a_in.wait(5)
+        with flush_denormals():
+            inside["b"] = runtime.flushing()
+            b_in.set()
+            a_out.wait(5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert inside == {"a": True, "b": True} or not torch.set_flush_denormal(False)
+    assert runtime.flushing() is False

@@ -9,6 +9,7 @@
   change, which moves no logit or step above that size.
 """
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,12 +28,19 @@ def intra_op_threads(count: int) -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
-_flushing = False  # whether a flush_denormals block is active (for threads started inside it)
+class _FlushState(threading.local):
+    """Whether a flush_denormals block is active in this thread (the mode is per thread, so is
+    this record: blocks entered by concurrent threads never see or restore each other's)."""
+
+    active = False
+
+
+_state = _FlushState()
 
 
 def flushing() -> bool:
-    """Whether denormals are being flushed (the state worker threads should copy)."""
-    return _flushing
+    """Whether this thread is flushing denormals (the state its worker threads should copy)."""
+    return _state.active
 
 
 @contextmanager
@@ -40,13 +48,12 @@ def flush_denormals(enabled: bool = True) -> Iterator[None]:
     """Run the block with denormal floats flushed to zero (this thread, CPU; a no-op where the
     CPU cannot), then back to the previous state. The setting is per thread: pools that run
     kernels for the block copy it into their threads (see :func:`flushing`)."""
-    global _flushing
-    previous = _flushing
+    previous = _state.active
     switched = enabled and not previous and torch.set_flush_denormal(True)
-    _flushing = previous or switched
+    _state.active = previous or switched
     try:
         yield
     finally:
-        _flushing = previous
+        _state.active = previous
         if switched:
             torch.set_flush_denormal(False)
