@@ -8,9 +8,11 @@ from assocmem.closed_form.config import expand_log_ranges
 from assocmem.config.files import load_toml
 from assocmem.experiments.claims import (
     CLAIMS,
+    CLOSED_FORM,
     FIG1_DIMS,
     FIG1_SAMPLES,
     FIG4_DIMS,
+    SWEEPS,
     ClaimRunner,
     check_claims,
 )
@@ -68,3 +70,13 @@ def test_paper_settings_come_from_the_shipped_specs():
     assert tuple(fig1["dims"]) == FIG1_DIMS and tuple(fig1["n_samples"]) == FIG1_SAMPLES
     assert tuple(expand_log_ranges("dims", fig4["dims"])) == FIG4_DIMS
     assert tuple(dict.fromkeys(round(10 ** (1 + 2 * i / 19)) for i in range(20))) == FIG4_DIMS
+
+
+def test_the_claims_command_reads_only_the_papers_sweeps():
+    """``assocmem claims`` judges the paper's closed-form claims 1–8: the studies beyond the
+    paper (closed-form too) judge theirs with their own command, never here."""
+    assert set(SWEEPS) == {
+        "figure1", "figure4", "rho", "overflow_truncate", "overflow_renormalize",
+    }  # fmt: skip
+    ids = {claim_id for e in CLOSED_FORM for claim_id in e.claims}
+    assert ids == {str(i) for i in range(1, 9)}

@@ -17,11 +17,12 @@ from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 from assocmem.experiments.experiment import Experiment, Judge, RawSpec, claim_order
 from assocmem.experiments.figure1 import FIG1_DIMS, FIG1_SAMPLES
 from assocmem.experiments.figure4 import FIG4_DIMS
-from assocmem.experiments.registry import EXPERIMENTS
+from assocmem.experiments.registry import BEYOND, EXPERIMENTS
 from assocmem.report import Claim
 
 __all__ = [
     "CLAIMS",
+    "CLOSED_FORM",
     "FIG1_DIMS",
     "FIG1_SAMPLES",
     "FIG4_DIMS",
@@ -36,8 +37,11 @@ def _closed_form(experiment: Experiment) -> bool:
     return all(raw["kind"] == "closed_form" for raw in experiment.sweeps("full").values())
 
 
-# The experiments whose claims need closed-form runs only, and those claims by id (paper order).
-CLOSED_FORM = [e for e in EXPERIMENTS.values() if e.claims and _closed_form(e)]
+# The paper's experiments whose claims need closed-form runs only, and those claims by id (paper
+# order). The studies beyond the paper judge their own claims (``run_study``, reproduce --beyond).
+CLOSED_FORM = [
+    e for e in EXPERIMENTS.values() if e.claims and e.item != BEYOND and _closed_form(e)
+]
 CLAIMS: dict[str, Judge] = dict(
     sorted(
         ((cid, judge) for e in CLOSED_FORM for cid, judge in e.claims.items()),
