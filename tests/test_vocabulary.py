@@ -26,7 +26,7 @@ from assocmem import (
 )
 from assocmem.analysis import vocabulary as vocabulary_analysis
 from assocmem.analysis.theory import finite_data_error
-from assocmem.analysis.vocabulary import compare_exponents, unseen_mass
+from assocmem.analysis.vocabulary import compare_exponents, frame_config, unseen_mass
 from assocmem.cli import main
 from assocmem.closed_form.config import config_from_mapping, working_set_bytes
 from assocmem.embeddings import standard_coordinates
@@ -390,3 +390,14 @@ def test_the_command_runs_small(capsys):
     assert all(c["passed"] is None for c in payload["claims"])
     rows = payload["records"]["vocabulary"]
     assert {r["dim"] for r in rows} == {64, 256, 1024} and rows[0]["n_inputs"] > 300_000
+
+
+def test_frame_config_reads_integer_fields_stored_as_floats() -> None:
+    """In a frame that also holds runs of other kinds (reproduce's), integer columns such as
+    n_inputs come back as floats; the config read from it is still the one that ran."""
+    cfg = ClosedFormConfig(n_inputs=60, dims=(8, 16), trials=2, schemes=("population",))
+    # the store's rows carry the config fields; beside runs without them, ints read as floats
+    frame = run_closed_form(cfg).to_frame().assign(n_inputs=60.0, n_outputs=5.0, readout=0.0)
+    read = frame_config(frame)
+    assert read.n_inputs == 60 and isinstance(read.n_inputs, int)
+    assert read.dims == cfg.dims and read.schemes == cfg.schemes

@@ -256,11 +256,16 @@ def local_slopes(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarra
 _VECTOR_FIELDS = ("dims", "schemes", "n_samples", "trials")
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, default: Any = None) -> Any:
+    """A stored cell as the config field's type: numpy scalars as Python ones, and integer or
+    boolean fields read back as floats (a column of a frame that also holds other sweeps'
+    runs, without that field, is float) as ints and bools."""
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
+    if isinstance(value, float) and value.is_integer() and isinstance(default, int):
+        return bool(value) if isinstance(default, bool) else int(value)
     return value
 
 
@@ -273,7 +278,7 @@ def frame_config(frame: pd.DataFrame) -> ClosedFormConfig:
     for f in fields(ClosedFormConfig):
         if f.name in _VECTOR_FIELDS or f.name not in frame.columns:
             continue
-        value = _plain(first[f.name])
+        value = _plain(first[f.name], f.default)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
             values[f.name] = value
     sizes = sorted({float(t) for t in frame["n_samples"]})

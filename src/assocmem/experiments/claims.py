@@ -39,9 +39,7 @@ def _closed_form(experiment: Experiment) -> bool:
 
 # The paper's experiments whose claims need closed-form runs only, and those claims by id (paper
 # order). The studies beyond the paper judge their own claims (``run_study``, reproduce --beyond).
-CLOSED_FORM = [
-    e for e in EXPERIMENTS.values() if e.claims and e.item != BEYOND and _closed_form(e)
-]
+CLOSED_FORM = [e for e in EXPERIMENTS.values() if e.claims and e.item != BEYOND and _closed_form(e)]
 CLAIMS: dict[str, Judge] = dict(
     sorted(
         ((cid, judge) for e in CLOSED_FORM for cid, judge in e.claims.items()),
