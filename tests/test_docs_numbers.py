@@ -1,7 +1,8 @@
 """Every scientific number the docs state is produced by something that checks it (issue 17).
 
 - Numbers of a full reproduction: ``benchmarks/docs_numbers.py OUT`` checks them against
-  ``assocmem reproduce --full --out OUT``; here, that its quoted sentences still stand on their
+  ``assocmem reproduce --full --out OUT`` (and the study pages' against the studies' runs,
+  ``--studies DIR``); here, that its quoted sentences still stand on their
   pages (so its table cannot rot) and that its rule (the measured value rounds to the stated
   one) accepts and refuses what it should.
 - Exact arithmetic and seconds of compute: recomputed here.
@@ -20,7 +21,9 @@ from docs_quotes import DN, ROOT, Q, assert_all_ok, flat, page_text
 
 
 @pytest.mark.parametrize(
-    "quote", [*DN.QUOTES, *DN.LONG_QUOTES], ids=lambda q: f"{q.page}:{q.numbers[0]}"
+    "quote",
+    [*DN.QUOTES, *DN.LONG_QUOTES, *(q for quotes in DN.STUDY_QUOTES.values() for q in quotes)],
+    ids=lambda q: f"{q.page}:{q.numbers[0]}",
 )
 def test_every_quoted_sentence_stands_on_its_page(quote):
     assert len(quote.numbers) == len(quote.sources), quote.plain
