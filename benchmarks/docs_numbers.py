@@ -870,7 +870,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.out is None and not args.long and not args.studies:
-        parser.error("give the folder of `assocmem reproduce --full --out OUT`, --studies or --long")
+        parser.error(
+            "give the folder of `assocmem reproduce --full --out OUT`, --studies or --long"
+        )
     for folder in args.studies:
         if not (folder / "runs.db").is_file():
             parser.error(f"{folder}: no runs.db (run `assocmem STUDY --out {folder}`)")

@@ -459,8 +459,9 @@ class Hierarchy(Study):
     name = "hierarchy"
     FOCUS = "threshold:P=d/2"  # memory 1's scheme of claim hierarchy-2
 
-    def compared(self, metric: str = "hard", parity: str = "matrix", sweep: str = "hierarchy",
-                 **where: Any) -> pd.DataFrame:
+    def compared(
+        self, metric: str = "hard", parity: str = "matrix", sweep: str = "hierarchy", **where: Any
+    ) -> pd.DataFrame:
         """Each memory at its best threshold, paired (``compare``), at the points of ``where``
         (balanced f₁ and infinite data unless named)."""
         frame = compare(getattr(self.frames, sweep), metric, parity)
@@ -687,22 +688,32 @@ class Vocabulary(Study):
     }
     WINDOWS = ("d∈[64,1024]", "d∈[1024,16384]")
 
-    def errors(self, scheme: str, dim: int, n_samples: float = math.inf,
-               sweep: str = "vocabulary") -> pd.Series:
+    def errors(
+        self, scheme: str, dim: int, n_samples: float = math.inf, sweep: str = "vocabulary"
+    ) -> pd.Series:
         frame = getattr(self.frames, sweep)
         return select(frame, scheme=scheme, dim=dim, n_samples=n_samples)["error"]
 
-    def mean(self, scheme: str, dim: int, n_samples: float = math.inf,
-             sweep: str = "vocabulary") -> float:
+    def mean(
+        self, scheme: str, dim: int, n_samples: float = math.inf, sweep: str = "vocabulary"
+    ) -> float:
         return float(self.errors(scheme, dim, n_samples, sweep).mean())
 
     def largest_sem(self) -> float:
         """The largest standard error over trials of the page's table of errors."""
-        cells = [(self.POP, math.inf, "vocabulary"), (self.THR, math.inf, "vocabulary"),
-                 (self.EMP, 1e4, "vocabulary"), (self.EMP, 1e8, "vocabulary"),
-                 (self.POP, math.inf, "vocabulary_zipf"), (self.THR, math.inf, "vocabulary_zipf")]
-        return max(float(self.errors(scheme, d, t, sweep).sem())
-                   for scheme, t, sweep in cells for d in (64, 256, 1024, 4096, 16384))
+        cells = [
+            (self.POP, math.inf, "vocabulary"),
+            (self.THR, math.inf, "vocabulary"),
+            (self.EMP, 1e4, "vocabulary"),
+            (self.EMP, 1e8, "vocabulary"),
+            (self.POP, math.inf, "vocabulary_zipf"),
+            (self.THR, math.inf, "vocabulary_zipf"),
+        ]
+        return max(
+            float(self.errors(scheme, d, t, sweep).sem())
+            for scheme, t, sweep in cells
+            for d in (64, 256, 1024, 4096, 16384)
+        )
 
     def slopes(self) -> list[dict[str, float]]:
         """Claim vocabulary-2's slopes: per curve and window, the MC slope, its interval, the
@@ -711,10 +722,13 @@ class Vocabulary(Study):
         out = []
         for curve in self.CURVES.values():
             for window in self.WINDOWS:
-                one = {k: measured[f"{curve} {window}: {k}"]
-                       for k in ("slope", "ci_low", "ci_high", "predicted")}
-                one["outside"] = max(0.0, one["ci_low"] - one["predicted"],
-                                     one["predicted"] - one["ci_high"])
+                one = {
+                    k: measured[f"{curve} {window}: {k}"]
+                    for k in ("slope", "ci_low", "ci_high", "predicted")
+                }
+                one["outside"] = max(
+                    0.0, one["ci_low"] - one["predicted"], one["predicted"] - one["ci_high"]
+                )
                 out.append(one)
         return out
 
@@ -741,10 +755,8 @@ VOC = "docs/beyond/vocabulary.md"
 VOC_CURVE = {  # the page's label → the command's (curve, scheme, T, sweep)
     "`q = p`": ("q = p", "population", math.inf, "vocabulary"),
     "`q = 1{x ≤ d/8}`": ("1{x ≤ d/8}", "threshold:P=d/8", math.inf, "vocabulary"),
-    "top d/12 seen, T = 10⁴": ("emp. d/12, T=1e4", "empirical_threshold:P=d/12", 1e4,
-                               "vocabulary"),
-    "top d/12 seen, T = 10⁸": ("emp. d/12, T=1e8", "empirical_threshold:P=d/12", 1e8,
-                               "vocabulary"),
+    "top d/12 seen, T = 10⁴": ("emp. d/12, T=1e4", "empirical_threshold:P=d/12", 1e4, "vocabulary"),
+    "top d/12 seen, T = 10⁸": ("emp. d/12, T=1e8", "empirical_threshold:P=d/12", 1e8, "vocabulary"),
     "Zipf(α̂_KL): `q = p`": ("", "population", math.inf, "vocabulary_zipf"),
     "Zipf(α̂_KL): `q = 1{x ≤ d/8}`": ("", "threshold:P=d/8", math.inf, "vocabulary_zipf"),
 }
@@ -764,9 +776,13 @@ def v_errors(label: str, values: str) -> Quoted:
 
 def v_slopes(label: str, window: str, text: str) -> Quoted:
     """A row of the page's table of slopes: the command's row (curve, window)."""
-    curve = {"`q = p`": "q = p", "`1{x ≤ d/8}`": "1{x ≤ d/8}", "`Σ p(1−p)^T`": "Σ p(1−p)^T",
-             "top d/12 seen, T = 10⁴": "emp. d/12, T=1e4",
-             "top d/12 seen, T = 10⁸": "emp. d/12, T=1e8"}[label]
+    curve = {
+        "`q = p`": "q = p",
+        "`1{x ≤ d/8}`": "1{x ≤ d/8}",
+        "`Σ p(1−p)^T`": "Σ p(1−p)^T",
+        "top d/12 seen, T = 10⁴": "emp. d/12, T=1e4",
+        "top d/12 seen, T = 10⁸": "emp. d/12, T=1e8",
+    }[label]
     labels = (curve, window.replace("10⁴", "1e4").replace("10⁶", "1e6").replace("10⁸", "1e8"))
     first: Any = "slope"  # the exact slopes in T: no interval
     if "[" in text:
@@ -949,8 +965,10 @@ class NoiseThreshold(Study):
         keys = ["n_samples", "dim"]
         clean = select(cells, label_noise=0.0).set_index(keys)["k_star"]
         noisy = select(cells, label_noise=0.45).set_index(keys)["k_star"]
-        return [abs(index[int(a)] - index[int(b)]) for a, b in zip(clean, noisy[clean.index],
-                                                                   strict=True)]
+        return [
+            abs(index[int(a)] - index[int(b)])
+            for a, b in zip(clean, noisy[clean.index], strict=True)
+        ]
 
     def authors_cost(self, **where: Any) -> list[float]:
         """The error at k = 30 over the best, minus 1 (%), capped, at the cells of ``where``."""
@@ -973,24 +991,30 @@ def nt_cell(column: str, times: float = 1.0, **where: Any) -> Source:
             lambda s: times * float(s.cells(**where)[column].iloc[0]))  # fmt: skip
 
 
-def nt_row(eps: str, t: int, d: int, rule: str = "majority", cap: str = "d/8",
-           alpha: str = "1.5") -> tuple[str, ...]:
+def nt_row(
+    eps: str, t: int, d: int, rule: str = "majority", cap: str = "d/8", alpha: str = "1.5"
+) -> tuple[str, ...]:
     return (alpha, rule, eps, str(t), str(d), cap)
 
 
 def nt_alpha15(text: str, t: int, d: int) -> Quoted:
     """A row of the page's α = 1.5 table: the command's (majority, ε = 0, capped) row."""
     labels = nt_row("0", t, d)
-    cost = measure(f"k = 30 over k* (%), T = {t}, d = {d}",
-                   lambda s: 100 * (s.cell(labels, "k = 30") / s.cell(labels, "error") - 1))
+    cost = measure(
+        f"k = 30 over k* (%), T = {t}, d = {d}",
+        lambda s: 100 * (s.cell(labels, "k = 30") / s.cell(labels, "error") - 1),
+    )
     return row(NTP, text, labels, ["error", "k = 30", (cost,)])
 
 
 def nt_gaps(s: Any) -> list[float]:
     """NT-5: |measured / predicted ratio − 1| (%) of every (α, T) pair."""
     measured = s.claims["NT-5"].measured
-    return [100 * abs(measured[k] / measured[k.replace("ratio", "predicted")] - 1)
-            for k in measured if k.startswith("ratio")]
+    return [
+        100 * abs(measured[k] / measured[k.replace("ratio", "predicted")] - 1)
+        for k in measured
+        if k.startswith("ratio")
+    ]
 
 
 def nt_nt4_fails(s: Any) -> int:
@@ -1244,14 +1268,16 @@ def s_interference(text: str, groups: int, rho: float) -> Quoted:
         where = {"n_groups": groups, "similarity": rho, "dim": dim, "target": "mod"}
         sources.append(s_dim("error", **where))
         if "±" in part:
-            sources.append((f"d-rows 2 s.e. {where}",
-                            lambda s, w=where: s.two_se("error", s.dims(**w))))
+            sources.append(
+                (f"d-rows 2 s.e. {where}", lambda s, w=where: s.two_se("error", s.dims(**w)))
+            )
         sources.append(s_dim("theory_error", **where))
     return Quoted(SIM, text, tuple(sources))
 
 
-def s_neff(text: str, alpha: str, grouping: str, groups: int, limit: tuple[Source, ...] = ()
-           ) -> Quoted:
+def s_neff(
+    text: str, alpha: str, grouping: str, groups: int, limit: tuple[Source, ...] = ()
+) -> Quoted:
     """A row of the page's N_eff table: N_eff [interval] per ρ (the command's table), the rms
     at ρ = 0.6, then the d = ∞ limit (from the theory snippet of the page: ``limit``)."""
     columns = []
@@ -1407,8 +1433,9 @@ class Editing(Study):
         """The completed runs' rows (N = 1000, α = 2 unless named)."""
         return select(self.all_rows, **{"n_inputs": 1000, "alpha": 2.0, **where})
 
-    def summary(self, value: str, k: int, operation: str = "edit", band: str = "all",
-                **where: Any) -> pd.DataFrame:
+    def summary(
+        self, value: str, k: int, operation: str = "edit", band: str = "all", **where: Any
+    ) -> pd.DataFrame:
         """``value`` over trials (mean, two_se) at checkpoint k, per memory, method and d."""
         rows = editing_common.at(self.rows(**where), k, operation, band)
         if value == "relative":
@@ -1421,8 +1448,9 @@ class Editing(Study):
         summary = self.summary(value, k, **split)
         return [float(v) for v in select(summary, **where)[column]]
 
-    def capacity(self, memory: str, method: str, dim: int, column: str = "median",
-                 **where: Any) -> float:
+    def capacity(
+        self, memory: str, method: str, dim: int, column: str = "median", **where: Any
+    ) -> float:
         """The median (or a quartile) of the edit capacity over trials (inf: not reached)."""
         summary = capacity_summary(self.rows(**where))
         (value,) = select(summary, memory=memory, method=method, dim=dim)[column]
@@ -1446,8 +1474,7 @@ class Editing(Study):
         """The fitted exponent of the median capacity vs d with its bootstrap interval (as
         claim editing-capacity fits it)."""
         table = editing_claims_capacities(self, memory, method)
-        gamma, (low, high) = capacity_exponent(
-            [int(d) for d in table.columns], table.to_numpy())
+        gamma, (low, high) = capacity_exponent([int(d) for d in table.columns], table.to_numpy())
         return gamma, low, high
 
     @cached_property
@@ -1487,7 +1514,11 @@ class EditingPart(Editing):
 
 EDI = "docs/beyond/editing.md"
 E_LABELS = {"threshold d/8": E_THR, "q = p": E_POP, "trained": E_TRAINED}
-E_METHODS = {"replace": "replace", "ROME C = I": "ROME C = I", "ROME C = Σpeeᵀ": "ROME C = Σ p e eᵀ"}
+E_METHODS = {
+    "replace": "replace",
+    "ROME C = I": "ROME C = I",
+    "ROME C = Σpeeᵀ": "ROME C = Σ p e eᵀ",
+}
 E_CODES = {"replace": "replace", "ROME C = I": "rome", "ROME C = Σpeeᵀ": "rome_cov"}
 
 
@@ -1505,11 +1536,19 @@ def e_row(text: str) -> Quoted:
     "> 512" is the edits searched where the median was not reached."""
     memory, method, dim = (c.strip() for c in text.strip("|").split("|")[:3])
     labels = (E_LABELS[memory], E_METHODS[method], dim)
-    bound = measure(f"edits searched, median not reached: {labels}",
-                    lambda s: s.beyond_search(E_LABELS[memory], E_CODES[method], int(dim)))
+    bound = measure(
+        f"edits searched, median not reached: {labels}",
+        lambda s: s.beyond_search(E_LABELS[memory], E_CODES[method], int(dim)),
+    )
     capacity = (bound,) if "> ⟦" in text else "capacity median [quartiles]"
-    columns = ["error before", "edit success", "relative damage", "old target after erasure",
-               capacity, "theory"]
+    columns = [
+        "error before",
+        "edit success",
+        "relative damage",
+        "old target after erasure",
+        capacity,
+        "theory",
+    ]
     return row(EDI, text, labels, columns, "quick")
 
 
@@ -1528,8 +1567,10 @@ def e_each(values: Callable[[Any], list[float]], what: str, n: int) -> tuple[Sou
 
 
 def e_theory(memory: str, dims: tuple[int, ...]) -> tuple[Source, ...]:
-    return tuple(measure(f"theory capacity {memory} d={d}",
-                         lambda s, d=d: s.predicted_capacity(memory, d)) for d in dims)
+    return tuple(
+        measure(f"theory capacity {memory} d={d}", lambda s, d=d: s.predicted_capacity(memory, d))
+        for d in dims
+    )
 
 
 EDITING = [
