@@ -1,6 +1,8 @@
 """What every trial of a closed-form run shares: the law p, the columns (scheme × T), the dims,
 the population error (with its head), and each trial's targets, weights and label laws."""
 
+from typing import Any
+
 import torch
 
 from assocmem import rng
@@ -63,6 +65,10 @@ class Problem:
             width = len(self.sample_sizes) if scheme.uses_data else 1
             (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
         self.order = fixed + varying
+        # Work tensors a sampler reuses from one trial to the next (same shapes every trial): at
+        # N = 10⁶ a fresh tensor costs its page faults again each trial. Only the thread that
+        # computes the trials (``Sampler.aggregates``) touches it, never the draws ahead.
+        self.workspace: dict[str, Any] = {}
 
     def is_fixed(self, scheme: Scheme) -> bool:
         """A scheme's weights are the same at every d (one pass of running sums serves all d)."""

@@ -75,7 +75,9 @@ class InLaw(Sampler):
     def aggregates(
         self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
     ) -> Iterator[tuple[slice, torch.Tensor]]:
-        buffers = Buffers(problem.cfg.n_inputs, drawn.z)
+        buffers = problem.workspace.get(self.name)
+        if buffers is None or not buffers.fits(drawn.z):
+            buffers = problem.workspace[self.name] = Buffers(problem.cfg.n_inputs, drawn.z)
         if drawn.normals is not None:
             ahead = iter(drawn.normals)
             remainder = gaussian_remainder(lambda k: next(ahead))
@@ -130,11 +132,16 @@ def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.
 
 
 class Buffers:
-    """Named (rows, N) work tensors reused within a trial: at N = 10⁶ a fresh 40 MB tensor
-    costs about as much in page faults as the product that fills it."""
+    """Named (rows, N) work tensors reused within a trial and from one trial to the next (kept
+    in ``Problem.workspace``): at N = 10⁶ a fresh 40 MB tensor costs about as much in page
+    faults as the product that fills it."""
 
     def __init__(self, n: int, like: torch.Tensor) -> None:
         self.n, self.like, self.store = n, like, dict[str, torch.Tensor]()
+
+    def fits(self, like: torch.Tensor) -> bool:
+        """Whether its tensors have the dtype and device of ``like``."""
+        return (self.like.dtype, self.like.device) == (like.dtype, like.device)
 
     def __call__(self, name: str, rows: int) -> torch.Tensor:
         buffer = self.store.get(name)
@@ -203,7 +210,7 @@ def assemble(
     q_t, coeffs = basis.q_t, basis.coeffs
     rank, n = q_t.shape
     buffers = buffers or Buffers(n, q_t)
-    h_t = q_t.new_zeros(coeffs.shape[1], n)  # (H_d R)ᵀ of the distinct columns, running
+    h_t = buffers("h_t", coeffs.shape[1]).zero_()  # (H_d R)ᵀ of the distinct columns, running
     gram = q_t.new_zeros(rank, rank)  # Z_d Z_dᵀ, running
     prev = 0
     for i, d in enumerate(problem.dims):
