@@ -36,6 +36,7 @@ from assocmem import (
 from assocmem.analysis.editing import correct
 from assocmem.analysis.editing_study import closed_form_trial_memory, law
 from assocmem.analysis.editing_theory import EditPrediction
+from assocmem.analysis.theory import zipf
 from assocmem.cli import main
 from assocmem.experiments.editing_claims import CLAIMS
 from assocmem.sweep.kinds import get_kind
@@ -444,3 +445,28 @@ def test_theory_predicts_the_mean_damage_of_rome_edits_by_monte_carlo() -> None:
         damage = rows.loc[rows["k"] == k, "damage"]
         two_se = 2 * damage.std(ddof=1) / math.sqrt(len(damage))
         assert abs(damage.mean() - predicted) <= two_se + 0.25 * predicted, (k, damage.mean())
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"n_inputs": 10, "band_edits": 10}, "band_edits"),  # no token left to measure damage on
+        ({"memory": "trained", "batch_size": 512, "n_samples": 100}, "batch_size"),  # training's
+        ({"device": "cuda"}, "device"),  # edits run in float64 numpy on the CPU
+        ({"trials": 3}, "trials"),
+    ],
+)
+def test_bad_editing_points_are_refused_when_built(values, field):
+    build = get_kind("editing").build
+    with pytest.raises(ConfigError, match=f"^{field}: ") as err:
+        build({"dim": 8, "checkpoints": [1, 2], "max_edits": 5, **values})
+    if field == "trials":
+        assert "top level" in str(err.value)
+
+
+def test_the_theory_refuses_an_unknown_method_and_no_edits():
+    probs, targets = zipf(100, 2.0), np.arange(100) % 5
+    q = (np.arange(100) < 2).astype(float)
+    for bad, field in ((dict(method="rome_cov"), "method"), (dict(ks=()), "ks")):
+        with pytest.raises(ConfigError, match=f"^{field}: "):
+            predict_edits(probs, targets, q, 16, 5, **bad)

@@ -471,3 +471,32 @@ def test_bad_options_are_one_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0], err
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_the_trained_summary_never_picks_an_lr_whose_seeds_all_failed():
+    from assocmem.analysis.hierarchy_stats import trained_summary
+
+    rows = [
+        dict(n_concepts=5, dim=64, n_samples=1000, lr=lr, seed=seed, error_hard=err,
+             error_direct=err, nmi=0.9, nmi_output=0.9, nmi_null=0.5, concepts_used=5.0)
+        for lr, err in ((0.003, math.nan), (0.01, 0.02), (0.03, 0.05))
+        for seed in range(2)
+    ]  # fmt: skip
+    summary = trained_summary(pd.DataFrame(rows))
+    assert summary["lr"].tolist() == [0.01, 0.01]
+    assert summary["error_mean"].tolist() == pytest.approx([0.02, 0.02])
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"seed": -1}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"device": "tpu"}, "device"),
+        ({"schemes": (1,)}, "schemes"),
+        ({"concept_scheme": 3}, "concept_scheme"),
+    ],
+)
+def test_a_bad_hierarchy_field_is_one_config_error(values, field):
+    with pytest.raises(ConfigError, match=f"^{field}: "):
+        HierarchyConfig(**{"dims": (16,), **values})

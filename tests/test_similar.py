@@ -372,3 +372,28 @@ def test_a_bad_option_is_one_line_and_exit_2(
     assert main(["similar", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0]
+
+
+def test_a_tie_with_no_variance_loses_and_is_never_nan():
+    """A token whose scores are all equal and certain (nothing stored, nothing drawn): its
+    target does not strictly win (0·∞ had made it NaN, and the run 'diverged')."""
+    zero = torch.zeros(2, 3, dtype=torch.float64)
+    tied = correct_probability(
+        zero, torch.zeros(2, 3, 3, dtype=torch.float64), torch.tensor([0, 1])
+    )
+    assert tied.tolist() == [0.0, 0.0]
+    ahead = torch.tensor([[1.0, 0.0, 0.0]], dtype=torch.float64)
+    won = correct_probability(ahead, torch.zeros(1, 3, 3, dtype=torch.float64), torch.tensor([0]))
+    assert won.tolist() == [1.0]
+
+
+def test_the_theory_stores_the_majority_label_as_the_kernel_does():
+    """Under the majority rule a sample-free scheme stores the one-hot f*(x): the theory of a
+    noisy majority memory is the noise-free one (same targets, same weights)."""
+    common = dict(n_inputs=200, n_outputs=5, schemes=("threshold:P=d/8",), dims=(64, 256),
+                  n_samples=(None,), trials=1, sampler="explicit")  # fmt: skip
+    noisy = ClosedFormConfig(**common, label_noise=0.5, label_rule="majority")
+    clean = ClosedFormConfig(**common)
+    np.testing.assert_allclose(
+        similar_trials(noisy, [0])[0]["theory_error"], similar_trials(clean, [0])[0]["theory_error"]
+    )

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from assocmem import (
+    ConfigError,
     EmbeddingLaw,
     HeadsLayout,
     HeadsTraining,
@@ -390,3 +391,23 @@ def test_command_json_and_bad_options(capsys: pytest.CaptureFixture[str]):
         assert main(["superposition", *bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("assocmem: error:"), err
+
+
+@pytest.mark.parametrize("scheme", ["threshold:P=0", "threshold:P=5000"])
+def test_a_fixed_threshold_outside_one_to_n_is_refused(scheme):
+    with pytest.raises(ConfigError, match="^schemes: "):
+        build_superposition({"schemes": [scheme], "dims": [16]})
+
+
+def test_superposition_1_is_judged_where_one_memory_has_no_error():
+    """Thresholding with every token stored: no error at H = 1 or 2, a gap of 0, judged."""
+    rows = [
+        dict(alpha=2.0, scheme="threshold:P=d/8", heads=heads, dim=256, head_dim=256 // heads,
+             budget="width", arrangement="same", trial=trial, status="ok", error=0.0)
+        for trial in range(3)
+        for heads in (1, 2)
+    ]  # fmt: skip
+    claim = CLAIMS["superposition-1"](
+        types.SimpleNamespace(superposition=pd.DataFrame(rows)), "quick"
+    )
+    assert claim.passed is True

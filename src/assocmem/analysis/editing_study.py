@@ -22,7 +22,7 @@ Gaussian E and spherical U), edited through the logits of their trained state.
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -43,6 +43,9 @@ from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme
+
+if TYPE_CHECKING:
+    from assocmem.training import TrainConfig
 
 TRAINED = "trained"  # the memory trained by the paper's sign-like Adam; any other: a scheme q
 TRAINED_ONLY = ("lr", "batch_size", "n_samples")  # at their defaults in closed-form configs
@@ -144,10 +147,12 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
         raise ConfigError("checkpoints", f"must be integers ≥ 1, got {list(cfg.checkpoints)}")
     if max(cfg.checkpoints) > cfg.searched_edits:
         raise ConfigError("checkpoints", "must not exceed max_edits nor n_inputs − 1")
-    if cfg.band_edits > 10:
-        raise ConfigError("band_edits", "at most 10 (the first decade of ranks has 10 tokens)")
-    if cfg.device not in ("cpu", "cuda"):
-        raise ConfigError("device", f"must be cpu or cuda, got {cfg.device!r}")
+    if cfg.band_edits > min(10, cfg.n_inputs - 1):
+        raise ConfigError("band_edits", "at most 10 (the first decade of ranks) and below n_inputs")
+    if cfg.device != "cpu":  # edits run in float64 numpy; trained memories train on the CPU
+        raise ConfigError("device", f"editing runs on the cpu only, got {cfg.device!r}")
+    if cfg.trained:  # its TrainConfig validates itself: refused here, not when the run starts
+        train_config(cfg, 0)
     check_budget(cfg.working_bytes(), cfg.memory_gb, "one editing run", "lower dim or n_inputs")
     return cfg
 
@@ -192,27 +197,31 @@ def closed_form_trial_memory(cfg: EditingConfig, trial: int) -> EditableMemory:
     return closed_form_memory(probs, targets, scheme_weights(cfg, probs), E, U)
 
 
+def train_config(cfg: EditingConfig, trial: int) -> "TrainConfig":
+    """The training of a trial's memory: the paper's sign-like Adam, spherical U."""
+    from assocmem.training import TrainConfig
+    from assocmem.training.optimizers.adam import Adam
+
+    return TrainConfig(
+        n_inputs=cfg.n_inputs,
+        n_outputs=cfg.n_outputs,
+        alpha=cfg.alpha,
+        dim=cfg.dim,
+        n_samples=cfg.n_samples,
+        batch_size=cfg.batch_size,
+        optimizer=Adam(),  # betas (0, 0): the paper's sign-like Adam
+        lr=cfg.lr,
+        output_embeddings="spherical",
+        seed=rng.stream_seed(cfg.seed, "trained", trial) % 2**31,
+    )
+
+
 def trained_memories(cfg: EditingConfig, trials: Sequence[int]) -> list[EditableMemory]:
     """The trained memories of the trials (trained together; a run's numbers never depend on
     its companions), edited through their logits, E and U."""
-    from assocmem.training import TrainConfig, train
-    from assocmem.training.optimizers.adam import Adam
+    from assocmem.training import train
 
-    configs = [
-        TrainConfig(
-            n_inputs=cfg.n_inputs,
-            n_outputs=cfg.n_outputs,
-            alpha=cfg.alpha,
-            dim=cfg.dim,
-            n_samples=cfg.n_samples,
-            batch_size=cfg.batch_size,
-            optimizer=Adam(),  # betas (0, 0): the paper's sign-like Adam
-            lr=cfg.lr,
-            output_embeddings="spherical",
-            seed=rng.stream_seed(cfg.seed, "trained", trial) % 2**31,
-        )
-        for trial in trials
-    ]
+    configs = [train_config(cfg, trial) for trial in trials]
     probs, targets = law(cfg)
     memories = []
     for result in train(configs, return_state=True):

@@ -34,6 +34,7 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import ndtr
 
 from assocmem.analysis.predict import EmbeddingLaw, token_success
+from assocmem.config.errors import ConfigError
 
 NODES, WEIGHTS = hermegauss(24)  # the new target's standardised score ζ₁
 WEIGHTS = WEIGHTS / WEIGHTS.sum()
@@ -191,6 +192,10 @@ def predict_edits(
     The interference picture of Cabannes et al. (2024), Theorem 1, applied to the rank-one
     edits of ROME (Meng et al. 2022); see the docs: beyond/editing.md.
     """
+    if method not in ("rome", "replace"):
+        raise ConfigError("method", f'must be "rome" or "replace", got {method!r}')
+    if not ks:
+        raise ConfigError("ks", "give at least one number of edits")
     law = law or EmbeddingLaw()
     n = len(probs)
     low, high = band or (1, n)

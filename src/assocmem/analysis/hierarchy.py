@@ -136,6 +136,9 @@ class HierarchyConfig:
             raise ConfigError("dims", f"must be increasing, got {list(dims)}")
         if not isinstance(self.schemes, tuple | list) or not self.schemes:
             raise ConfigError("schemes", "must be a non-empty list of scheme specs")
+        for name, texts in (("schemes", self.schemes), ("concept_scheme", [self.concept_scheme])):
+            if not all(isinstance(text, str) for text in texts):
+                raise ConfigError(name, f"must be scheme specs (strings), got {texts!r}")
         parsed = tuple(parse_scheme(text) for text in self.schemes)
         for scheme in parsed:
             scheme.validate(n)
@@ -145,6 +148,9 @@ class HierarchyConfig:
             _int("n_samples", self.n_samples, 1)
         if self.dtype not in DTYPES:
             raise ConfigError("dtype", f"{self.dtype!r}; allowed: {', '.join(DTYPES)}")
+        _int("seed", self.seed, 0)
+        if self.device not in ("cpu", "cuda"):
+            raise ConfigError("device", f"must be cpu or cuda, got {self.device!r}")
         check_memory_gb(self.memory_gb)
         object.__setattr__(self, "dims", dims)
         object.__setattr__(self, "schemes", tuple(s.spec for s in parsed))
@@ -280,7 +286,11 @@ def draw_coordinates(cfg: HierarchyConfig, trial: int) -> dict[str, torch.Tensor
     dtype = DTYPES[cfg.dtype]
     return {
         key: standard_coordinates(
-            n, d, rng.generator(cfg.seed, STREAMS[key], trial), device=cfg.device, dtype=dtype
+            n,
+            d,
+            rng.generator(cfg.seed, STREAMS[key], trial, device=cfg.device),
+            device=cfg.device,
+            dtype=dtype,
         )
         for key, (n, d) in rows.items()
     }

@@ -11,7 +11,6 @@ trial share f₁ (and the samples), so the uncertainty is that of the per-trial 
 import math
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 POINT = ("n_concepts", "alpha", "concept_map", "n_samples")  # one point of a hierarchy sweep
@@ -110,7 +109,8 @@ def trained_summary(frame: pd.DataFrame) -> pd.DataFrame:
     for key, group in frame.groupby(list(TRAINED), sort=True):
         for model, metric in MODELS.items():
             means = group.groupby("lr")[metric].mean()
-            lr = float(means.index[int(np.argmin(means.to_numpy()))])
+            # the lowest mean, first lr on ties; an lr whose every seed failed (NaN) sorts last
+            lr = float(means.sort_values(kind="stable").index[0])
             runs = group[group["lr"] == lr]
             row = dict(zip(TRAINED, key, strict=True)) | {"model": model, "lr": lr}
             names = (metric, "nmi", "nmi_output", "nmi_null", "concepts_used")

@@ -72,6 +72,7 @@ class BottleneckConfig:
         Adam's step, for both models.
     seed : int, default 0
     device : str, default "cpu"
+        Accepted as every sweep's device is; the model is small and trains on the CPU.
 
     Raises
     ------
@@ -103,6 +104,8 @@ class BottleneckConfig:
             raise ConfigError("batch_size", f"must be ≤ n_samples = {self.n_samples}")
         _check_int("n_steps", self.n_steps, 1)
         _check_int("seed", self.seed, 0)
+        if self.device not in ("cpu", "cuda"):  # accepted as every sweep's is; trained on the CPU
+            raise ConfigError("device", f"must be cpu or cuda, got {self.device!r}")
         for name in ("alpha", "lr"):
             value = getattr(self, name)
             ok = isinstance(value, int | float) and not isinstance(value, bool)

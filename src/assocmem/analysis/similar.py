@@ -35,6 +35,7 @@ import torch
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.problem import Problem
 from assocmem.embeddings import CLUSTERED
+from assocmem.laws.tokens import majority_labels
 from assocmem.runtime import intra_op_threads
 
 QUADRATURE_NODES = 48  # Gauss–Hermite nodes of the integral over the correct output's score
@@ -98,6 +99,8 @@ def stored_memory(cfg: ClosedFormConfig, trial: int) -> StoredMemory:
     targets = problem.targets(trial)
     freq, labels = problem.sample_statistics(trial, targets)  # (R, N), (R, M, N)
     population = problem.population_labels(targets)  # (M, N)
+    if cfg.label_rule == "majority":  # as Problem.weights: the one-hot of f*(x)
+        population = majority_labels(population)
     n_dims = len(problem.dims)
     weights, laws, seen = [], [], []
     for scheme in problem.schemes:
@@ -229,7 +232,9 @@ def correct_probability(
     Similar tokens beyond Cabannes et al. (2024); see the docs: beyond/similar.md, "Theory".
     """
     gap, var, common = _margins(mean, covariance, targets)
-    z = torch.where(var > 0, gap / var.clamp(min=1e-300).sqrt(), gap.sign() * math.inf)
+    # no variance: the sign of the gap decides, and a tie loses (0·inf would be NaN)
+    certain = torch.where(gap > 0, math.inf, -math.inf).to(gap.dtype)
+    z = torch.where(var > 0, gap / var.clamp(min=1e-300).sqrt(), certain)
     z[torch.arange(len(targets)), targets] = math.inf
     out = 1.0 - torch.special.ndtr(-z).sum(1)
     unsure = (z.amin(1) < CERTAIN).nonzero()[:, 0]

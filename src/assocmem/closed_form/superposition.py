@@ -265,14 +265,22 @@ def superposition_errors(
 
 
 def working_set_bytes(
-    n_inputs: int, n_outputs: int, layouts: Sequence[HeadsLayout], n_columns: int
+    n_inputs: int,
+    n_outputs: int,
+    layouts: Sequence[HeadsLayout],
+    n_columns: int,
+    n_read: int | None = None,
 ) -> int:
     """About the bytes one trial holds (float32): every head's coordinates and a layout's
-    score tables (three of N × columns × M)."""
+    tables of N × M scores: six per column (totals, gated, scores and their product, a head's
+    stored and aggregated columns) and two per column read (``n_read``, default
+    ``n_columns``: the stacked logits and the copy the argmax makes)."""
     n_heads = max((layout.heads for layout in layouts), default=0)
     coords = sum(
         max(layout.head_dim for layout in layouts if layout.heads > h) for h in range(n_heads)
     )
     widest = max((layout.head_dim for layout in layouts), default=0)
-    floats = coords * (n_inputs + n_outputs) + 3 * n_inputs * n_columns * n_outputs
+    n_read = n_columns if n_read is None else n_read
+    tables = (6 * n_columns + 2 * n_read) * n_inputs * n_outputs
+    floats = coords * (n_inputs + n_outputs) + tables
     return 4 * (floats + 2 * n_inputs * widest)

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from assocmem.analysis.similar_frames import (
+    MIN_MASS,
     data_rows,
     dim_rows,
     effective_table,
@@ -102,14 +103,14 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     statement = (
         "With group-shared targets the Gaussian theory of the scores predicts the error on "
         f"never-seen tokens within {tol} (+ 2 s.e.) at every ρ > 0, G and T (never-seen mass ≥ "
-        "1 %; α = 2, random groups, largest d)"
+        f"{MIN_MASS * 100:g} %; α = 2, random groups, largest d)"
     )
     rows = _largest(data_rows(frames.similar, **BASE_POINT, target="group"))
     rows = rows[rows["similarity"] > 0]
     worst: tuple[float, float, str] = (0.0, 0.0, "")
     passed, points = True, 0
     for (rho, groups, size), part in rows.groupby(["similarity", "n_groups", "n_samples"]):
-        if part["unseen_mass"].mean() < 0.01:
+        if part["unseen_mass"].mean() < MIN_MASS:
             continue
         diff, se = mean_se(part["never_seen"] - part["theory_never_seen"])
         points += 1

@@ -95,11 +95,11 @@ def claim_width(frames: Any, scale: str) -> Claim:
         one = float(ok_runs(select(frame, **key, heads=1))["error"].mean())
         cells += 1
         within += abs(mean) <= tol["relative"] * one + 2 * se
-        if abs(mean) / one > worst[0]:
-            worst = (
-                abs(mean) / one,
-                f"α={alpha:g} {scheme} H={heads} d={dim}: ±{2 * se / one:.3f}",
-            )
+        # relative gap; a single memory with no error (every token stored): exact or infinite
+        gap = abs(mean) / one if one > 0 else (0.0 if mean == 0 else math.inf)
+        if gap > worst[0]:
+            spread = f"±{2 * se / one:.3f}" if one > 0 else f"±{2 * se:.3g} (absolute)"
+            worst = (gap, f"α={alpha:g} {scheme} H={heads} d={dim}: {spread}")
     return Claim(
         "superposition-1",
         "equal total width, the same scheme in every head: H heads of d_h = d/H have the error "
@@ -401,7 +401,7 @@ SUPERPOSITION = Experiment(
     "and equal parameters counting the embeddings, for each arrangement (the same scheme in "
     "every head, or each token stored in one head, routed by frequency band or at random, "
     "read from every head or its own); dashed: the summed-heads signal-to-noise prediction. "
-    "Bottom: error vs d per H with fitted slopes (matrix budget); heads trained jointly "
+    "Bottom: error vs d per H with fitted slopes (equal width); heads trained jointly "
     "(sign-Adam and SGD, best lr); the participation ratio of the trained heads' margins by "
     "frequency rank, against q = p in every head and q = p routed. Bands: 95 % intervals.",
     item="beyond",

@@ -36,13 +36,13 @@ def build_editing(values: Mapping[str, Any]) -> Any:
     """
     from assocmem.analysis.editing_study import TRAINED, TRAINED_ONLY, EditingConfig, check_editing
 
+    if "trials" in values:
+        raise ConfigError("trials", "set trials at the top level of a sweep spec")
     allowed = [f.name for f in fields(EditingConfig)]
     unknown = sorted(set(values) - set(allowed))
     if unknown:
         raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(allowed)}")
     clean = dict(values)
-    if "trials" in clean:
-        raise ConfigError("trials", "set trials at the top level of a sweep spec")
     for key in _TUPLES:
         if key in clean:
             if not isinstance(clean[key], list | tuple):

@@ -97,7 +97,7 @@ def some_of(name: str, value: Any, allowed: Sequence[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _schemes(value: Any) -> tuple[str, ...]:
+def _schemes(value: Any, n_inputs: int) -> tuple[str, ...]:
     from assocmem.schemes import parse_scheme
 
     if isinstance(value, str):
@@ -111,6 +111,7 @@ def _schemes(value: Any) -> tuple[str, ...]:
             raise ConfigError(
                 "schemes", f"{scheme.name}: only {', '.join(SAMPLE_FREE)} (infinite data)"
             )
+        scheme.validate(n_inputs)  # e.g. a fixed P between 1 and N
         specs.append(scheme.spec)
     if len(set(specs)) != len(specs):
         raise ConfigError("schemes", f"values must be distinct, got {specs}")
@@ -153,12 +154,13 @@ def build_superposition(values: Mapping[str, Any]) -> SuperpositionConfig:
     merged = merged_values(SuperpositionConfig, values)
     if merged["dtype"] not in ("float32", "float64"):
         raise ConfigError("dtype", f"must be float32 or float64, got {merged['dtype']!r}")
+    common = common_fields(merged)
     cfg = SuperpositionConfig(
-        **common_fields(merged),
+        **common,
         dims=_ints("dims", merged["dims"]),
         heads=_ints("heads", merged["heads"]),
         budgets=some_of("budgets", merged["budgets"], BUDGETS),
-        schemes=_schemes(merged["schemes"]),
+        schemes=_schemes(merged["schemes"], common["n_inputs"]),
         arrangements=some_of("arrangements", merged["arrangements"], ARRANGEMENTS),
         dtype=merged["dtype"],
         memory_gb=check_memory_gb(merged["memory_gb"]),
@@ -192,9 +194,9 @@ def trial_bytes(cfg: SuperpositionConfig) -> int:
     from assocmem.closed_form.superposition import HeadsLayout, working_set_bytes
 
     shapes = [HeadsLayout(h, d) for h, d in layouts(cfg)]
-    columns = 3 * len(cfg.schemes)
+    columns, read = 3 * len(cfg.schemes), len(cfg.schemes) * len(cfg.arrangements)
     size = 2 if cfg.dtype == "float64" else 1
-    return size * working_set_bytes(cfg.n_inputs, cfg.n_outputs, shapes, columns)
+    return size * working_set_bytes(cfg.n_inputs, cfg.n_outputs, shapes, columns, read)
 
 
 class SuperpositionKind(RunKind):
