@@ -452,7 +452,7 @@ def test_theory_predicts_the_mean_damage_of_rome_edits_by_monte_carlo() -> None:
     [
         ({"n_inputs": 10, "band_edits": 10}, "band_edits"),  # no token left to measure damage on
         ({"memory": "trained", "batch_size": 512, "n_samples": 100}, "batch_size"),  # training's
-        ({"device": "cuda"}, "device"),  # edits run in float64 numpy on the CPU
+        ({"device": "tpu"}, "device"),
         ({"trials": 3}, "trials"),
     ],
 )
@@ -470,3 +470,8 @@ def test_the_theory_refuses_an_unknown_method_and_no_edits():
     for bad, field in ((dict(method="rome_cov"), "method"), (dict(ks=()), "ks")):
         with pytest.raises(ConfigError, match=f"^{field}: "):
             predict_edits(probs, targets, q, 16, 5, **bad)
+
+
+def test_an_editing_run_reports_the_cpu_it_ran_on():
+    kind = get_kind("editing")
+    assert kind.device(kind.build({"dim": 8, "checkpoints": [1], "device": "cuda"})) == "cpu"

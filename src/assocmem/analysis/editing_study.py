@@ -149,8 +149,8 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
         raise ConfigError("checkpoints", "must not exceed max_edits nor n_inputs − 1")
     if cfg.band_edits > min(10, cfg.n_inputs - 1):
         raise ConfigError("band_edits", "at most 10 (the first decade of ranks) and below n_inputs")
-    if cfg.device != "cpu":  # edits run in float64 numpy; trained memories train on the CPU
-        raise ConfigError("device", f"editing runs on the cpu only, got {cfg.device!r}")
+    if cfg.device not in ("cpu", "cuda"):  # accepted as every sweep's is: edits run on the CPU
+        raise ConfigError("device", f"must be cpu or cuda, got {cfg.device!r}")
     if cfg.trained:  # its TrainConfig validates itself: refused here, not when the run starts
         train_config(cfg, 0)
     check_budget(cfg.working_bytes(), cfg.memory_gb, "one editing run", "lower dim or n_inputs")

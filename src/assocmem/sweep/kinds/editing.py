@@ -76,6 +76,9 @@ class EditingKind(RunKind):
     def build(self, values: Mapping[str, Any]) -> Any:
         return build_editing(values)
 
+    def device(self, config: Any) -> str:
+        return "cpu"  # edits run in float64 numpy, trained memories train on the CPU
+
     def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
         """The batch's trials of one point: :func:`run_editing`, one metrics document each."""
         from assocmem.analysis.editing_study import run_editing
