@@ -360,3 +360,19 @@ def test_samplers_agree_in_law_with_majority_labels():
     in_law = run_closed_form(ClosedFormConfig(**base, sampler="in_law")).errors
     se = np.sqrt((explicit.var(0, ddof=1) + in_law.var(0, ddof=1)) / 1500)
     assert (np.abs(explicit.mean(0) - in_law.mean(0)) <= 4 * se).all()
+
+
+@pytest.mark.parametrize("noise", [0.65, 0.79999, 0.7999999999])
+def test_a_noise_too_close_to_chance_for_the_exact_vote_is_one_config_error(noise):
+    """At M = 5 the exact vote holds to ε ≈ 0.626; beyond, one line, before any table is
+    built (0.79999 asked numpy for 1.4 TiB, 0.7999999999 divided by zero)."""
+    with pytest.raises(ConfigError, match="^label_noise: "):
+        noisy_data_floor(np.full(10, 0.1), 100, noise, 5)
+
+
+def test_records_without_a_completed_run_are_one_config_error():
+    from assocmem.analysis.noise_threshold_records import analyse_records
+
+    failed = pd.DataFrame({"status": ["failed"], "scheme": ["min_count:k=2,P=d/8"]})
+    with pytest.raises(ConfigError, match="^study: "):
+        analyse_records(failed)

@@ -21,6 +21,7 @@ from assocmem import (
     multinomial_prefix_counts,
     rank_slopes,
     run_closed_form,
+    run_study,
     tail_mass,
     zipf,
 )
@@ -401,3 +402,19 @@ def test_frame_config_reads_integer_fields_stored_as_floats() -> None:
     read = frame_config(frame)
     assert read.n_inputs == 60 and isinstance(read.n_inputs, int)
     assert read.dims == cfg.dims and read.schemes == cfg.schemes
+
+
+def test_sizes_keep_distinct_labels_and_a_short_d_grid_keeps_the_zipf_comparison():
+    """T = 10⁴ and 2·10⁴ were both "1e4" (vocabulary-4 lost one, the table had two rows of one
+    name); with d ∈ {64, 128, 256} the fitted window (64, 256) is not a window of D_WINDOWS,
+    and the Zipf(α̂) slopes were filed under the requested one, so never found."""
+    assert [vocabulary_analysis.size_label(t) for t in (0, 1e4, 2e4, 1e8, math.inf)] == [
+        "0", "1e4", "20,000", "1e8", "∞"
+    ]  # fmt: skip
+    settings = {"dims": [64, 128, 256], "n_samples": [10_000, 20_000, "inf"], "trials": 2}
+    result = run_study("vocabulary", settings=settings)
+    claims = {claim.id: claim.measured for claim in result.claims}
+    assert {"T=1e4: z", "T=20,000: z"} <= set(claims["vocabulary-4"])
+    assert "d∈[64,256]: slope_on_zipf_alpha_kl" in claims["vocabulary-3"]
+    rows = [tuple(row[:2]) for row in result.table.rows]  # (curve, window)
+    assert len(rows) == len(set(rows))

@@ -38,6 +38,7 @@ mass through the overlaps of the output embeddings (an O(1/√d) effect that sho
 
 import functools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -62,6 +63,7 @@ __all__ = [
 LABEL_RULES = ("majority", "soft")
 TAIL = 1e-16  # the vote is taken as exact (P_c = 1) once its Chernoff bound is below this
 MAX_VOTE_TABLE = 800  # the exact vote table's largest n (its cost grows like (M−1)² n³)
+MAX_BINOMIAL_VOTE = 10**6  # M = 2: a binomial per n, linear cost
 
 
 def vote_exact_below(noise: float, n_outputs: int) -> int:
@@ -74,8 +76,10 @@ def vote_exact_below(noise: float, n_outputs: int) -> int:
     if noise == 0 or n_outputs == 1:
         return 1
     wrong = noise / (n_outputs - 1)
-    rho = 1.0 - (math.sqrt(1.0 - noise) - math.sqrt(wrong)) ** 2
-    return max(1, math.ceil(math.log((n_outputs - 1) / TAIL) / -math.log(rho)))
+    gap = (math.sqrt(1.0 - noise) - math.sqrt(wrong)) ** 2
+    if gap == 0.0:  # ε = (M−1)/M to rounding: the vote never becomes exact
+        return sys.maxsize
+    return max(1, math.ceil(math.log((n_outputs - 1) / TAIL) / -math.log1p(-gap)))
 
 
 def _tie_table(n_max: int, n_wrong: int) -> np.ndarray:
@@ -163,7 +167,13 @@ def majority_vote_correct(
 @functools.lru_cache(maxsize=32)
 def _vote_table(noise: float, n_outputs: int) -> np.ndarray:
     """P_c(n) for every n below :func:`vote_exact_below` (read-only, cached)."""
-    table = majority_vote_correct(np.arange(vote_exact_below(noise, n_outputs)), noise, n_outputs)
+    needed = vote_exact_below(noise, n_outputs)
+    if needed - 1 > (MAX_VOTE_TABLE if n_outputs > 2 else MAX_BINOMIAL_VOTE):  # before arange
+        raise ConfigError(
+            "label_noise",
+            f"ε = {noise:g} is too close to (M−1)/M for the exact vote (counts up to {needed})",
+        )
+    table = majority_vote_correct(np.arange(needed), noise, n_outputs)
     table.flags.writeable = False
     return table
 

@@ -132,6 +132,8 @@ def analyse_records(frame: pd.DataFrame, at_k: int = 30) -> NoiseThresholdRecord
     NoiseThresholdRecords
     """
     rows = _scheme_columns(frame[frame["status"] == "ok"])
+    if rows.empty:
+        raise ConfigError("study", "no completed min_count runs in these records")
     ks = tuple(sorted(int(k) for k in rows["k"].unique()))
     dims = sorted(int(d) for d in rows["dim"].unique())
     wide = rows.pivot_table(index=[*CELL, "trial"], columns="k", values="error").sort_index()

@@ -269,6 +269,15 @@ def _plain(value: Any, default: Any = None) -> Any:
     return value
 
 
+def size_label(n_samples: float) -> str:
+    """A sample size as the pages write it: ``1e6`` for a power of ten, ``∞``, else the number
+    (``20,000``): distinct sizes never share a label (``T = 0`` included)."""
+    if math.isinf(n_samples):
+        return "∞"
+    power = round(math.log10(n_samples)) if n_samples > 0 else 0
+    return f"1e{power}" if n_samples == 10**power else f"{int(n_samples):,}"
+
+
 def frame_config(frame: pd.DataFrame) -> ClosedFormConfig:
     """The closed-form config of a sweep's records (its d, T and schemes from the rows)."""
     if frame.empty:

@@ -28,6 +28,7 @@ from assocmem.analysis.vocabulary import (
     frame_config,
     full_word_law,
     local_slopes,
+    size_label,
     theory_slope,
     unseen_check,
 )
@@ -42,7 +43,7 @@ SPEC = "vocabulary"
 REAL, ZIPF = "vocabulary", "vocabulary_zipf"  # the sweeps (and frames) by name
 QUICK_TRIALS = 5
 POPULATION, THRESHOLD, EMPIRICAL = "population", "threshold:P=d/8", "empirical_threshold:P=d/12"
-D_WINDOWS = ((64, 1024), (1024, 16384))  # the fitted windows in d (those holding ≥ 2 dims)
+D_WINDOWS = ((64, 1024), (1024, 16384))  # the fitted windows in d (those holding ≥ 3 dims)
 
 
 @functools.cache
@@ -108,8 +109,7 @@ def windows(dims: Sequence[float] | np.ndarray) -> list[tuple[float, float]]:
 
 
 def _label(scheme: str, n_samples: float) -> str:
-    t = "∞" if math.isinf(n_samples) else f"1e{round(math.log10(n_samples))}"
-    return f"{scheme}, T = {t}"
+    return f"{scheme}, T = {size_label(n_samples)}"
 
 
 def exponents(frames: Any) -> list[ExponentComparison]:
@@ -147,7 +147,7 @@ def zipf_exponents(frames: Any) -> dict[tuple[str, tuple[float, float]], Exponen
         theory = {"alpha": theory_slope(scheme, "d", alpha)}
         for window in windows(dims):
             comp = compare_exponents(_label(scheme, math.inf), dims, errors, None, window, theory)
-            out[(comp.label, window)] = comp
+            out[(comp.label, comp.window)] = comp  # keyed as the lookups are: the fitted window
     return out
 
 
@@ -247,8 +247,8 @@ def claim_counts(frames: Any, scale: str) -> Claim:
     check = unseen_check(cfg, probs, sizes, trials)
     measured: dict[str, float] = {}
     for t, z, exact in zip(sizes, check["z"], check["exact"], strict=True):
-        measured[f"T=1e{round(math.log10(t))}: z"] = float(z)
-        measured[f"T=1e{round(math.log10(t))}: exact"] = float(exact)
+        measured[f"T={size_label(t)}: z"] = float(z)
+        measured[f"T={size_label(t)}: exact"] = float(exact)
     measured["max_abs_z"] = float(np.abs(check["z"]).max()) if sizes else math.nan
     return Claim(
         "vocabulary-4",
@@ -332,7 +332,7 @@ def finite_data_rows(frames: Any) -> list[list[str]]:
         zipf_slope = local_slopes(sizes, finite_data_error(zipf, sizes))[0]
         kl = theory_slope(EMPIRICAL, "T", law.alpha_kl)
         steep = theory_slope(EMPIRICAL, "T", law.alpha_slope)
-        window = f"T 1e{round(math.log10(low))}–1e{round(math.log10(high))}"
+        window = f"T {size_label(low)}–{size_label(high)}"
         rows.append(
             [
                 "Σ p(1−p)^T",

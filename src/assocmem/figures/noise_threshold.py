@@ -94,7 +94,11 @@ def _balance(ax: Axes, cells: pd.DataFrame, noises: Sequence[float]) -> None:
 
 
 def noise_threshold_figure(
-    curves: pd.DataFrame, cells: pd.DataFrame, alpha: float = 2.0, n_samples: float = 1000
+    curves: pd.DataFrame,
+    cells: pd.DataFrame,
+    alpha: float = 2.0,
+    n_samples: float = 1000,
+    at_k: int = 30,
 ) -> Figure:
     """Six panels from the analysed records (see the module docstring).
 
@@ -105,6 +109,8 @@ def noise_threshold_figure(
         an integer P (no cap).
     alpha, n_samples : float
         The α and the T of the panels that show one of each (the nearest available).
+    at_k : int, default 30
+        The fixed k marked on the regret panel (the authors' k; the records' ``regret_at_k``).
 
     Returns
     -------
@@ -126,7 +132,7 @@ def noise_threshold_figure(
     d = _nearest(dims, balance)
     part = _select(uncapped, label_rule="majority", n_samples=size, dim=d)
     _vs_k(axes[3], part, noises, f"no cap (P = N), majority: T = {size:g}, d = {d:g} ≈ T^(1/α)")
-    axes[3].axvline(30, color="grey", lw=0.8, ls=":")
+    axes[3].axvline(at_k, color="grey", lw=0.8, ls=":")
     no_cap = cells[(cells["cap"] != CAPPED) & (cells["alpha"] == alpha)]
     _k_star(axes[4], no_cap[no_cap["n_samples"] == size], [noises[0], noises[-1]])
     axes[4].set_title(f"no cap: best k, α = {alpha:g}, T = {size:g}", fontsize=9)

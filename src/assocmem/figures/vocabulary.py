@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from assocmem.analysis.vocabulary import size_label
 from assocmem.figures.closed_form import scheme_label
 from assocmem.figures.style import colors, curve, new_figure, summarise
 
@@ -29,7 +30,7 @@ def _law_panel(ax: Axes, laws: Mapping[str, np.ndarray]) -> None:
 def _series_label(scheme: str, n_samples: float) -> str:
     if math.isinf(n_samples):
         return scheme_label(scheme) if scheme != EMPIRICAL else "q = top d/12 of p"
-    return f"top d/12 seen, T = 1e{round(math.log10(n_samples))}"
+    return f"top d/12 seen, T = {size_label(n_samples)}"
 
 
 def _dim_panel(ax: Axes, real: pd.DataFrame, predicted: pd.DataFrame, zipf: pd.DataFrame) -> None:
