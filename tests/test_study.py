@@ -92,6 +92,11 @@ def test_changed_settings_are_measured_not_judged(toy: None) -> None:
     assert claim.passed is None and "not judged" in claim.note
 
 
+def test_settings_equal_to_the_scale_keep_the_verdicts(toy: None) -> None:
+    (claim,) = run_study("toy", settings={"dims": [8, 32], "trials": 3}).claims
+    assert claim.passed is True
+
+
 def test_bad_study_settings_are_one_line_errors(toy: None, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="lr: is not a setting"):
         run_study("toy", settings={"lr": 1.0})
@@ -133,3 +138,19 @@ def test_command_is_generated_from_the_declaration(
 
 def test_reproduce_beyond_judges_the_studies_claims(toy: None) -> None:
     assert TOY in judged({"beyond"}) and TOY not in judged({"claims"})
+
+
+@pytest.mark.parametrize(
+    ("name", "settings", "field"),
+    [
+        ("noise-threshold", {"n_samples": [300, "inf"]}, "n_samples"),  # k needs a finite T
+        ("noise-threshold", {"label_noise": [0.0, 0.7]}, "label_noise"),  # beyond the exact vote
+        ("vocabulary", {"dims": [64]}, "dims"),  # no slope from one d
+    ],
+)
+def test_what_an_analysis_needs_is_refused_before_anything_runs(
+    tmp_path: Path, name: str, settings: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(ConfigError, match=f"^{field}: "):
+        run_study(name, settings=settings, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()

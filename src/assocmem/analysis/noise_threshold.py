@@ -164,16 +164,23 @@ def majority_vote_correct(
     return np.where(counts > top, 1.0, exact[np.minimum(counts, top)])
 
 
-@functools.lru_cache(maxsize=32)
-def _vote_table(noise: float, n_outputs: int) -> np.ndarray:
-    """P_c(n) for every n below :func:`vote_exact_below` (read-only, cached)."""
+def check_vote_noise(noise: float, n_outputs: int) -> None:
+    """Raise a one-line :class:`ConfigError` unless the exact vote's table of ε fits: ε must
+    stay below about 0.626 at M = 5 (counts up to 800; M = 2: up to 10⁶)."""
+    check_label_noise(noise, n_outputs)
     needed = vote_exact_below(noise, n_outputs)
-    if needed - 1 > (MAX_VOTE_TABLE if n_outputs > 2 else MAX_BINOMIAL_VOTE):  # before arange
+    if needed - 1 > (MAX_VOTE_TABLE if n_outputs > 2 else MAX_BINOMIAL_VOTE):
         raise ConfigError(
             "label_noise",
             f"ε = {noise:g} is too close to (M−1)/M for the exact vote (counts up to {needed})",
         )
-    table = majority_vote_correct(np.arange(needed), noise, n_outputs)
+
+
+@functools.lru_cache(maxsize=32)
+def _vote_table(noise: float, n_outputs: int) -> np.ndarray:
+    """P_c(n) for every n below :func:`vote_exact_below` (read-only, cached)."""
+    check_vote_noise(noise, n_outputs)  # before np.arange of a count that may not fit
+    table = majority_vote_correct(np.arange(vote_exact_below(noise, n_outputs)), noise, n_outputs)
     table.flags.writeable = False
     return table
 

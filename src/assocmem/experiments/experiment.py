@@ -64,6 +64,8 @@ class Experiment:
     claims : claim id → judge; judged under the "claims" item (paper experiments only).
     draw, table : its figure and/or table, from a :class:`Context`.
     settings : the settings shown under the figure (default: its sweeps' specs).
+    check : what its analysis needs of the parsed sweeps beyond each point's own validity
+        (e.g. two d to fit a slope), raised as one ConfigError before anything runs.
     """
 
     name: str
@@ -75,10 +77,17 @@ class Experiment:
     draw: Callable[[Context], Figure] | None = None
     table: Callable[[Context], Table] | None = None
     settings: Callable[[Context], Any] | None = None
+    check: Callable[[Mapping[str, SweepSpec]], None] | None = None
 
     def specs(self, scale: str, device: str) -> dict[str, SweepSpec]:
         """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``."""
-        return parse_sweeps(self.sweeps(scale), scale, device)
+        return self.checked(parse_sweeps(self.sweeps(scale), scale, device))
+
+    def checked(self, specs: dict[str, SweepSpec]) -> dict[str, SweepSpec]:
+        """``specs``, once :attr:`check` accepts them."""
+        if self.check is not None:
+            self.check(specs)
+        return specs
 
     def judge(self, frames: Any, scale: str, only: Collection[str] | None = None) -> list[Claim]:
         """Its claims (those of ``only`` if given), measured on ``frames``, judged at ``scale``."""

@@ -8,20 +8,24 @@ tolerances from the spec's ``[claims.ID]`` tables.
 
 import copy
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from assocmem.analysis.noise_threshold import check_vote_noise
 from assocmem.analysis.noise_threshold_records import (
     NoiseThresholdRecords,
     analyse_records,
     balance_dims,
 )
+from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
 from assocmem.figures.noise_threshold import CAPPED, noise_threshold_figure
 from assocmem.report import Claim, Table
+from assocmem.sweep.spec import SweepSpec
 
 NAME = "noise-threshold"
 SPEC = shipped_sweep(NAME)
@@ -266,6 +270,14 @@ def table(ctx: Context) -> Table:
     )
 
 
+def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
+    """What the analysis needs: finite sample sizes, and ε within the exact vote's reach."""
+    for cfg in specs["noise_threshold"].points():
+        if any(size is None for size in cfg.n_samples):
+            raise ConfigError("n_samples", "the count threshold needs finite sample sizes T")
+        check_vote_noise(cfg.label_noise, cfg.n_outputs)
+
+
 def draw(ctx: Context) -> Figure:
     rec = records(ctx.frames)
     return noise_threshold_figure(rec.curves, rec.cells, at_k=AT_K)
@@ -290,4 +302,5 @@ NOISE_THRESHOLD = Experiment(
     },
     draw=draw,
     table=table,
+    check=check_sweeps,
 )

@@ -27,6 +27,7 @@ from assocmem.figures import save
 from assocmem.report import Claim, Table
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.kinds import get_kind
+from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SweepSpec, check_spec_memory
 
 __all__ = ["StudyResult", "run_study", "study_experiment", "study_specs"]
@@ -148,7 +149,7 @@ def study_specs(
     for spec in specs.values():
         check_spec_memory(spec, memory_gb or DEFAULT_MEMORY_GB)
         spec.points()  # every point valid before anything runs
-    return specs
+    return experiment.checked(specs)
 
 
 def run_study(
@@ -173,7 +174,8 @@ def run_study(
     settings : mapping, optional
         Changes to the sweeps (``{"dims": [16, 64], "trials": 5}``): a field is set in every
         sweep that has it, at the top level (``trials``, ``seeds``), as a whole axis, or in
-        ``base``. With any change, the claims are measured but not judged (``passed`` None).
+        ``base``. When they change the runs, the claims are measured but not judged
+        (``passed`` None); settings that leave every run as the scale's keep the verdicts.
     out : str or pathlib.Path, optional
         A folder for ``runs.db`` (reused and resumed, shared with ``reproduce --out``) and the
         figure (``figures/NAME.png`` and ``.svg``). Default: a temporary database, nothing kept.
@@ -199,15 +201,24 @@ def run_study(
     """
     experiment = study_experiment(name)
     specs = study_specs(experiment, scale, settings, device, memory_gb)
+    # judged only on the scale's own runs: settings that leave them unchanged keep the verdicts
+    changed = bool(settings) and _runs(specs) != _runs(
+        study_specs(experiment, scale, None, device, memory_gb)
+    )
     if out is not None:
         check_output_dir("out", out)
         Path(out).mkdir(parents=True, exist_ok=True)
-        result = _run(experiment, specs, scale, Path(out), bool(settings), progress)
+        result = _run(experiment, specs, scale, Path(out), changed, progress)
         if result.figure is not None:
             save(result.figure, Path(out) / "figures" / experiment.name, formats=("png", "svg"))
         return result
     with tempfile.TemporaryDirectory(prefix="assocmem-study-") as folder:
-        return _run(experiment, specs, scale, Path(folder), bool(settings), progress)
+        return _run(experiment, specs, scale, Path(folder), changed, progress)
+
+
+def _runs(specs: Mapping[str, SweepSpec]) -> set[str]:
+    """The identities (hashes) of every run of the sweeps."""
+    return {run.key for spec in specs.values() for run in expand_runs(spec)}
 
 
 def _run(

@@ -11,7 +11,7 @@ over the same N (α̂ the KL fit of ``assocmem words --compare``).
 import copy
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from assocmem.experiments.experiment import Context, Experiment, RawSpec, shippe
 from assocmem.figures.vocabulary import vocabulary_figure
 from assocmem.laws.words import word_distribution
 from assocmem.report import Claim, Table
+from assocmem.sweep.spec import SweepSpec
 
 SPEC = "vocabulary"
 REAL, ZIPF = "vocabulary", "vocabulary_zipf"  # the sweeps (and frames) by name
@@ -361,6 +362,14 @@ def draw(ctx: Context) -> Figure:
     return vocabulary_figure(real, compared(real), zipf, laws, finite)
 
 
+def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
+    """What the fits need: at least two d in each sweep."""
+    for spec in specs.values():
+        for cfg in spec.points():
+            if len(set(cfg.dims)) < 2:
+                raise ConfigError("dims", f"give at least two to fit a slope, got {list(cfg.dims)}")
+
+
 VOCABULARY = Experiment(
     name="beyond-vocabulary",
     title="Beyond the paper: scaling laws at vocabulary scale",
@@ -381,4 +390,5 @@ VOCABULARY = Experiment(
     },
     draw=draw,
     table=table,
+    check=check_sweeps,
 )
