@@ -22,7 +22,8 @@ from assocmem import (
     predict_min_count,
     run_closed_form,
 )
-from assocmem.analysis.noise_threshold import soft_loudness, vote_exact_below
+from assocmem.analysis.majority_vote import vote_exact_below
+from assocmem.analysis.noise_threshold import soft_loudness
 from assocmem.analysis.theory import finite_data_error
 from assocmem.cli import main
 from assocmem.closed_form import trial_scores

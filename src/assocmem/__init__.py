@@ -97,7 +97,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "BottleneckConfig": ("assocmem.analysis.hierarchy_train", "BottleneckConfig"),
     "train_bottleneck": ("assocmem.analysis.hierarchy_train", "train_bottleneck"),
     # Noisy labels and the count threshold k (docs: beyond/noise-threshold.md)
-    "majority_vote_correct": ("assocmem.analysis.noise_threshold", "majority_vote_correct"),
+    "majority_vote_correct": ("assocmem.analysis.majority_vote", "majority_vote_correct"),
     "noisy_data_floor": ("assocmem.analysis.noise_threshold", "noisy_data_floor"),
     "predict_min_count": ("assocmem.analysis.noise_threshold", "predict_min_count"),
     "MinCountPrediction": ("assocmem.analysis.noise_threshold", "MinCountPrediction"),
@@ -306,9 +306,9 @@ if TYPE_CHECKING:
     from assocmem.analysis.hierarchy_theory import predict_hard, predict_hierarchy
     from assocmem.analysis.hierarchy_train import BottleneckConfig, train_bottleneck
     from assocmem.analysis.lr_selection import select_lr
+    from assocmem.analysis.majority_vote import majority_vote_correct
     from assocmem.analysis.noise_threshold import (
         MinCountPrediction,
-        majority_vote_correct,
         noisy_data_floor,
         predict_min_count,
     )

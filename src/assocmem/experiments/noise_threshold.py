@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.analysis.noise_threshold import check_vote_noise
+from assocmem.analysis.majority_vote import check_vote_noise
 from assocmem.analysis.noise_threshold_records import (
     NoiseThresholdRecords,
     analyse_records,
