@@ -154,3 +154,18 @@ def test_what_an_analysis_needs_is_refused_before_anything_runs(
     with pytest.raises(ConfigError, match=f"^{field}: "):
         run_study(name, settings=settings, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_frame_keeps_its_types_whatever_else_the_database_holds(
+    toy: None, tmp_path: Path
+) -> None:
+    """A training run in the same runs.db (no ``trial`` field) made the toy's integer columns
+    float: ``--format json`` printed ``0.0`` or ``0`` depending on the folder."""
+    from assocmem.sweep.execute import run_sweep
+    from assocmem.sweep.spec import parse_spec
+
+    base = {"n_inputs": 10, "n_outputs": 2, "alpha": 2.0, "dim": 4, "n_steps": 2, "batch_size": 4}
+    other = parse_spec({"name": "other", "kind": "train", "base": base}, source="test")
+    run_sweep(other, tmp_path / "runs.db")
+    frame = run_study("toy", out=tmp_path).frames["toy"]
+    assert frame["trial"].dtype == "int64" and frame["dim"].dtype == "int64"

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from assocmem.sweep.plan import expand_runs
-from assocmem.sweep.results import load_curves, load_results
+from assocmem.sweep.results import load_curves, result_rows
 from assocmem.sweep.spec import SweepSpec
 
 
@@ -15,13 +15,21 @@ class StoredFrames:
 
     def __init__(self, db: Path, specs: dict[str, SweepSpec]) -> None:
         self.db = db
-        self.all = load_results(db)
+        rows = result_rows(db)
+        self.all = pd.DataFrame(rows)
         self.keys = {name: {run.key for run in expand_runs(spec)} for name, spec in specs.items()}
-        self.frames = {name: self._select(self.all, keys) for name, keys in self.keys.items()}
+        # each frame from its own rows: its columns keep their types whatever else the
+        # database holds (rows of other kinds, lacking a field, made integer columns float)
+        self.frames = {
+            name: self._select(pd.DataFrame([r for r in rows if r["hash"] in keys]), keys)
+            for name, keys in self.keys.items()
+        }
         self._curves: pd.DataFrame | None = None
 
     @staticmethod
     def _select(frame: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
+        if frame.empty:
+            return frame
         return frame[frame["hash"].isin(keys)].dropna(axis=1, how="all").reset_index(drop=True)
 
     def curves(self, name: str) -> pd.DataFrame:

@@ -55,12 +55,20 @@ def load_results(
     Aggregate over seeds and trials with :func:`aggregate`; pick learning rates with
     :func:`select_lr`; plot with the figure functions.
     """
+    return pd.DataFrame(result_rows(db, sweep=sweep, kind=kind))
+
+
+def result_rows(
+    db: str | Path, *, sweep: str | None = None, kind: str | None = None
+) -> list[dict[str, Any]]:
+    """The rows of :func:`load_results` as plain dicts (each run kind's own fields and types:
+    a frame built from one kind's rows keeps its integer columns integers)."""
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         if kind is not None and row["kind"] != kind:
             continue
         rows += [{"kind": row["kind"], **r} for r in get_kind(row["kind"]).rows(row)]
-    return pd.DataFrame(rows)
+    return rows
 
 
 def load_curves(db: str | Path, *, sweep: str | None = None) -> pd.DataFrame:
