@@ -6,7 +6,7 @@ from typing import Any
 import pandas as pd
 
 from assocmem.analysis.editing_summary import predicted
-from assocmem.experiments.experiment import shipped_sweep
+from assocmem.experiments.experiment import spec_tolerances
 
 THRESHOLD, POPULATION, TRAINED = "threshold:P=d/8", "population", "trained"
 Theory = dict[tuple[str, float, int, int], Any]  # (memory, α, N, d) → EditPrediction | None
@@ -18,8 +18,7 @@ class NotMeasured(Exception):
 
 def tolerances(claim: str) -> dict[str, Any]:
     """The ``[claims.ID]`` table of the shipped spec (fixed before the full runs)."""
-    table: dict[str, Any] = shipped_sweep("editing").get("claims", {}).get(claim, {})
-    return table
+    return spec_tolerances("editing", claim)
 
 
 def ok_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ Sweeps are written as the tables of a sweep spec (``kind``, ``trials`` or ``seed
 each ``NAME-SCALE`` and sets the device.
 """
 
+import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -139,6 +140,22 @@ def shipped_sweep(name: str) -> RawSpec:
     if path is None:
         raise ConfigError("spec", f"no shipped spec {name!r}")
     return load_toml(path)
+
+
+@functools.cache
+def _claim_tables(name: str) -> dict[str, dict[str, Any]]:
+    tables: dict[str, dict[str, Any]] = shipped_sweep(name).get("claims", {})
+    return tables
+
+
+def spec_tolerances(specs: str | tuple[str, ...], claim_id: str) -> dict[str, Any]:
+    """The ``[claims.ID]`` table of ``claim_id`` in the first shipped spec of ``specs`` that has
+    one (a copy; empty if none has): a study's tolerances, fixed before its full-scale run."""
+    for name in (specs,) if isinstance(specs, str) else specs:
+        table = _claim_tables(name).get(claim_id)
+        if table is not None:
+            return dict(table)
+    return {}
 
 
 def closed_form_sweep(

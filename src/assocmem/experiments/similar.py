@@ -26,7 +26,14 @@ from assocmem.analysis.similar_frames import (
     paired,
     select,
 )
-from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.experiment import (
+    TRIALS,
+    Context,
+    Experiment,
+    RawSpec,
+    shipped_sweep,
+    spec_tolerances,
+)
 from assocmem.figures.similar import similar_figure
 from assocmem.report import Claim, Table
 
@@ -51,7 +58,7 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
 @functools.cache
 def tolerances(claim: str) -> dict[str, Any]:
     """The ``[claims.ID]`` table of the shipped spec (fixed before the full-scale run)."""
-    return dict(shipped_sweep(SPEC).get("claims", {}).get(claim, {}))
+    return spec_tolerances(SPEC, claim)
 
 
 def _unjudged(claim_id: str, statement: str, missing: str) -> Claim:

@@ -34,7 +34,13 @@ from assocmem.analysis.vocabulary import (
 )
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
-from assocmem.experiments.experiment import Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.experiment import (
+    Context,
+    Experiment,
+    RawSpec,
+    shipped_sweep,
+    spec_tolerances,
+)
 from assocmem.figures.vocabulary import vocabulary_figure
 from assocmem.laws.words import word_distribution
 from assocmem.report import Claim, Table
@@ -54,7 +60,7 @@ def _spec() -> RawSpec:
 
 def tolerances(claim_id: str) -> dict[str, Any]:
     """The ``[claims.ID]`` table of the shipped spec: fixed before the full-scale run."""
-    return dict(_spec().get("claims", {}).get(claim_id, {}))
+    return spec_tolerances(SPEC, claim_id)
 
 
 @functools.cache
