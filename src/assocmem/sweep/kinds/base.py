@@ -8,8 +8,10 @@ these methods; it never looks at a kind's name beyond finding it in the registry
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any, ClassVar
 
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.identity import SCHEMA, canonical_json, config_values
 
 Outcome = tuple[dict[str, Any] | None, str]  # a run's metrics document and its status
@@ -96,6 +98,26 @@ class RunKind(ABC):
     def device(self, config: Any) -> str:
         """The device a run computes on (for provenance)."""
         return str(getattr(config, "device", "cpu"))
+
+
+def config_fields(
+    cls: type, values: Mapping[str, Any], tuples: Sequence[str] = (), what: str = "a list"
+) -> dict[str, Any]:
+    """Plain TOML values for the config dataclass ``cls``: ``trials`` belongs to the sweep, an
+    unknown key is refused (one ConfigError naming it), the ``tuples`` fields become tuples."""
+    if "trials" in values:
+        raise ConfigError("trials", "set trials at the top level of a sweep spec")
+    allowed = [f.name for f in fields(cls) if f.init]
+    unknown = sorted(set(values) - set(allowed))
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(allowed)}")
+    clean = dict(values)
+    for key in tuples:
+        if key in clean:
+            if not isinstance(clean[key], list | tuple):
+                raise ConfigError(key, f"must be {what}, got {clean[key]!r}")
+            clean[key] = tuple(clean[key])
+    return clean
 
 
 def hashable(value: Any) -> Any:

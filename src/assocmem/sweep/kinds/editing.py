@@ -17,11 +17,16 @@ A spec::
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any, ClassVar
 
-from assocmem.config.errors import ConfigError
-from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
+from assocmem.sweep.kinds.base import (
+    Outcome,
+    RunKind,
+    as_float,
+    base_row,
+    config_columns,
+    config_fields,
+)
 
 _TUPLES = ("checkpoints",)
 
@@ -36,18 +41,7 @@ def build_editing(values: Mapping[str, Any]) -> Any:
     """
     from assocmem.analysis.editing_study import TRAINED, TRAINED_ONLY, EditingConfig, check_editing
 
-    if "trials" in values:
-        raise ConfigError("trials", "set trials at the top level of a sweep spec")
-    allowed = [f.name for f in fields(EditingConfig)]
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(allowed)}")
-    clean = dict(values)
-    for key in _TUPLES:
-        if key in clean:
-            if not isinstance(clean[key], list | tuple):
-                raise ConfigError(key, f"must be a list of integers, got {clean[key]!r}")
-            clean[key] = tuple(clean[key])
+    clean = config_fields(EditingConfig, values, _TUPLES, "a list of integers")
     for key in ("alpha", "margin", "covariance_reg", "rise", "lr", "memory_gb"):
         if isinstance(clean.get(key), int) and not isinstance(clean[key], bool):
             clean[key] = float(clean[key])  # 2 and 2.0 are one point (one run hash)

@@ -17,11 +17,17 @@ streams, so its numbers do not depend on the trials computed beside it. A spec::
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any, ClassVar
 
 from assocmem.config.errors import ConfigError
-from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
+from assocmem.sweep.kinds.base import (
+    Outcome,
+    RunKind,
+    as_float,
+    base_row,
+    config_columns,
+    config_fields,
+)
 
 PARITIES = ("matrix", "embeddings")  # as assocmem.analysis.hierarchy.PARITIES (a test checks)
 INFINITE = "inf"  # a spec's spelling of n_samples = None (T = ∞)
@@ -30,18 +36,7 @@ _VECTORS = ("dims", "schemes", "trial")  # not config columns of a result row
 
 def _build(cls: type, values: Mapping[str, Any], tuples: Sequence[str]) -> Any:
     """A config dataclass from plain TOML values: unknown keys refused, lists as tuples."""
-    if "trials" in values:
-        raise ConfigError("trials", "set trials at the top level of a sweep spec")
-    allowed = [f.name for f in fields(cls) if f.init]
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(allowed)}")
-    clean = dict(values)
-    for key in tuples:
-        if key in clean:
-            if not isinstance(clean[key], list | tuple):
-                raise ConfigError(key, f"must be a list, got {clean[key]!r}")
-            clean[key] = tuple(clean[key])
+    clean = config_fields(cls, values, tuples)
     try:
         return cls(**clean)
     except TypeError as err:  # a wrong type the validators did not name

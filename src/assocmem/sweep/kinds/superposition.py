@@ -26,7 +26,14 @@ from typing import Any, ClassVar
 
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
-from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
+from assocmem.sweep.kinds.base import (
+    Outcome,
+    RunKind,
+    as_float,
+    base_row,
+    config_columns,
+    config_fields,
+)
 
 ARRANGEMENTS = ("same", "band", "random", "band-gated", "random-gated")  # as closed_form's
 BUDGETS = ("width", "matrix", "total")  # as analysis.superposition.BUDGETS (checked in tests)
@@ -135,10 +142,7 @@ def common_fields(merged: dict[str, Any]) -> dict[str, Any]:
 def merged_values(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
     """The dataclass ``cls``'s defaults updated by ``values``; a ConfigError for an unknown key."""
     defaults = {f.name: f.default for f in fields(cls)}
-    unknown = sorted(set(values) - set(defaults))
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(defaults)}")
-    return {**defaults, **values}
+    return {**defaults, **config_fields(cls, values)}
 
 
 def build_superposition(values: Mapping[str, Any]) -> SuperpositionConfig:
