@@ -37,6 +37,7 @@ from assocmem.analysis.editing import (
     key_columns,
 )
 from assocmem.analysis.editing_sequence import EditSequence, rank_bins, run_sequence
+from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import nested_row_scales, standard_coordinates
@@ -132,15 +133,12 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
         except ConfigError as err:
             raise ConfigError("memory", f'"trained" or a scheme: {err.message}') from None
     for name, low in (("n_inputs", 10), ("n_outputs", 3), ("dim", 2), ("max_edits", 1)):
-        _integer(name, getattr(cfg, name), low)
+        int_at_least(name, getattr(cfg, name), low)
     for name in ("band_edits", "batch_size", "n_samples"):
-        _integer(name, getattr(cfg, name), 1)
-    _integer("seed", cfg.seed, 0)
+        int_at_least(name, getattr(cfg, name), 1)
+    int_at_least("seed", cfg.seed, 0)
     for name in ("alpha", "margin", "covariance_reg", "rise", "lr", "memory_gb"):
-        value = getattr(cfg, name)
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if not ok or not np.isfinite(value) or value <= 0:
-            raise ConfigError(name, f"must be a finite number > 0, got {value!r}")
+        positive_number(name, getattr(cfg, name))
     if not cfg.checkpoints or any(
         isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in cfg.checkpoints
     ):
@@ -155,11 +153,6 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
         train_config(cfg, 0)
     check_budget(cfg.working_bytes(), cfg.memory_gb, "one editing run", "lower dim or n_inputs")
     return cfg
-
-
-def _integer(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
 
 
 def law(cfg: EditingConfig) -> tuple[np.ndarray, np.ndarray]:

@@ -31,11 +31,11 @@ right output), holds to rounding (≤ 1e-15).
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import torch
 
 from assocmem import rng
+from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.embeddings import standard_coordinates
@@ -63,12 +63,6 @@ STREAMS = {
     "direct_inputs": "direct_inputs",  # e_x, direct memory
     "direct_outputs": "direct_outputs",  # u_y, direct memory
 }
-
-
-def _int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -120,18 +114,16 @@ class HierarchyConfig:
     memory_gb: float = DEFAULT_MEMORY_GB
 
     def __post_init__(self) -> None:
-        n = _int("n_inputs", self.n_inputs, 2)
-        _int("n_outputs", self.n_outputs, 2)
-        if _int("n_concepts", self.n_concepts, self.n_outputs) > n:
+        n = int_at_least("n_inputs", self.n_inputs, 2)
+        int_at_least("n_outputs", self.n_outputs, 2)
+        if int_at_least("n_concepts", self.n_concepts, self.n_outputs) > n:
             raise ConfigError("n_concepts", f"must be ≤ n_inputs = {n}, got {self.n_concepts}")
-        ok = isinstance(self.alpha, int | float) and not isinstance(self.alpha, bool)
-        if not ok or not (math.isfinite(self.alpha) and self.alpha > 0):
-            raise ConfigError("alpha", f"must be a finite number > 0, got {self.alpha!r}")
+        positive_number("alpha", self.alpha)
         if self.concept_map not in CONCEPT_MAPS:
             raise ConfigError("concept_map", f"{self.concept_map!r}; allowed: {CONCEPT_MAPS}")
         if not isinstance(self.dims, tuple | list) or not self.dims:
             raise ConfigError("dims", f"must be a non-empty list of integers, got {self.dims!r}")
-        dims = tuple(_int("dims", d, 2) for d in self.dims)
+        dims = tuple(int_at_least("dims", d, 2) for d in self.dims)
         if list(dims) != sorted(set(dims)):
             raise ConfigError("dims", f"must be increasing, got {list(dims)}")
         if not isinstance(self.schemes, tuple | list) or not self.schemes:
@@ -145,10 +137,10 @@ class HierarchyConfig:
         concept_scheme = parse_scheme(self.concept_scheme)
         concept_scheme.validate(self.n_concepts)
         if self.n_samples is not None:
-            _int("n_samples", self.n_samples, 1)
+            int_at_least("n_samples", self.n_samples, 1)
         if self.dtype not in DTYPES:
             raise ConfigError("dtype", f"{self.dtype!r}; allowed: {', '.join(DTYPES)}")
-        _int("seed", self.seed, 0)
+        int_at_least("seed", self.seed, 0)
         if self.device not in ("cpu", "cuda"):
             raise ConfigError("device", f"must be cpu or cuda, got {self.device!r}")
         check_memory_gb(self.memory_gb)

@@ -32,6 +32,7 @@ import torch
 
 from assocmem import rng
 from assocmem.analysis.hierarchy import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
+from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
@@ -95,22 +96,19 @@ class BottleneckConfig:
 
     def __post_init__(self) -> None:
         for name, low in (("n_inputs", 2), ("n_outputs", 2), ("dim", 2), ("n_samples", 1)):
-            _check_int(name, getattr(self, name), low)
-        _check_int("n_concepts", self.n_concepts, self.n_outputs)
+            int_at_least(name, getattr(self, name), low)
+        int_at_least("n_concepts", self.n_concepts, self.n_outputs)
         if self.n_concepts > self.n_inputs:
             raise ConfigError("n_concepts", f"must be ≤ n_inputs = {self.n_inputs}")
-        _check_int("batch_size", self.batch_size, 1)
+        int_at_least("batch_size", self.batch_size, 1)
         if self.batch_size > self.n_samples:
             raise ConfigError("batch_size", f"must be ≤ n_samples = {self.n_samples}")
-        _check_int("n_steps", self.n_steps, 1)
-        _check_int("seed", self.seed, 0)
+        int_at_least("n_steps", self.n_steps, 1)
+        int_at_least("seed", self.seed, 0)
         if self.device not in ("cpu", "cuda"):  # accepted as every sweep's is; trained on the CPU
             raise ConfigError("device", f"must be cpu or cuda, got {self.device!r}")
         for name in ("alpha", "lr"):
-            value = getattr(self, name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or not (math.isfinite(value) and value > 0):
-                raise ConfigError(name, f"must be a finite number > 0, got {value!r}")
+            positive_number(name, getattr(self, name))
         if self.concept_map not in CONCEPT_MAPS:
             raise ConfigError("concept_map", f"{self.concept_map!r}; allowed: {CONCEPT_MAPS}")
 
@@ -118,11 +116,6 @@ class BottleneckConfig:
     def hidden(self) -> int:
         """h = ⌊d/√2⌋: the hierarchy's d₁ = d₂ at equal matrix parameters."""
         return hierarchy_dim(self.dim, "matrix", self.n_inputs, self.n_concepts, self.n_outputs)
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
 
 
 @dataclass

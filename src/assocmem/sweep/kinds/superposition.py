@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.sweep.kinds.base import (
@@ -57,21 +58,6 @@ class SuperpositionConfig:
     dtype: str = "float32"
     device: str = "cpu"
     memory_gb: float = DEFAULT_MEMORY_GB
-
-
-def int_at_least(name: str, value: Any, low: int) -> int:
-    """``value`` if it is an integer ≥ ``low``, else a ConfigError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
-    return value
-
-
-def positive_number(name: str, value: Any) -> float:
-    """``value`` as a float if it is a finite number > 0, else a ConfigError."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value <= 0:
-        raise ConfigError(name, f"must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 def _ints(name: str, value: Any) -> tuple[int, ...]:

@@ -7,17 +7,11 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
-from assocmem.sweep.kinds.superposition import (
-    BUDGETS,
-    common_fields,
-    int_at_least,
-    merged_values,
-    one_of,
-    positive_number,
-)
+from assocmem.sweep.kinds.superposition import BUDGETS, common_fields, merged_values, one_of
 
 OPTIMIZERS = ("sgd", "adam")  # adam: the sign-like Adam(β = (0, 0)), lr / d_h per head
 
