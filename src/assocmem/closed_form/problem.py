@@ -53,6 +53,7 @@ class Problem:
         ]
         self.population_error = PopulationError(self.probs, cfg.head_fraction)
         self._mod_labels: torch.Tensor | None = None
+        self._mod_labels_dtype: torch.Tensor | None = None
         self.all_per_dim = cfg.embedding == "orthogonal" or (
             cfg.embedding == "spherical" and cfg.nested == "renormalize"
         )
@@ -150,13 +151,21 @@ class Problem:
     def weights(self, trial: int, targets: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Weights and stored label laws of every column, d-independent columns first.
 
-        Returns fixed_q (K_f, N), varying_q (n_d, K_v, N), fixed_labels (K_f, M, N) and
-        varying_labels (K_v, M, N).
+        Returns fixed_q (K_f, N), varying_q (n_d, K_v, N) (float64), fixed_labels (K_f, M, N)
+        and varying_labels (K_v, M, N) (in the run's dtype, on its device; read-only: they may
+        be views of one shared law).
         """
-        freq, labels = self.sample_statistics(trial, targets)
-        population = self.population_labels(targets).to(self.device)[None]  # sample-free schemes
+        if any(scheme.uses_data for scheme in self.schemes):
+            freq, labels = self.sample_statistics(trial, targets)
+            labels = labels.to(self.dtype)
+        else:  # no counts to draw (and no stream read)
+            freq, labels = self.probs[None], self.probs.new_zeros(0, 0, 0, dtype=self.dtype)
+        population = self.population_labels(targets)[None]  # sample-free schemes
         if self.cfg.label_rule == "majority":  # f*(x), the unique most probable label
             population = majority_labels(population)
+        # the label laws in the run's dtype (rounding each value once, as a later cast would);
+        # with mod targets the population law is the same tensor every trial, converted once
+        population = self._in_dtype(population)
         fixed, varying, fixed_labels, varying_labels = [], [], [], []
         n_d = len(self.dims)
         for scheme in self.schemes:
@@ -169,10 +178,33 @@ class Problem:
                 varying.append(q.expand(n_d, *q.shape[1:]))
                 varying_labels.append(law)
         n, m = self.cfg.n_inputs, self.cfg.n_outputs
-        empty = freq.new_zeros(0, m, n)
+        empty = population.new_zeros(0, m, n)
         return (
             torch.cat(fixed) if fixed else freq.new_zeros(0, n),
             torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n),
-            torch.cat(fixed_labels) if fixed_labels else empty,
-            torch.cat(varying_labels) if varying_labels else empty,
+            _stack(fixed_labels) if fixed_labels else empty,
+            _stack(varying_labels) if varying_labels else empty,
         )
+
+    def _in_dtype(self, population: torch.Tensor) -> torch.Tensor:
+        """The population label laws (1, M, N) on the device, in the run's dtype; cached when
+        they are the same every trial (``mod`` targets, read-only)."""
+        shared = self.cfg.target == "mod" and self.cfg.label_rule != "majority"
+        if shared and self._mod_labels_dtype is not None:
+            return self._mod_labels_dtype
+        # row-major (M, N): the law itself is a transposed view of (N, M)
+        law = population.to(self.device, self.dtype, memory_format=torch.contiguous_format)
+        if shared:
+            self._mod_labels_dtype = law
+        return law
+
+
+def _stack(laws: list[torch.Tensor]) -> torch.Tensor:
+    """The schemes' label laws (R_s, M, N) stacked along the first axis; a read-only view
+    (no copy: 40 MB per law at N = 10⁶) when every scheme stores the same population law."""
+    first = laws[0]
+    if len(laws) == 1:
+        return first
+    if all(law is first for law in laws) and first.shape[0] == 1:
+        return first.expand(len(laws), *first.shape[1:])
+    return torch.cat(laws)

@@ -15,7 +15,8 @@ class Evaluator:
         self.m = problem.cfg.n_outputs
         targets = targets.to(problem.device)
         self.target_index = targets[None, None, None, :]  # (1, 1, 1, N)
-        self.onehot_t = torch.nn.functional.one_hot(targets, self.m).T.bool()  # (M, N)
+        classes = torch.arange(self.m, device=targets.device)
+        self.onehot_t = targets[None, :] == classes[:, None]  # (M, N) bool, no int64 one-hot
         self.probs = problem.probs
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)

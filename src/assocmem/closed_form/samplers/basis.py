@@ -24,24 +24,39 @@ SPLIT_BASIS_ABOVE = 0  # N × distinct columns above which it is built per class
 class WeightingBasis:
     """An orthonormal basis of a trial's stored columns and their coordinates in it.
 
-    q_t: (r, N) orthonormal rows; coeffs: (r, c), the c distinct nonzero stored columns are
-    ``q_tᵀ coeffs``, ordered by their last use (latest first); index: (D, K·M) the distinct
+    Qᵀ (r, N) has orthonormal rows; coeffs: (r, c), the c distinct nonzero stored columns
+    are ``Q coeffs``, ordered by their last use (latest first); index: (D, K·M) the distinct
     column of each output row at each d (−1: a zero column); live[i]: how many distinct
     columns are used at some d ≥ dims[i] (a prefix of the order).
 
     Tokens are held in an internal order (``tokens[i]`` is the token at position i; None: the
-    natural order) in which q_t is block diagonal: ``blocks`` lists (rows, positions) of its
-    nonzero blocks (one per output class without label noise), so products with Q read only
-    them. The H draws are i.i.d. across tokens, so they are drawn in this order directly.
+    natural order) in which Qᵀ is block diagonal: ``blocks`` lists (rows, positions) of its
+    nonzero blocks (one per output class without label noise) and ``parts`` their values, so
+    products with Q read only them (Qᵀ itself, (r, N), would be 120 MB at N = 10⁶ and r = 30).
+    The H draws are i.i.d. across tokens, so they are drawn in this order directly.
     """
 
-    q_t: torch.Tensor
     coeffs: torch.Tensor
     index: torch.Tensor
     live: list[int]
     tokens: torch.Tensor | None
     inverse: torch.Tensor | None  # position of each token in the internal order
     blocks: list[tuple[slice, slice]]
+    parts: list[torch.Tensor]  # Qᵀ[rows, positions] of each block, row-major
+
+    @property
+    def rank(self) -> int:
+        """r, the dimension of the span."""
+        return self.coeffs.shape[0]
+
+    @property
+    def q_t(self) -> torch.Tensor:
+        """Qᵀ (r, N) in the internal token order, built from the blocks (for checks)."""
+        n = self.blocks[-1][1].stop if self.tokens is None else self.tokens.numel()
+        q_t = self.coeffs.new_zeros(self.rank, n)
+        for (rows, positions), part in zip(self.blocks, self.parts, strict=True):
+            q_t[rows, positions] = part
+        return q_t
 
     def internal(self, x: torch.Tensor) -> torch.Tensor:
         """``x`` (..., N) in natural token order, in the internal order."""
@@ -59,8 +74,8 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not rows:
-        empty = torch.zeros(0, n, device=problem.device, dtype=dtype)
-        return WeightingBasis(empty, empty[:, :0], index, live, None, None, [])
+        empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
+        return WeightingBasis(empty, index, live, None, None, [(slice(0, 0), slice(0, n))], [empty])
     stacked = [rows[u] for u in order]  # c columns (N,), gathered group by group below
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live))
@@ -140,8 +155,8 @@ def _orthonormal_basis(
     index: torch.Tensor,
     live: list[int],
 ) -> tuple[Any, ...]:
-    """The fields of :class:`WeightingBasis`: ``q_t`` (r, N) and ``coeffs`` (r, c) with
-    ``stacked[j] ≈ q_tᵀ coeffs[:, j]`` to float64 rounding (q_t in the internal token order).
+    """The fields of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
+    ``stacked[j] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
@@ -158,7 +173,6 @@ def _orthonormal_basis(
         keep = s > s.max() * max(block.shape) * torch.finfo(torch.float64).eps
         parts.append((tokens, (q @ u[:, keep]).T, columns, s[keep, None] * vh[keep]))
     rank = sum(part[1].shape[0] for part in parts)
-    q_t = like.new_zeros(rank, n, dtype=dtype)
     coeffs = like.new_zeros(rank, c, dtype=dtype)
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
@@ -169,12 +183,17 @@ def _orthonormal_basis(
         order = torch.cat([p[0] for p in parts] + [(~seen).nonzero().flatten()])
         inverse = torch.empty_like(order)
         inverse[order] = torch.arange(n, device=order.device)
-    blocks, row, position = [], 0, 0
+    blocks, values, row, position = [], [], 0, 0
     for tokens, basis, columns, coord in parts:
         rows = slice(row, row + basis.shape[0])
         positions = slice(position, position + tokens.numel())
-        q_t[rows, positions if order is not None else tokens] = basis.to(dtype)
+        if order is None:  # one group: its block spans every token, in natural order
+            positions = slice(0, n)
+            values.append(like.new_zeros(basis.shape[0], n, dtype=dtype))
+            values[-1][:, tokens] = basis.to(dtype)
+        else:
+            values.append(basis.to(dtype, memory_format=torch.contiguous_format))
         coeffs[rows, columns] = coord.to(dtype)
-        blocks.append((rows, positions if order is not None else slice(0, n)))
+        blocks.append((rows, positions))
         row, position = rows.stop, positions.stop
-    return q_t, coeffs, index, live, order, inverse, blocks
+    return coeffs, index, live, order, inverse, blocks, values

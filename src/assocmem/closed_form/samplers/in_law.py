@@ -62,7 +62,7 @@ class InLaw(Sampler):
         gen = rng.generator(cfg.seed, "in_law_basis", trial, device=device)
         # Z by blocks of coordinates (as E is drawn): Z_d is the same for every d_max ≥ d
         z = standard_coordinates(
-            basis.q_t.shape[0], problem.dims[-1], gen, device=device, dtype=problem.dtype
+            basis.rank, problem.dims[-1], gen, device=device, dtype=problem.dtype
         ).T  # (r, d_max)
         remainder = rng.generator(cfg.seed, "in_law_remainder", trial, device=device)
         sizes = block_normals(problem, basis)
@@ -157,7 +157,7 @@ def _block_rank(width: int, live: int, rank: int) -> int:
 
 def block_normals(problem: Problem, basis: WeightingBasis) -> list[int]:
     """Standard normals per token drawn for each block ``(d_{i-1}, d_i]`` (0: none)."""
-    rank, prev, out = basis.q_t.shape[0], 0, []
+    rank, prev, out = basis.rank, 0, []
     for d, live in zip(problem.dims, basis.live, strict=True):
         out.append(_block_rank(d - prev, live, rank))
         prev = d
@@ -207,11 +207,10 @@ def assemble(
     z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``. Each
     yielded tensor lives in a reused buffer: valid until the next one is asked for.
     """
-    q_t, coeffs = basis.q_t, basis.coeffs
-    rank, n = q_t.shape
-    buffers = buffers or Buffers(n, q_t)
+    coeffs = basis.coeffs
+    buffers = buffers or Buffers(problem.cfg.n_inputs, coeffs)
     h_t = buffers("h_t", coeffs.shape[1]).zero_()  # (H_d R)ᵀ of the distinct columns, running
-    gram = q_t.new_zeros(rank, rank)  # Z_d Z_dᵀ, running
+    gram = coeffs.new_zeros(basis.rank, basis.rank)  # Z_d Z_dᵀ, running
     prev = 0
     for i, d in enumerate(problem.dims):
         z_blk = z[:, prev:d]
@@ -247,11 +246,12 @@ def _columns_at(
         stored = torch.index_select(h_t, 0, cols, out=buffers("stored", count))
         coeffs = basis.coeffs.index_select(1, cols)
     inner = gram @ coeffs  # (r, u), minus Qᵀ H R block by block
-    for rows, positions in basis.blocks:
-        inner[rows] -= basis.q_t[rows, positions] @ stored[:, positions].T
+    blocks = list(zip(basis.blocks, basis.parts, strict=True))
+    for (rows, positions), part in blocks:
+        inner[rows] -= part @ stored[:, positions].T
     columns = torch.mul(stored, scale, out=buffers("columns", count))  # (u, N)
-    for rows, positions in basis.blocks:
-        columns[:, positions].addmm_(inner[rows].T, basis.q_t[rows, positions], alpha=scale)
+    for (rows, positions), part in blocks:
+        columns[:, positions].addmm_(inner[rows].T, part, alpha=scale)
     if basis.inverse is not None:  # back to the natural token order
         columns = torch.index_select(columns, 1, basis.inverse, out=buffers("natural", count))
     if count == index.shape[0]:
