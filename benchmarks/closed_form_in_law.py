@@ -51,7 +51,7 @@ CASES: dict[str, dict[str, Any]] = {
         memory_gb=2,
     ),
 }  # fmt: skip
-TRIALS = {"fig1": (100, 20), "fig4": (100, 20), "n1e5": (3, 1), "n1e6": (3, 1)}  # full, quick
+TRIALS = {"fig1": (100, 20), "fig4": (100, 20), "n1e5": (3, 1), "n1e6": (8, 2)}  # full, quick
 
 
 def sync(device: str) -> None:

@@ -30,16 +30,19 @@ CHOICES = ("auto", *SAMPLERS)
 # measurement taken at run time: the resolved sampler must not depend on the machine.
 FLOPS_PER_NORMAL = 64.0
 BYTES = {"float32": 4, "float64": 8}
+DRAW_AHEAD_BYTES = 2**26  # the in-law sampler draws a trial's block normals ahead below this
 
 
 @dataclass(frozen=True)
 class Cost:
-    """One trial's cost under one sampler: normal numbers drawn, flops, peak working set."""
+    """One trial's cost under one sampler: normal numbers drawn, flops, peak working set, and
+    what its draws hold when made ahead (in a helper thread, while the previous trial runs)."""
 
     sampler: str
     numbers: float
     flops: float
     working_set: int  # bytes
+    draw_ahead: int  # bytes, at most working_set
 
     @property
     def units(self) -> float:
@@ -130,7 +133,8 @@ def explicit_cost(shape: Layout) -> Cost:
     d_max = dims[-1]
     flops = 4.0 * n * m * (shape.n_fixed * d_max + shape.n_varying_per_dim * sum(dims))
     flops += _evaluation_flops(shape)
-    return Cost("explicit", float(n * d_max + m * d_max), flops, _explicit_bytes(shape))
+    held = _explicit_bytes(shape)  # the embeddings are the draws: count the whole trial
+    return Cost("explicit", float(n * d_max + m * d_max), flops, held, held)
 
 
 def in_law_cost(shape: Layout) -> Cost:
@@ -150,7 +154,11 @@ def in_law_cost(shape: Layout) -> Cost:
         prev = d
     groups = m if shape.per_class_basis else 1
     flops += 4.0 * n * columns * columns / groups + _evaluation_flops(shape)
-    return Cost("in_law", numbers, flops, _in_law_bytes(shape, rank, columns))
+    ahead = _basis_bytes(shape, rank, columns) + _common_bytes(shape)
+    ahead += rank * dims[-1] * shape.per_value
+    ahead += min(int(numbers) * shape.per_value, DRAW_AHEAD_BYTES)  # small: the blocks' normals
+    working_set = _in_law_bytes(shape, rank, columns)
+    return Cost("in_law", numbers, flops, working_set, min(ahead, working_set))
 
 
 def _evaluation_flops(shape: Layout) -> float:
@@ -179,15 +187,20 @@ def _explicit_bytes(shape: Layout) -> int:
     return embeddings + scores + samples + shape.count_bytes
 
 
+def _basis_bytes(shape: Layout, rank: int, columns: int) -> int:
+    """The basis while it is built: the stored columns, a group's float64 QR, Qᵀ's blocks."""
+    n, groups = shape.n_inputs, shape.n_outputs if shape.per_class_basis else 1
+    return (3 * 8 * n * columns + 8 * n * rank + rank * n * shape.per_value) // groups
+
+
 def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
     """Basis (float64 while built), running products, one d's scores, and the common arrays."""
     n, m, v = shape.n_inputs, shape.n_outputs, shape.per_value
-    groups = m if shape.per_class_basis else 1
-    basis_build = 3 * 8 * n * columns // groups + 8 * n * rank // groups + rank * n * v
     running = 2 * columns * n * v  # H·R for the live columns and one block of draws
     at_d = m * (shape.n_fixed + shape.n_varying_per_dim)
     scores = 8 * at_d * n * 8  # one d: scores, masks, and float64 copies for the readout
-    return basis_build + running + scores + _common_bytes(shape) + rank * shape.dims[-1] * v
+    common = _common_bytes(shape) + rank * shape.dims[-1] * v
+    return _basis_bytes(shape, rank, columns) + running + scores + common
 
 
 def costs(cfg: Any) -> dict[str, Cost]:

@@ -23,7 +23,8 @@ import numpy as np
 import torch
 
 from assocmem import rng
-from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.closed_form import cost
+from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.readout import Evaluator
 from assocmem.closed_form.result import ClosedFormResult, Column, provenance
@@ -179,9 +180,10 @@ def run_closed_form(
     sampler = get_sampler(cfg.resolved_sampler)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
     bar = progress_bar(len(trial_ids), "closed-form", "trial", progress is True, leave=True)
-    # Draw trial t+1 while trial t computes, when two trials' embeddings fit the memory budget.
-    # The generator is serial: leave it one core, and the matrix products the others.
-    overlap = sampler.draws_ahead and 2 * working_set_bytes(cfg) <= cfg.memory_gb * 2**30
+    # Draw trial t+1 while trial t computes, when its draws fit the memory budget beside trial
+    # t. The generator is serial: leave it one core, and the matrix products the others.
+    need = cost.costs(cfg)[cfg.resolved_sampler]
+    overlap = sampler.draws_ahead and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
     threads = torch.get_num_threads()
     if (overlap or sampler.draws_in_background) and problem.device.type == "cpu":
         threads = max(1, threads - 1)

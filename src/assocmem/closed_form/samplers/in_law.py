@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import torch
 
 from assocmem import rng
+from assocmem.closed_form.cost import DRAW_AHEAD_BYTES
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.samplers.base import Sampler, TrialWeights
 from assocmem.closed_form.samplers.basis import WeightingBasis, weighting_basis
 from assocmem.embeddings import standard_coordinates
 
-DRAW_AHEAD_BYTES = 2**26  # a trial's block normals drawn ahead (in the helper thread) below this
 # remainder(block, z_blk, r_live, out): add the block's increment of (H R_live)ᵀ to out
 Remainder = Callable[[slice, torch.Tensor, torch.Tensor, torch.Tensor], None]
 
