@@ -5,7 +5,12 @@ import torch
 
 from assocmem import rng
 from assocmem.config.errors import ConfigError
-from assocmem.embeddings import draw_embeddings, nested_row_scales, standard_coordinates
+from assocmem.embeddings import (
+    DRAW_BLOCK,
+    draw_embeddings,
+    nested_row_scales,
+    standard_coordinates,
+)
 from assocmem.laws.tokens import (
     mod_targets,
     normalize_probabilities,
@@ -71,6 +76,22 @@ def test_coordinates_are_nested_across_d_max():
     a = standard_coordinates(33, 10, rng.generator(0, "embeddings", 0))
     b = standard_coordinates(33, 300, rng.generator(0, "embeddings", 0))
     assert torch.equal(a, b[:10])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(("n_rows", "dim"), [(1, 17), (7, 33), (1000, 64), (29, 1000)])
+def test_coordinates_in_one_call_are_the_blocks(n_rows, dim, dtype):
+    """On CPU standard_coordinates draws every block in one call; that must be the numbers of
+    one call per DRAW_BLOCK coordinates (fails if torch's CPU normal_ stops filling uniforms in
+    order and transforming them 16 at a time), and leave the generator in the same state."""
+    one, per_block = rng.generator(0, "embeddings", 0), rng.generator(0, "embeddings", 0)
+    got = standard_coordinates(n_rows, dim, one, dtype=dtype)
+    blocks = [
+        torch.randn(DRAW_BLOCK, n_rows, generator=per_block, dtype=dtype)
+        for _ in range(-(-dim // DRAW_BLOCK))
+    ]
+    assert torch.equal(got, torch.cat(blocks)[:dim])
+    assert torch.equal(one.get_state(), per_block.get_state())
 
 
 def test_embedding_laws():

@@ -64,9 +64,15 @@ def standard_coordinates(
     """Raw N(0, 1) draws, transposed: shape (dim, n_rows); row k is coordinate k of every row.
 
     Coordinates are drawn in blocks of :data:`DRAW_BLOCK`, so the first d rows are identical for
-    every ``dim ≥ d``: this is what makes nested d share random numbers.
+    every ``dim ≥ d``: this is what makes nested d share random numbers. On CPU the blocks are
+    one call: torch's CPU generator fills uniforms in order and turns them into normals 16 at a
+    time, so whole blocks (16·n_rows numbers each) drawn at once are the numbers drawn block by
+    block (a test pins this); a CUDA generator advances by call, so there each block is a call.
     """
     n_blocks = -(-dim // DRAW_BLOCK)
+    if torch.device(device).type == "cpu":
+        shape = (n_blocks * DRAW_BLOCK, n_rows)
+        return torch.randn(shape, generator=generator, device=device, dtype=dtype)[:dim]
     out = torch.empty(n_blocks * DRAW_BLOCK, n_rows, device=device, dtype=dtype)
     for block in range(n_blocks):
         rows = slice(block * DRAW_BLOCK, (block + 1) * DRAW_BLOCK)

@@ -16,7 +16,9 @@ The sums over tokens are exact, so they do not depend on the order a matrix prod
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import torch
 
 HEAD_FRACTION = 0.1
@@ -87,9 +89,10 @@ class PopulationError:
         self.n_limbs = (error_limbs.shape[1], head_limbs.shape[1])
         self.limbs = torch.cat([error_limbs, head_limbs], dim=1)  # (N, k_error + k_head)
 
-    def _combine(self, sums: torch.Tensor) -> torch.Tensor:
-        """``Σ_j sums[..., j] 2^{-(j+1)·bits}``, smallest term first (fixed order)."""
-        total = torch.zeros_like(sums[..., 0])
+    def _combine(self, sums: Any) -> Any:
+        """``Σ_j sums[..., j] 2^{-(j+1)·bits}``, smallest term first (fixed order): the same
+        IEEE float64 operations on a torch tensor or a numpy array."""
+        total = sums[..., 0] * 0.0
         for j in reversed(range(sums.shape[-1])):
             total = total + sums[..., j] * 2.0 ** (-(j + 1) * self.bits)
         return total
@@ -98,6 +101,10 @@ class PopulationError:
         """wrong: (..., N) bool or 0/1. Returns the error and its head part, each (...) float64."""
         sums = wrong.to(torch.float64) @ self.limbs.to(wrong.device)  # exact integers
         k_error = self.n_limbs[0]
+        if sums.device.type == "cpu":  # a few numbers: numpy's calls cost a tenth of torch's
+            values = sums.numpy()
+            error, head = self._combine(values[..., :k_error]), self._combine(values[..., k_error:])
+            return torch.from_numpy(np.asarray(error)), torch.from_numpy(np.asarray(head))
         return self._combine(sums[..., :k_error]), self._combine(sums[..., k_error:])
 
 

@@ -60,7 +60,7 @@ def stored_rows(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
     Without label noise L is the one-hot matrix F of f*.
     """
-    shape = (*torch.broadcast_shapes(q.shape[:-1], labels.shape[:-2]), *labels.shape[-2:])
+    shape = (*q.shape[:-1], *labels.shape[-2:])  # labels (K, M, N) match q's last K
     out = q.new_empty(shape, dtype=torch.result_type(q, labels))  # row-major whatever the
     torch.mul(q.unsqueeze(-2), labels, out=out)  # inputs' strides: flattening copies nothing
     return out.flatten(-3, -2)

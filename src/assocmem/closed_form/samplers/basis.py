@@ -20,6 +20,16 @@ from assocmem.closed_form.samplers.base import TrialWeights, stored_rows
 SPLIT_BASIS_ABOVE = 0  # N × distinct columns above which it is built per class (measured: always)
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The distinct columns one d reads: ``columns`` (a slice where they run in order, else
+    their indices), ``count`` of them, and the output rows they fill (None: every row)."""
+
+    columns: slice | torch.Tensor
+    count: int
+    rows: torch.Tensor | None
+
+
 @dataclass
 class WeightingBasis:
     """An orthonormal basis of a trial's stored columns and their coordinates in it.
@@ -43,6 +53,7 @@ class WeightingBasis:
     inverse: torch.Tensor | None  # position of each token in the internal order
     blocks: list[tuple[slice, slice]]
     parts: list[torch.Tensor]  # Qᵀ[rows, positions] of each block, row-major
+    selections: list["Selection"]  # per d, the distinct columns it reads
 
     @property
     def rank(self) -> int:
@@ -65,64 +76,92 @@ class WeightingBasis:
 
 def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     """The distinct stored columns of one trial and an orthonormal basis of their span."""
-    rows, classes, index, last_use = _distinct_columns(problem, weights)
-    order = sorted(range(len(rows)), key=lambda u: -last_use[u])  # latest last use first
-    position = torch.empty(len(rows) + 1, dtype=torch.long)
-    position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(rows))
+    fixed, varying, sources, classes, index, last_use = _distinct_columns(problem, weights)
+    order = sorted(range(len(sources)), key=lambda u: -last_use[u])  # latest last use first
+    position = torch.empty(len(sources) + 1, dtype=torch.long)
+    position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(sources))
     position[-1] = -1  # index −1 (a zero column) stays −1
-    index = position[index].to(problem.device)
+    index = position[index]
+    selections = [_selection(row, problem.device) for row in index.tolist()]
+    index = index.to(problem.device)
     live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
     n, dtype = problem.cfg.n_inputs, problem.dtype
-    if not rows:
+    if not sources:
         empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
-        return WeightingBasis(empty, index, live, None, None, [(slice(0, 0), slice(0, n))], [empty])
-    stacked = [rows[u] for u in order]  # c columns (N,), gathered group by group below
+        blocks = [(slice(0, 0), slice(0, n))]
+        return WeightingBasis(empty, index, live, None, None, blocks, [empty], selections)
+    stacked = _rows(fixed, varying, [sources[u] for u in order])  # (c, N), by last use
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
-    return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live))
+    return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live), selections)
 
 
 def _distinct_columns(
     problem: Problem, weights: TrialWeights
-) -> tuple[list[torch.Tensor], list[int], torch.Tensor, list[int]]:
-    """Distinct nonzero stored columns (each (N,)), their output class, the (D, K·M) index of
-    each output row's column (−1 for zero) and each column's last dim index.
+) -> tuple[torch.Tensor, torch.Tensor, list[int], list[int], torch.Tensor, list[int]]:
+    """The stored rows, fixed (K_f·M, N) and at each d (D, K_v·M, N); the distinct nonzero
+    columns among them (their row in ``[fixed; varying flattened]``), their output class; the
+    (D, K·M) index of each output row's column (−1 for zero) and each column's last dim index.
 
     A d-dependent column equal to the same column at the previous d is the same column (nested
-    thresholds repeat while P(d) does not change).
+    thresholds repeat while P(d) does not change). Every test is one pass over all rows.
     """
     m, n_dims = problem.cfg.n_outputs, len(problem.dims)
     fixed = stored_rows(weights.fixed_q, weights.fixed_labels)  # (K_f·M, N)
-    rows: list[torch.Tensor] = []
+    varying = stored_rows(weights.varying_q, weights.varying_labels)  # (D, K_v·M, N)
+    n_fixed, n_var = fixed.shape[0], varying.shape[1]
+    sources: list[int] = []
     classes: list[int] = []
     last_use: list[int] = []
 
-    def add(row: torch.Tensor, nonzero: bool, cls: int, last: int) -> int:
+    def add(source: int, nonzero: bool, cls: int, last: int) -> int:
         if not nonzero:
             return -1
-        rows.append(row)
+        sources.append(source)
         classes.append(cls)
         last_use.append(last)
-        return len(rows) - 1
+        return len(sources) - 1
 
-    fixed_nonzero = fixed.ne(0).any(1).tolist()  # one pass, not one call per row
-    fixed_index = [add(row, fixed_nonzero[j], j % m, n_dims - 1) for j, row in enumerate(fixed)]
-    n_var = weights.varying_q.shape[1] * m
+    fixed_nonzero = fixed.ne(0).any(1).tolist()
+    fixed_index = [add(j, fixed_nonzero[j], j % m, n_dims - 1) for j in range(n_fixed)]
+    nonzero = varying.ne(0).any(2).tolist()  # (D, K_v·M)
+    same = varying[1:].eq(varying[:-1]).all(2).tolist()  # (D − 1, K_v·M): as at the d before
     table = [list(fixed_index) for _ in range(n_dims)]
-    previous, before = [-1] * n_var, None
+    previous = [-1] * n_var
     for i in range(n_dims):
-        varying = stored_rows(weights.varying_q[i], weights.varying_labels)  # (K_v·M, N)
-        nonzero = varying.ne(0).any(1).tolist()
-        same = [False] * n_var if before is None else varying.eq(before).all(1).tolist()
-        for j, row in enumerate(varying):
+        for j in range(n_var):
             u = previous[j]
-            if u >= 0 and same[j]:  # row j at the previous d was column u (or zero: u = −1)
+            if u >= 0 and i > 0 and same[i - 1][j]:  # row j at the previous d was column u
                 last_use[u] = i
             else:
-                u = previous[j] = add(row, nonzero[j], j % m, i)
+                u = previous[j] = add(n_fixed + i * n_var + j, nonzero[i][j], j % m, i)
             table[i].append(u)
-        before = varying
-    index = torch.tensor(table, dtype=torch.long).view(n_dims, fixed.shape[0] + n_var)
-    return rows, classes, index, last_use
+    index = torch.tensor(table, dtype=torch.long).view(n_dims, n_fixed + n_var)
+    return fixed, varying, sources, classes, index, last_use
+
+
+def _rows(fixed: torch.Tensor, varying: torch.Tensor, sources: list[int]) -> torch.Tensor:
+    """Rows ``sources`` of ``[fixed; varying flattened]``, (len(sources), N), without the copy
+    of every row that concatenating the two would make."""
+    out = fixed.new_empty(len(sources), fixed.shape[1])
+    for part, offset in ((fixed, 0), (varying.flatten(0, 1), fixed.shape[0])):
+        at = [k for k, source in enumerate(sources) if 0 <= source - offset < part.shape[0]]
+        if at:
+            picked = torch.tensor([sources[k] - offset for k in at], device=part.device)
+            out.index_copy_(0, torch.tensor(at, device=part.device), part.index_select(0, picked))
+    return out
+
+
+def _selection(row: list[int], device: torch.device) -> Selection:
+    """Which distinct columns one d reads (index row ``row``), computed once per trial."""
+    used = [j for j, u in enumerate(row) if u >= 0]
+    cols = [row[j] for j in used]
+    columns: slice | torch.Tensor
+    if cols and cols == list(range(cols[0], cols[0] + len(cols))):
+        columns = slice(cols[0], cols[0] + len(cols))
+    else:
+        columns = torch.tensor(cols, dtype=torch.long, device=device)
+    rows = None if len(used) == len(row) else torch.tensor(used, dtype=torch.long, device=device)
+    return Selection(columns, len(cols), rows)
 
 
 def _token_groups(
@@ -138,40 +177,41 @@ def _token_groups(
     device = problem.device
     if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
         return [(torch.arange(c, device=device), torch.arange(n, device=device))]
-    column_class = torch.tensor(classes, device=device)
     targets = targets.to(device)
     groups = []
     for y in range(problem.cfg.n_outputs):
-        columns = (column_class == y).nonzero().flatten()
-        if columns.numel():
-            groups.append((columns, (targets == y).nonzero().flatten()))
+        columns = [j for j, cls in enumerate(classes) if cls == y]
+        if columns:
+            tokens = (targets == y).nonzero().flatten()
+            groups.append((torch.tensor(columns, device=device), tokens))
     return groups
 
 
 def _orthonormal_basis(
-    stacked: list[torch.Tensor],
+    stacked: torch.Tensor,
     groups: list[tuple[torch.Tensor, torch.Tensor]],
     dtype: torch.dtype,
     index: torch.Tensor,
     live: list[int],
 ) -> tuple[Any, ...]:
     """The fields of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
-    ``stacked[j] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the internal token order).
+    ``stacked[j] ≈ Q coeffs[:, j]`` (stacked: (c, N)) to float64 rounding (Q in the internal
+    token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
     dropped. Several groups: the tokens are reordered group by group (then the tokens of no
     group), so that q_t is block diagonal.
     """
-    n, c, like = stacked[0].shape[0], len(stacked), stacked[0]
+    (c, n), like = stacked.shape, stacked
     parts = []
-    for columns, tokens in groups:
-        block = torch.stack([stacked[j].index_select(0, tokens) for j in columns.tolist()], 1)
-        block = block.double()  # (N_g, c_g): the group's columns on its tokens only
+    for columns, tokens in groups:  # (N_g, c_g): the group's columns on its tokens only
+        block = stacked.index_select(0, columns).index_select(1, tokens).T.double()
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
-        keep = s > s.max() * max(block.shape) * torch.finfo(torch.float64).eps
-        parts.append((tokens, (q @ u[:, keep]).T, columns, s[keep, None] * vh[keep]))
+        tolerance = s[0] * max(block.shape) * torch.finfo(torch.float64).eps  # s: descending
+        k = int((s > tolerance).sum())  # the kept directions are a prefix
+        parts.append((tokens, (q @ u[:, :k]).T, columns, s[:k, None] * vh[:k]))
     rank = sum(part[1].shape[0] for part in parts)
     coeffs = like.new_zeros(rank, c, dtype=dtype)
     order: torch.Tensor | None = None

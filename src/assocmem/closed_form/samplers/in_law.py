@@ -28,7 +28,7 @@ from assocmem import rng
 from assocmem.closed_form.cost import DRAW_AHEAD_BYTES
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.samplers.base import Sampler, TrialWeights
-from assocmem.closed_form.samplers.basis import WeightingBasis, weighting_basis
+from assocmem.closed_form.samplers.basis import Selection, WeightingBasis, weighting_basis
 from assocmem.embeddings import standard_coordinates
 
 # remainder(block, z_blk, r_live, out): add the block's increment of (H R_live)ᵀ to out
@@ -219,29 +219,29 @@ def assemble(
         remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
         scale = _gaussian_scale(problem, d)
-        columns = _columns_at(basis, basis.index[i], gram, h_t, scale, buffers)
+        n_rows = basis.index.shape[1]
+        columns = _columns_at(basis, basis.selections[i], n_rows, gram, h_t, scale, buffers)
         yield slice(i, i + 1), columns[None]
 
 
 def _columns_at(
     basis: WeightingBasis,
-    index: torch.Tensor,
+    selection: Selection,
+    n_rows: int,
     gram: torch.Tensor,
     h_t: torch.Tensor,
     scale: float,
     buffers: Buffers,
 ) -> torch.Tensor:
-    """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the output rows (K·M, N) of one d,
-    in natural token order."""
+    """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the ``n_rows`` output rows (K·M, N) of
+    one d, in natural token order."""
     # index_select / index_copy_, and slices where the columns run in order: advanced indexing
     # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
-    used = (index >= 0).nonzero().flatten()
-    if not used.numel():
-        return buffers("out", index.shape[0]).zero_()
-    cols = index.index_select(0, used)
-    first, count = int(cols[0]), cols.numel()
-    if bool((cols == torch.arange(first, first + count, device=cols.device)).all()):
-        stored, coeffs = h_t[first : first + count], basis.coeffs[:, first : first + count]
+    count, cols = selection.count, selection.columns
+    if not count:
+        return buffers("out", n_rows).zero_()
+    if isinstance(cols, slice):
+        stored, coeffs = h_t[cols], basis.coeffs[:, cols]
     else:
         stored = torch.index_select(h_t, 0, cols, out=buffers("stored", count))
         coeffs = basis.coeffs.index_select(1, cols)
@@ -254,9 +254,9 @@ def _columns_at(
         columns[:, positions].addmm_(inner[rows].T, part, alpha=scale)
     if basis.inverse is not None:  # back to the natural token order
         columns = torch.index_select(columns, 1, basis.inverse, out=buffers("natural", count))
-    if count == index.shape[0]:
+    if selection.rows is None:
         return columns
-    return buffers("out", index.shape[0]).zero_().index_copy_(0, used, columns)
+    return buffers("out", n_rows).zero_().index_copy_(0, selection.rows, columns)
 
 
 def _gaussian_scale(problem: Problem, d: int) -> float:
