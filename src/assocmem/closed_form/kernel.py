@@ -183,7 +183,8 @@ def run_closed_form(
     # Draw trial t+1 while trial t computes, when its draws fit the memory budget beside trial
     # t. The generator is serial: leave it one core, and the matrix products the others.
     need = cost.costs(cfg)[cfg.resolved_sampler]
-    overlap = sampler.draws_ahead and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
+    overlap = sampler.draws_ahead and cfg.n_inputs >= sampler.ahead_from_tokens
+    overlap = overlap and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
     threads = torch.get_num_threads()
     if (overlap or sampler.draws_in_background) and problem.device.type == "cpu":
         threads = max(1, threads - 1)

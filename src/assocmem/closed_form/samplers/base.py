@@ -34,8 +34,11 @@ class Sampler(ABC):
     """One way of drawing the input embeddings' randomness; registered by :attr:`name`."""
 
     name: ClassVar[str]
-    # its draws are worth a helper thread, drawing the next trial while this one computes
+    # its draws are worth a helper thread, drawing the next trial while this one computes ...
     draws_ahead: ClassVar[bool] = False
+    # ... from this many tokens on: below it a trial is a few hundred small calls that hold the
+    # GIL, and two threads of them contend more than they overlap
+    ahead_from_tokens: ClassVar[int] = 0
     # it draws in a helper thread during the trial, even when trials are not drawn ahead
     draws_in_background: ClassVar[bool] = False
 

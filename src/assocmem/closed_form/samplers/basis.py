@@ -10,7 +10,6 @@ basis is block diagonal (a top-P threshold adds one direction per class, never P
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
@@ -92,7 +91,8 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
         return WeightingBasis(empty, index, live, None, None, blocks, [empty], selections)
     stacked = _rows(fixed, varying, [sources[u] for u in order])  # (c, N), by last use
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
-    return WeightingBasis(*_orthonormal_basis(stacked, groups, dtype, index, live), selections)
+    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(stacked, groups, dtype)
+    return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks, selections)
 
 
 def _distinct_columns(
@@ -121,10 +121,13 @@ def _distinct_columns(
         last_use.append(last)
         return len(sources) - 1
 
-    fixed_nonzero = fixed.ne(0).any(1).tolist()
+    # max |x| over a row, not a reduction of booleans (5x slower in torch); NaN counts as
+    # nonzero (and as different), as with ne/any; rows are finite, so a zero difference is
+    # equality
+    fixed_nonzero = fixed.abs().amax(1).ne(0).tolist()
     fixed_index = [add(j, fixed_nonzero[j], j % m, n_dims - 1) for j in range(n_fixed)]
-    nonzero = varying.ne(0).any(2).tolist()  # (D, K_v·M)
-    same = varying[1:].eq(varying[:-1]).all(2).tolist()  # (D − 1, K_v·M): as at the d before
+    nonzero = varying.abs().amax(2).ne(0).tolist()  # (D, K_v·M)
+    same = (varying[1:] - varying[:-1]).abs_().amax(2).eq(0).tolist()  # (D − 1, K_v·M)
     table = [list(fixed_index) for _ in range(n_dims)]
     previous = [-1] * n_var
     for i in range(n_dims):
@@ -191,10 +194,15 @@ def _orthonormal_basis(
     stacked: torch.Tensor,
     groups: list[tuple[torch.Tensor, torch.Tensor]],
     dtype: torch.dtype,
-    index: torch.Tensor,
-    live: list[int],
-) -> tuple[Any, ...]:
-    """The fields of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
+) -> tuple[
+    torch.Tensor,
+    torch.Tensor | None,
+    torch.Tensor | None,
+    list[tuple[slice, slice]],
+    list[torch.Tensor],
+]:
+    """``coeffs``, ``tokens``, ``inverse``, ``blocks`` and ``parts`` of
+    :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
     ``stacked[j] ≈ Q coeffs[:, j]`` (stacked: (c, N)) to float64 rounding (Q in the internal
     token order).
 
@@ -203,37 +211,39 @@ def _orthonormal_basis(
     dropped. Several groups: the tokens are reordered group by group (then the tokens of no
     group), so that q_t is block diagonal.
     """
-    (c, n), like = stacked.shape, stacked
+    n, like = stacked.shape[1], stacked
+    eps = torch.finfo(torch.float64).eps
     parts = []
     for columns, tokens in groups:  # (N_g, c_g): the group's columns on its tokens only
         block = stacked.index_select(0, columns).index_select(1, tokens).T.double()
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
-        tolerance = s[0] * max(block.shape) * torch.finfo(torch.float64).eps  # s: descending
-        k = int((s > tolerance).sum())  # the kept directions are a prefix
+        values = s.tolist()  # descending: the kept directions are a prefix
+        k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
         parts.append((tokens, (q @ u[:, :k]).T, columns, s[:k, None] * vh[:k]))
-    rank = sum(part[1].shape[0] for part in parts)
-    coeffs = like.new_zeros(rank, c, dtype=dtype)
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
     if len(parts) > 1:
-        seen = torch.zeros(n, dtype=torch.bool, device=like.device)
-        for tokens, *_ in parts:
-            seen[tokens] = True
-        order = torch.cat([p[0] for p in parts] + [(~seen).nonzero().flatten()])
+        order = torch.cat([part[0] for part in parts])
+        if order.numel() < n:  # then the tokens of no group
+            seen = torch.zeros(n, dtype=torch.bool, device=like.device)
+            seen[order] = True
+            order = torch.cat([order, (~seen).nonzero().flatten()])
         inverse = torch.empty_like(order)
         inverse[order] = torch.arange(n, device=order.device)
-    blocks, values, row, position = [], [], 0, 0
-    for tokens, basis, columns, coord in parts:
+    # coeffs (r, c): block diagonal in (group rows, group columns), columns back in their order
+    by_group = torch.block_diag(*[part[3] for part in parts]).to(dtype)  # type: ignore[no-untyped-call]
+    coeffs = by_group.index_select(1, torch.cat([part[2] for part in parts]).argsort())
+    blocks, q_blocks, row, position = [], [], 0, 0
+    for tokens, basis, _, _ in parts:
         rows = slice(row, row + basis.shape[0])
         positions = slice(position, position + tokens.numel())
         if order is None:  # one group: its block spans every token, in natural order
             positions = slice(0, n)
-            values.append(like.new_zeros(basis.shape[0], n, dtype=dtype))
-            values[-1][:, tokens] = basis.to(dtype)
+            q_blocks.append(like.new_zeros(basis.shape[0], n, dtype=dtype))
+            q_blocks[-1][:, tokens] = basis.to(dtype)
         else:
-            values.append(basis.to(dtype, memory_format=torch.contiguous_format))
-        coeffs[rows, columns] = coord.to(dtype)
+            q_blocks.append(basis.to(dtype, memory_format=torch.contiguous_format))
         blocks.append((rows, positions))
         row, position = rows.stop, positions.stop
-    return coeffs, index, live, order, inverse, blocks, values
+    return coeffs, order, inverse, blocks, q_blocks
