@@ -58,12 +58,17 @@ class Sampler(ABC):
         """
 
 
-def stored_rows(q: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def stored_rows(
+    q: torch.Tensor, labels: torch.Tensor, out: torch.Tensor | None = None
+) -> torch.Tensor:
     """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
 
-    Without label noise L is the one-hot matrix F of f*.
+    Without label noise L is the one-hot matrix F of f*. ``out``: a contiguous (..., K·M, N)
+    tensor to write them in.
     """
     shape = (*q.shape[:-1], *labels.shape[-2:])  # labels (K, M, N) match q's last K
-    out = q.new_empty(shape, dtype=torch.result_type(q, labels))  # row-major whatever the
-    torch.mul(q.unsqueeze(-2), labels, out=out)  # inputs' strides: flattening copies nothing
-    return out.flatten(-3, -2)
+    if out is None:  # row-major whatever the inputs' strides: flattening copies nothing
+        dtype = torch.result_type(q, labels)
+        out = q.new_empty((*shape[:-3], shape[-3] * shape[-2], shape[-1]), dtype=dtype)
+    torch.mul(q.unsqueeze(-2), labels, out=out.view(shape))
+    return out

@@ -75,7 +75,7 @@ class WeightingBasis:
 
 def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     """The distinct stored columns of one trial and an orthonormal basis of their span."""
-    fixed, varying, sources, classes, index, last_use = _distinct_columns(problem, weights)
+    rows, sources, classes, index, last_use = _distinct_columns(problem, weights)
     order = sorted(range(len(sources)), key=lambda u: -last_use[u])  # latest last use first
     position = torch.empty(len(sources) + 1, dtype=torch.long)
     position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(sources))
@@ -89,26 +89,28 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
         empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
         blocks = [(slice(0, 0), slice(0, n))]
         return WeightingBasis(empty, index, live, None, None, blocks, [empty], selections)
-    stacked = _rows(fixed, varying, [sources[u] for u in order])  # (c, N), by last use
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
-    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(stacked, groups, dtype)
+    in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
+    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(rows, in_order, groups, dtype)
     return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks, selections)
 
 
 def _distinct_columns(
     problem: Problem, weights: TrialWeights
-) -> tuple[torch.Tensor, torch.Tensor, list[int], list[int], torch.Tensor, list[int]]:
-    """The stored rows, fixed (K_f·M, N) and at each d (D, K_v·M, N); the distinct nonzero
-    columns among them (their row in ``[fixed; varying flattened]``), their output class; the
-    (D, K·M) index of each output row's column (−1 for zero) and each column's last dim index.
+) -> tuple[torch.Tensor, list[int], list[int], torch.Tensor, list[int]]:
+    """The stored rows ``[fixed (K_f·M); at each d (D·K_v·M)]``, (R, N) in one tensor; the
+    distinct nonzero columns among them (their row), their output class; the (D, K·M) index of
+    each output row's column (−1 for zero) and each column's last dim index.
 
     A d-dependent column equal to the same column at the previous d is the same column (nested
     thresholds repeat while P(d) does not change). Every test is one pass over all rows.
     """
     m, n_dims = problem.cfg.n_outputs, len(problem.dims)
-    fixed = stored_rows(weights.fixed_q, weights.fixed_labels)  # (K_f·M, N)
-    varying = stored_rows(weights.varying_q, weights.varying_labels)  # (D, K_v·M, N)
-    n_fixed, n_var = fixed.shape[0], varying.shape[1]
+    n_fixed, n_var = weights.fixed_q.shape[0] * m, weights.varying_q.shape[1] * m
+    rows = weights.fixed_q.new_empty(n_fixed + n_dims * n_var, problem.cfg.n_inputs)
+    stored_rows(weights.fixed_q, weights.fixed_labels, out=rows[:n_fixed])
+    varying = rows[n_fixed:].view(n_dims, n_var, problem.cfg.n_inputs)
+    stored_rows(weights.varying_q, weights.varying_labels, out=varying)
     sources: list[int] = []
     classes: list[int] = []
     last_use: list[int] = []
@@ -121,13 +123,10 @@ def _distinct_columns(
         last_use.append(last)
         return len(sources) - 1
 
-    # max |x| over a row, not a reduction of booleans (5x slower in torch); NaN counts as
-    # nonzero (and as different), as with ne/any; rows are finite, so a zero difference is
-    # equality
-    fixed_nonzero = fixed.abs().amax(1).ne(0).tolist()
+    fixed_nonzero = _differ(rows[:n_fixed], None).tolist()
     fixed_index = [add(j, fixed_nonzero[j], j % m, n_dims - 1) for j in range(n_fixed)]
-    nonzero = varying.abs().amax(2).ne(0).tolist()  # (D, K_v·M)
-    same = (varying[1:] - varying[:-1]).abs_().amax(2).eq(0).tolist()  # (D − 1, K_v·M)
+    nonzero = _differ(varying, None).tolist()  # (D, K_v·M)
+    same = (~_differ(varying[1:], varying[:-1])).tolist()  # (D − 1, K_v·M): as at the d before
     table = [list(fixed_index) for _ in range(n_dims)]
     previous = [-1] * n_var
     for i in range(n_dims):
@@ -139,19 +138,26 @@ def _distinct_columns(
                 u = previous[j] = add(n_fixed + i * n_var + j, nonzero[i][j], j % m, i)
             table[i].append(u)
     index = torch.tensor(table, dtype=torch.long).view(n_dims, n_fixed + n_var)
-    return fixed, varying, sources, classes, index, last_use
+    return rows, sources, classes, index, last_use
 
 
-def _rows(fixed: torch.Tensor, varying: torch.Tensor, sources: list[int]) -> torch.Tensor:
-    """Rows ``sources`` of ``[fixed; varying flattened]``, (len(sources), N), without the copy
-    of every row that concatenating the two would make."""
-    out = fixed.new_empty(len(sources), fixed.shape[1])
-    for part, offset in ((fixed, 0), (varying.flatten(0, 1), fixed.shape[0])):
-        at = [k for k, source in enumerate(sources) if 0 <= source - offset < part.shape[0]]
-        if at:
-            picked = torch.tensor([sources[k] - offset for k in at], device=part.device)
-            out.index_copy_(0, torch.tensor(at, device=part.device), part.index_select(0, picked))
-    return out
+IN_CACHE = 2**22  # elements: below, a float max beats a boolean reduction 6x; above, the reverse
+
+
+def _differ(x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
+    """``x.ne(y or 0).any(-1)``, by the faster route for its size: a float ``max |x − y|``
+    (NaN counts as different, as with ``ne``; rows are finite, so a zero difference is equality)
+    in cache, torch's boolean reduction above (no float temporary of the whole tensor)."""
+    if x.numel() > IN_CACHE:
+        return (x.ne(0) if y is None else x.ne(y)).any(-1)
+    return (x.abs() if y is None else (x - y).abs_()).amax(-1).ne(0)
+
+
+def _gather(rows: torch.Tensor, sources: list[int], tokens: torch.Tensor) -> torch.Tensor:
+    """``rows[sources][:, tokens]`` in one gather, (len(sources), len(tokens)): neither all
+    the rows nor whole rows are copied."""
+    at = torch.tensor(sources, device=rows.device)[:, None] * rows.shape[1] + tokens
+    return rows.view(-1).index_select(0, at.flatten()).view(len(sources), tokens.numel())
 
 
 def _selection(row: list[int], device: torch.device) -> Selection:
@@ -169,7 +175,7 @@ def _selection(row: list[int], device: torch.device) -> Selection:
 
 def _token_groups(
     problem: Problem, targets: torch.Tensor, classes: list[int]
-) -> list[tuple[torch.Tensor, torch.Tensor]]:
+) -> list[tuple[list[int], torch.Tensor]]:
     """(columns, tokens) blocks with disjoint supports for the basis.
 
     Without label noise, column y of a weighting lives on the tokens of class y: one block per
@@ -179,20 +185,20 @@ def _token_groups(
     n, c = problem.cfg.n_inputs, len(classes)
     device = problem.device
     if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
-        return [(torch.arange(c, device=device), torch.arange(n, device=device))]
+        return [(list(range(c)), torch.arange(n, device=device))]
     targets = targets.to(device)
     groups = []
     for y in range(problem.cfg.n_outputs):
         columns = [j for j, cls in enumerate(classes) if cls == y]
         if columns:
-            tokens = (targets == y).nonzero().flatten()
-            groups.append((torch.tensor(columns, device=device), tokens))
+            groups.append((columns, (targets == y).nonzero().flatten()))
     return groups
 
 
 def _orthonormal_basis(
-    stacked: torch.Tensor,
-    groups: list[tuple[torch.Tensor, torch.Tensor]],
+    rows: torch.Tensor,
+    sources: list[int],
+    groups: list[tuple[list[int], torch.Tensor]],
     dtype: torch.dtype,
 ) -> tuple[
     torch.Tensor,
@@ -203,19 +209,18 @@ def _orthonormal_basis(
 ]:
     """``coeffs``, ``tokens``, ``inverse``, ``blocks`` and ``parts`` of
     :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
-    ``stacked[j] ≈ Q coeffs[:, j]`` (stacked: (c, N)) to float64 rounding (Q in the internal
-    token order).
+    ``rows[sources[j]] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
     dropped. Several groups: the tokens are reordered group by group (then the tokens of no
     group), so that q_t is block diagonal.
     """
-    n, like = stacked.shape[1], stacked
+    n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
     parts = []
     for columns, tokens in groups:  # (N_g, c_g): the group's columns on its tokens only
-        block = stacked.index_select(0, columns).index_select(1, tokens).T.double()
+        block = _gather(rows, [sources[j] for j in columns], tokens).T.double()
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         values = s.tolist()  # descending: the kept directions are a prefix
@@ -233,10 +238,11 @@ def _orthonormal_basis(
         inverse[order] = torch.arange(n, device=order.device)
     # coeffs (r, c): block diagonal in (group rows, group columns), columns back in their order
     by_group = torch.block_diag(*[part[3] for part in parts]).to(dtype)  # type: ignore[no-untyped-call]
-    coeffs = by_group.index_select(1, torch.cat([part[2] for part in parts]).argsort())
+    grouped = torch.tensor([j for part in parts for j in part[2]], device=like.device)
+    coeffs = by_group.index_select(1, grouped.argsort())
     blocks, q_blocks, row, position = [], [], 0, 0
     for tokens, basis, _, _ in parts:
-        rows = slice(row, row + basis.shape[0])
+        directions = slice(row, row + basis.shape[0])
         positions = slice(position, position + tokens.numel())
         if order is None:  # one group: its block spans every token, in natural order
             positions = slice(0, n)
@@ -244,6 +250,6 @@ def _orthonormal_basis(
             q_blocks[-1][:, tokens] = basis.to(dtype)
         else:
             q_blocks.append(basis.to(dtype, memory_format=torch.contiguous_format))
-        blocks.append((rows, positions))
-        row, position = rows.stop, positions.stop
+        blocks.append((directions, positions))
+        row, position = directions.stop, positions.stop
     return coeffs, order, inverse, blocks, q_blocks
