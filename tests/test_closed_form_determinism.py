@@ -92,6 +92,10 @@ def test_population_error_is_the_correctly_rounded_sum_for_any_batch_shape():
             assert float(head[i, k]) == math.fsum(head_probs[wrong[i, k]].tolist())
             alone, _ = PopulationError(probs)(wrong[i, k])
             assert float(alone) == float(error[i, k])
+    # the limb sums are combined in numpy on CPU, in torch elsewhere: the same operations
+    sums = wrong.to(torch.float64) @ PopulationError(probs).limbs
+    combined = PopulationError(probs)._combine(sums)
+    assert torch.equal(combined, torch.from_numpy(PopulationError(probs)._combine(sums.numpy())))
 
 
 def test_head_is_the_most_probable_tenth():

@@ -175,6 +175,57 @@ def test_trial_scores_and_retrieval_follow_the_resolved_sampler():
             assert (retrieved_here == retrieved[1, c, i]).mean() > 0.99  # ties aside
 
 
+def test_every_d_at_once_gives_the_errors_of_one_d_at_a_time(monkeypatch):
+    """Small problems evaluate every d's columns in one call; that must not change an error
+    (exact sums of 0/1 tables), and the readout only to rounding."""
+    from assocmem.closed_form.samplers import in_law as in_law_module
+
+    cfg = ClosedFormConfig(
+        n_inputs=300, n_outputs=4, schemes=("uniform", "threshold:P=d/4", "empirical"),
+        dims=(4, 9, 30, 64), n_samples=(20, None), label_noise=0.1, readout=True, trials=3,
+        sampler="in_law",
+    )  # fmt: skip
+    problem, sampler = Problem(cfg), get_sampler("in_law")
+
+    def chunks() -> list[slice]:
+        draws = kernel._draw(problem, sampler, 0)
+        return [dims for dims, _ in sampler.aggregates(problem, draws.weights, draws.sampled)]
+
+    assert chunks() == [slice(0, 4)]
+    together = run_closed_form(cfg)
+    monkeypatch.setattr(in_law_module, "STACK_DIMS_BYTES", 0)
+    assert chunks() == [slice(i, i + 1) for i in range(4)]
+    apart = run_closed_form(cfg)
+    np.testing.assert_array_equal(together.errors, apart.errors)
+    np.testing.assert_array_equal(together.head, apart.head)
+    for name, values in together.readout.items():
+        np.testing.assert_allclose(values, apart.readout[name], rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("in_cache", [True, False])
+def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
+    """``_differ`` is ``ne(…).any(-1)`` by either route (a float max in cache, a boolean
+    reduction above), NaN included; ``_gather`` is ``rows[sources][:, tokens]``."""
+    monkeypatch.setattr(basis_module, "IN_CACHE", 2**62 if in_cache else 0)
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(4, 6, 50, generator=gen)
+    x[0, 1] = 0.0
+    x[2, 3, 7] = 0.0
+    x[1, 2, 5] = math.nan
+    y = x.clone()
+    y[3, 4, 9] += 1e-30  # a difference that is not a difference in float32: equal
+    y[3, 5, 11] += 1e-3
+    y[0, 1] = -0.0  # equal to x's +0 either way
+    y[2, 0] = -y[2, 0]  # a sign change: different
+    np.testing.assert_array_equal(basis_module._differ(x, None), x.ne(0).any(-1))
+    np.testing.assert_array_equal(basis_module._differ(x, y), x.ne(y).any(-1))
+    rows = x.flatten(0, 1)  # (24, 50)
+    sources, tokens = [5, 0, 17, 5], torch.tensor([3, 49, 0, 8])
+    np.testing.assert_array_equal(
+        basis_module._gather(rows, sources, tokens), rows[sources][:, tokens]
+    )
+
+
 # ---------------------------------------------------------------- statistical tier (slow)
 
 A_CONFIG = dict(  # infinite data, a user law (not sorted), f* = x mod M

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from assocmem.cli import main
-from assocmem.closed_form import cost, run_closed_form
+from assocmem.closed_form import cost, kernel, run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping, working_set_bytes
-from assocmem.closed_form.samplers import REGISTRY
+from assocmem.closed_form.samplers import REGISTRY, get_sampler
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.identity import content_hash
@@ -66,6 +66,21 @@ def test_memory_guard_estimates_the_sampler_that_runs():
     assert caught.value.field == "memory_gb"
     with pytest.raises(ConfigError, match="sampler in_law"):
         ClosedFormConfig(**{**VOCABULARY, "n_inputs": 10**7}, memory_gb=2, sampler="in_law")
+
+
+def test_trials_are_drawn_ahead_where_it_pays_and_fits():
+    """Figure 1's N = 1000: in law, a trial is small calls (drawn in line); explicit draws E
+    ahead. N = 10⁶ in law under 2 GB: the next trial's basis beside this trial's products."""
+    fig1 = dict(n_inputs=1000, schemes=("empirical_threshold:P=d/12",), dims=(10, 100, 1000))
+    explicit, in_law = get_sampler("explicit"), get_sampler("in_law")
+    assert kernel.overlaps_trials(ClosedFormConfig(**fig1, sampler="explicit"), explicit)
+    assert not kernel.overlaps_trials(ClosedFormConfig(**fig1, sampler="in_law"), in_law)
+    large = ClosedFormConfig(**VOCABULARY, memory_gb=2, sampler="in_law")
+    assert kernel.overlaps_trials(large, in_law)
+    need = cost.costs(large)["in_law"]
+    assert 0 < need.draw_ahead < need.working_set
+    tight = ClosedFormConfig(**VOCABULARY, memory_gb=need.working_set / 2**30 * 1.01)
+    assert not kernel.overlaps_trials(tight, in_law)  # admitted, but no room for a second
 
 
 # Hashes of these explicit runs computed on main before the sampler field existed: a record

@@ -180,11 +180,8 @@ def run_closed_form(
     sampler = get_sampler(cfg.resolved_sampler)
     trial_ids = list(range(cfg.trials) if trials is None else trials)
     bar = progress_bar(len(trial_ids), "closed-form", "trial", progress is True, leave=True)
-    # Draw trial t+1 while trial t computes, when its draws fit the memory budget beside trial
-    # t. The generator is serial: leave it one core, and the matrix products the others.
-    need = cost.costs(cfg)[cfg.resolved_sampler]
-    overlap = sampler.draws_ahead and cfg.n_inputs >= sampler.ahead_from_tokens
-    overlap = overlap and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
+    # The generator is serial: leave it one core, and the matrix products the others.
+    overlap = overlaps_trials(cfg, sampler)
     threads = torch.get_num_threads()
     if (overlap or sampler.draws_in_background) and problem.device.type == "cpu":
         threads = max(1, threads - 1)
@@ -200,6 +197,16 @@ def run_closed_form(
         readout=metrics,
         provenance=provenance(cfg.device, time.perf_counter() - start, cfg.resolved_sampler),
     )
+
+
+def overlaps_trials(cfg: ClosedFormConfig, sampler: Sampler) -> bool:
+    """Whether trial t + 1 is drawn (in a helper thread) while trial t computes: when the
+    sampler's draws are worth it at this N and fit the memory budget beside a running trial
+    (the cost model's ``draw_ahead`` and ``working_set``). Timing only: the numbers are the
+    same either way."""
+    need = cost.costs(cfg)[cfg.resolved_sampler]
+    worth = sampler.draws_ahead and cfg.n_inputs >= sampler.ahead_from_tokens
+    return worth and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
 
 
 def _run_trials(
