@@ -3,8 +3,9 @@
 Per case: seconds per trial of each sampler and their ratio, beside the cost model's numbers
 drawn and flops per trial (:mod:`assocmem.closed_form.cost`) and their ratios. Cases:
 
-- fig1: the Figure 1 grid (empirical threshold P = d/12, T ∈ 10…10⁴), 100 trials: in_law/explicit;
-- fig4: the Figure 4 grid (q = 1, p, 1{x ≤ d/8}), 100 trials: auto (what it resolves to)/explicit;
+- fig1: the Figure 1 grid (empirical threshold P = d/12, T ∈ 10…10⁴), 100 trials in 5
+  alternating rounds: in_law/explicit;
+- fig4: the Figure 4 grid (q = 1, p, 1{x ≤ d/8}), the same: auto (what it resolves to)/explicit;
 - n1e5: N = 10⁵, d ∈ log:64:4096:7, q = 1 and q = p, infinite data: in_law/explicit;
 - n1e6: N = 10⁶, d ∈ {64, …, 16,384}, q = p with q = 1{x ≤ d/8}, and q = 1 with q = p: an
   in-law trial against the time torch takes to draw the cost model's count of normal numbers
@@ -19,6 +20,7 @@ drawn and flops per trial (:mod:`assocmem.closed_form.cost`) and their ratios. C
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -90,20 +92,31 @@ def model_line(cfg: ClosedFormConfig, a: str = "explicit", b: str = "in_law") ->
     )
 
 
-def compare(name: str, values: dict[str, Any], trials: int, device: str, other: str) -> None:
-    """Time explicit and ``other`` (in_law or auto) on one config, same process, same run."""
+def compare(
+    name: str, values: dict[str, Any], trials: int, device: str, other: str, rounds: int
+) -> None:
+    """Time explicit and ``other`` (in_law or auto) on one config, same process, same run: in
+    ``rounds`` alternating rounds of ``trials / rounds`` trials each (the machine's speed drifts
+    by ±15 % over minutes: alternating exposes both samplers to the same drift); the speedup
+    is the median of the rounds' ratios, beside its range."""
+    per_round = max(1, trials // rounds)
     cfgs = {
-        s: ClosedFormConfig(**values, trials=trials, device=device, sampler=s)
+        s: ClosedFormConfig(**values, trials=per_round, device=device, sampler=s)
         for s in ("explicit", other)
     }
     for cfg in cfgs.values():  # warm up (first-call costs) before timing either
         run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1}))
-    times = {s: seconds_per_trial(cfg) for s, cfg in cfgs.items()}
+    times: dict[str, list[float]] = {s: [] for s in cfgs}
+    for _ in range(rounds):
+        for s, cfg in cfgs.items():
+            times[s].append(seconds_per_trial(cfg))
+    ratios = [a / b for a, b in zip(times["explicit"], times[other], strict=True)]
     resolved = cfgs[other].resolved_sampler
-    ratio = times["explicit"] / times[other]
+    explicit, mine = statistics.median(times["explicit"]), statistics.median(times[other])
     print(
-        f"{name:16s} {trials:4d} trials  explicit {times['explicit']:.4f} s/trial  "
-        f"{other}->{resolved} {times[other]:.4f} s/trial  speedup {ratio:.2f}x"
+        f"{name:16s} {rounds}x{per_round} trials  explicit {explicit:.4f} s/trial  "
+        f"{other}->{resolved} {mine:.4f} s/trial  "
+        f"speedup {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}–{max(ratios):.2f})"
     )
     print(f"{'':16s} {model_line(cfgs['explicit'], 'explicit', resolved)}")
 
@@ -169,10 +182,11 @@ def main() -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, device {args.device}")
     for case in args.cases:
         trials = args.trials or TRIALS[case][1 if args.quick else 0]
+        rounds = 5 if case in ("fig1", "fig4") else 1
         if case == "fig4":
-            compare(case, CASES[case], trials, args.device, "auto")
+            compare(case, CASES[case], trials, args.device, "auto", rounds)
         elif case in ("fig1", "n1e5"):
-            compare(case, CASES[case], trials, args.device, "in_law")
+            compare(case, CASES[case], trials, args.device, "in_law", rounds)
         else:
             for name in ("n1e6_threshold", "n1e6_uniform"):
                 vocabulary(name, trials, args.device)

@@ -31,7 +31,7 @@ CHOICES = ("auto", *SAMPLERS)
 FLOPS_PER_NORMAL = 64.0
 BYTES = {"float32": 4, "float64": 8}
 DRAW_AHEAD_BYTES = 2**26  # the in-law sampler draws a trial's block normals ahead below this
-STACK_DIMS_BYTES = 2**22  # ... and evaluates every d at once when their columns fit in this
+STACK_DIMS_BYTES = 2**22  # ... and assembles every d at once when its H R at every d fits this
 
 
 @dataclass(frozen=True)
@@ -200,8 +200,8 @@ def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
     running = 2 * columns * n * v  # H·R for the live columns and one block of draws
     at_d = m * (shape.n_fixed + shape.n_varying_per_dim)
     scores = 8 * at_d * n * 8  # one d: scores, masks, and float64 copies for the readout
-    stacked = len(shape.dims) * at_d * n * v
-    scores += 16 * stacked if stacked <= STACK_DIMS_BYTES else 0  # every d at once (small)
+    stacked = len(shape.dims) * columns * n * v  # every d at once (small): H R at each d,
+    scores += 16 * stacked if stacked <= STACK_DIMS_BYTES else 0  # the pairs read, scores
     common = _common_bytes(shape) + rank * shape.dims[-1] * v
     return _basis_bytes(shape, rank, columns) + running + scores + common
 

@@ -203,19 +203,22 @@ def assemble(
     remainder: Remainder,
     buffers: Buffers | None = None,
 ) -> Iterator[tuple[slice, torch.Tensor]]:
-    """``(E_d E_dᵀ A)ᵀ`` at each d, fixed columns first: (1, K·M, N) one d at a time, or every
-    d at once, (D, K·M, N), when that is at most :data:`STACK_DIMS_BYTES` (one evaluation per
-    trial instead of one per d: small problems are bound by the number of calls).
+    """``(E_d E_dᵀ A)ᵀ`` at each d, fixed columns first: (1, K·M, N) one d at a time, or, when
+    every d's distinct columns fit in :data:`STACK_DIMS_BYTES`, (D, K·M, N) at once, assembled
+    by batched products (small problems are bound by the number of calls, not by their size).
 
     z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``. Each
     yielded tensor lives in a reused buffer: valid until the next one is asked for.
     """
     coeffs, n_dims, n_rows = basis.coeffs, len(problem.dims), basis.index.shape[1]
+    n_cols = coeffs.shape[1]
     buffers = buffers or Buffers(problem.cfg.n_inputs, coeffs)
-    h_t = buffers("h_t", coeffs.shape[1]).zero_()  # (H_d R)ᵀ of the distinct columns, running
+    h_t = buffers("h_t", n_cols).zero_()  # (H_d R)ᵀ of the distinct columns, running
     gram = coeffs.new_zeros(basis.rank, basis.rank)  # Z_d Z_dᵀ, running
-    stack = n_dims * n_rows * buffers.n * coeffs.element_size() <= STACK_DIMS_BYTES
-    every_d = buffers("every_d", n_dims * n_rows).view(n_dims, n_rows, -1) if stack else None
+    stack = n_dims * n_cols * buffers.n * coeffs.element_size() <= STACK_DIMS_BYTES
+    if stack:  # every d's H R and Z Zᵀ, then the columns of every d in a few batched products
+        h_every = buffers("h_every", n_dims * n_cols)
+        grams = coeffs.new_empty(n_dims, basis.rank, basis.rank)
     prev = 0
     for i, d in enumerate(problem.dims):
         z_blk = z[:, prev:d]
@@ -223,14 +226,57 @@ def assemble(
         live = basis.live[i]
         remainder(slice(prev, d), z_blk, coeffs[:, :live], h_t[:live])
         prev = d
+        if stack:
+            h_every[i * n_cols : (i + 1) * n_cols] = h_t
+            grams[i] = gram
+            continue
         scale = _gaussian_scale(problem, d)
         columns = _columns_at(basis, basis.selections[i], n_rows, gram, h_t, scale, buffers)
-        if every_d is None:
-            yield slice(i, i + 1), columns[None]
-        else:
-            every_d[i] = columns
-    if every_d is not None:
-        yield slice(0, n_dims), every_d
+        yield slice(i, i + 1), columns[None]
+    if stack:
+        yield slice(0, n_dims), _columns_every_d(problem, basis, grams, h_every, buffers)
+
+
+def _columns_every_d(
+    problem: Problem,
+    basis: WeightingBasis,
+    grams: torch.Tensor,
+    h_every: torch.Tensor,
+    buffers: Buffers,
+) -> torch.Tensor:
+    """What :func:`_columns_at` gives at each d, for every d at once: (D, K·M, N).
+
+    grams: (D, r, r) ``Z_d Z_dᵀ``; h_every: (D·c, N), ``(H_d R)ᵀ`` of every distinct column at
+    each d (row i·c + j: column j at dims[i]). The (d, column) pairs some output row reads are
+    assembled together, with two products per block of Qᵀ.
+    """
+    n_dims, n_cols, n = grams.shape[0], basis.coeffs.shape[1], buffers.n
+    index = basis.index  # (D, K·M)
+    pairs = index + torch.arange(n_dims, device=index.device)[:, None] * n_cols
+    used = pairs[index >= 0].unique()  # sorted (d, column) pairs, U of them
+    n_used = used.numel()
+    h_used = buffers("h_used", n_used + 1)  # + a zero row for the outputs no column fills
+    torch.index_select(h_every, 0, used, out=h_used[:n_used])
+    h_used[n_used].zero_()
+    # (r, U): Z_d Z_dᵀ R of each pair, minus Qᵀ H R block by block
+    inner = (grams @ basis.coeffs).transpose(0, 1).reshape(basis.rank, -1).index_select(1, used)
+    blocks = list(zip(basis.blocks, basis.parts, strict=True))
+    for (rows, positions), part in blocks:
+        inner[rows].sub_(torch.mm(part, h_used[:n_used, positions].T))
+    inner_t = inner.T.contiguous()  # (U, r)
+    for (rows, positions), part in blocks:  # H R + Q (Z Zᵀ R − Qᵀ H R)
+        h_used[:n_used, positions].addmm_(inner_t[:, rows], part)
+    scales = [_gaussian_scale(problem, d) for d in problem.dims]
+    scales_t = torch.tensor(scales, dtype=h_used.dtype, device=h_used.device)
+    h_used[:n_used].mul_(scales_t.index_select(0, used // n_cols)[:, None])
+    rows_at = torch.where(index >= 0, torch.searchsorted(used, pairs), n_used)
+    out = buffers("every_d", rows_at.numel())
+    torch.index_select(h_used, 0, rows_at.flatten(), out=out)
+    if basis.inverse is not None:  # back to the natural token order
+        out = torch.index_select(
+            out, 1, basis.inverse, out=buffers("every_d_natural", out.shape[0])
+        )
+    return out.view(n_dims, -1, n)
 
 
 def _columns_at(
