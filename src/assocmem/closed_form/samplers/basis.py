@@ -10,6 +10,7 @@ basis is block diagonal (a top-P threshold adds one direction per class, never P
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 
@@ -52,7 +53,11 @@ class WeightingBasis:
     inverse: torch.Tensor | None  # position of each token in the internal order
     blocks: list[tuple[slice, slice]]
     parts: list[torch.Tensor]  # Qᵀ[rows, positions] of each block, row-major
-    selections: list["Selection"]  # per d, the distinct columns it reads
+
+    @cached_property
+    def selections(self) -> list["Selection"]:
+        """Per d, the distinct columns it reads (for one-d-at-a-time assembly)."""
+        return [_selection(row, self.index.device) for row in self.index.tolist()]
 
     @property
     def rank(self) -> int:
@@ -80,19 +85,17 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     position = torch.empty(len(sources) + 1, dtype=torch.long)
     position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(sources))
     position[-1] = -1  # index −1 (a zero column) stays −1
-    index = position[index]
-    selections = [_selection(row, problem.device) for row in index.tolist()]
-    index = index.to(problem.device)
+    index = position[index].to(problem.device)
     live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not sources:
         empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
         blocks = [(slice(0, 0), slice(0, n))]
-        return WeightingBasis(empty, index, live, None, None, blocks, [empty], selections)
+        return WeightingBasis(empty, index, live, None, None, blocks, [empty])
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
     coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(rows, in_order, groups, dtype)
-    return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks, selections)
+    return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks)
 
 
 def _distinct_columns(

@@ -253,7 +253,9 @@ def _columns_every_d(
     n_dims, n_cols, n = grams.shape[0], basis.coeffs.shape[1], buffers.n
     index = basis.index  # (D, K·M)
     pairs = index + torch.arange(n_dims, device=index.device)[:, None] * n_cols
-    used = pairs[index >= 0].unique()  # sorted (d, column) pairs, U of them
+    read = torch.zeros(n_dims * n_cols, dtype=torch.bool, device=index.device)
+    read[pairs[index >= 0]] = True
+    used = read.nonzero().flatten()  # the (d, column) pairs read, sorted: U of them
     n_used = used.numel()
     h_used = buffers("h_used", n_used + 1)  # + a zero row for the outputs no column fills
     torch.index_select(h_every, 0, used, out=h_used[:n_used])
