@@ -54,6 +54,7 @@ class Problem:
         self.population_error = PopulationError(self.probs, cfg.head_fraction)
         self._mod_labels: torch.Tensor | None = None
         self._mod_labels_dtype: torch.Tensor | None = None
+        self._mod_class_tokens: list[torch.Tensor] | None = None
         self.all_per_dim = cfg.embedding == "orthogonal" or (
             cfg.embedding == "spherical" and cfg.nested == "renormalize"
         )
@@ -91,6 +92,17 @@ class Problem:
         cfg = self.cfg
         gen = rng.generator(cfg.seed, "groups", trial)
         return token_groups(cfg.n_inputs, cfg.n_groups, cfg.grouping, self.probs_cpu, gen)
+
+    def class_tokens(self, targets: torch.Tensor) -> list[torch.Tensor]:
+        """The tokens of each output class y, ``(targets == y).nonzero()`` on the device, in
+        increasing order; computed once with ``mod`` targets (the same every trial)."""
+        if self.cfg.target == "mod" and self._mod_class_tokens is not None:
+            return self._mod_class_tokens
+        targets = targets.to(self.device)
+        tokens = [(targets == y).nonzero().flatten() for y in range(self.cfg.n_outputs)]
+        if self.cfg.target == "mod":
+            self._mod_class_tokens = tokens
+        return tokens
 
     def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
         """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform.

@@ -80,12 +80,11 @@ class WeightingBasis:
 
 def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     """The distinct stored columns of one trial and an orthonormal basis of their span."""
-    rows, sources, classes, index, last_use = _distinct_columns(problem, weights)
+    rows, sources, classes, table, last_use = _distinct_columns(problem, weights)
     order = sorted(range(len(sources)), key=lambda u: -last_use[u])  # latest last use first
-    position = torch.empty(len(sources) + 1, dtype=torch.long)
-    position[torch.tensor(order, dtype=torch.long)] = torch.arange(len(sources))
-    position[-1] = -1  # index −1 (a zero column) stays −1
-    index = position[index].to(problem.device)
+    position = {u: k for k, u in enumerate(order)} | {-1: -1}  # a zero column stays −1
+    renumbered = [[position[u] for u in row] for row in table]
+    index = torch.tensor(renumbered, dtype=torch.long, device=problem.device)  # (D, K·M)
     live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not sources:
@@ -100,9 +99,9 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
 
 def _distinct_columns(
     problem: Problem, weights: TrialWeights
-) -> tuple[torch.Tensor, list[int], list[int], torch.Tensor, list[int]]:
+) -> tuple[torch.Tensor, list[int], list[int], list[list[int]], list[int]]:
     """The stored rows ``[fixed (K_f·M); at each d (D·K_v·M)]``, (R, N) in one tensor; the
-    distinct nonzero columns among them (their row), their output class; the (D, K·M) index of
+    distinct nonzero columns among them (their row), their output class; the (D, K·M) table of
     each output row's column (−1 for zero) and each column's last dim index.
 
     A d-dependent column equal to the same column at the previous d is the same column (nested
@@ -140,8 +139,7 @@ def _distinct_columns(
             else:
                 u = previous[j] = add(n_fixed + i * n_var + j, nonzero[i][j], j % m, i)
             table[i].append(u)
-    index = torch.tensor(table, dtype=torch.long).view(n_dims, n_fixed + n_var)
-    return rows, sources, classes, index, last_use
+    return rows, sources, classes, table, last_use
 
 
 IN_CACHE = 2**22  # elements: below, a float max beats a boolean reduction 6x; above, the reverse
@@ -189,12 +187,12 @@ def _token_groups(
     device = problem.device
     if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
         return [(list(range(c)), torch.arange(n, device=device))]
-    targets = targets.to(device)
+    tokens = problem.class_tokens(targets)
     groups = []
     for y in range(problem.cfg.n_outputs):
         columns = [j for j, cls in enumerate(classes) if cls == y]
         if columns:
-            groups.append((columns, (targets == y).nonzero().flatten()))
+            groups.append((columns, tokens[y]))
     return groups
 
 
@@ -227,7 +225,8 @@ def _orthonormal_basis(
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         values = s.tolist()  # descending: the kept directions are a prefix
-        k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
+        limit = values[0] * max(block.shape) * eps
+        k = sum(1 for value in values if value > limit)
         parts.append((tokens, (q @ u[:, :k]).T, columns, s[:k, None] * vh[:k]))
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
