@@ -90,7 +90,7 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     if not sources:
         empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
         blocks = [(slice(0, 0), slice(0, n))]
-        return WeightingBasis(empty, index, live, None, None, blocks, [empty])
+        return WeightingBasis(empty, index, live, None, None, blocks, [empty.new_zeros(0, n)])
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
     coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(rows, in_order, groups, dtype)
