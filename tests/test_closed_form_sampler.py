@@ -4,6 +4,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assocmem.cli import main
@@ -69,18 +70,40 @@ def test_memory_guard_estimates_the_sampler_that_runs():
 
 
 def test_trials_are_drawn_ahead_where_it_pays_and_fits():
-    """Figure 1's N = 1000: in law, a trial is small calls (drawn in line); explicit draws E
-    ahead. N = 10⁶ in law under 2 GB: the next trial's basis beside this trial's products."""
+    """Figure 1's N = 1000: explicit draws E in a helper thread; in law, a trial is small calls,
+    drawn in line ahead of the trial before, its random numbers in the helper. N = 10⁶ in law
+    under 2 GB: the next trial's basis beside this trial's products; with no room for a second
+    trial's draws, in line after it."""
     fig1 = dict(n_inputs=1000, schemes=("empirical_threshold:P=d/12",), dims=(10, 100, 1000))
     explicit, in_law = get_sampler("explicit"), get_sampler("in_law")
-    assert kernel.overlaps_trials(ClosedFormConfig(**fig1, sampler="explicit"), explicit)
-    assert not kernel.overlaps_trials(ClosedFormConfig(**fig1, sampler="in_law"), in_law)
+    assert kernel.draw_mode(ClosedFormConfig(**fig1, sampler="explicit"), explicit) == "helper"
+    assert kernel.draw_mode(ClosedFormConfig(**fig1, sampler="in_law"), in_law) == "ahead"
     large = ClosedFormConfig(**VOCABULARY, memory_gb=2, sampler="in_law")
-    assert kernel.overlaps_trials(large, in_law)
+    assert kernel.draw_mode(large, in_law) == "helper"
     need = cost.costs(large)["in_law"]
     assert 0 < need.draw_ahead < need.working_set
     tight = ClosedFormConfig(**VOCABULARY, memory_gb=need.working_set / 2**30 * 1.01)
-    assert not kernel.overlaps_trials(tight, in_law)  # admitted, but no room for a second
+    assert kernel.draw_mode(tight, in_law) == "in_line"  # admitted, but no room for a second
+    small = cost.costs(ClosedFormConfig(**fig1, sampler="explicit"))["explicit"].working_set
+    tight_explicit = ClosedFormConfig(**fig1, sampler="explicit", memory_gb=small / 2**30 * 1.01)
+    assert kernel.draw_mode(tight_explicit, explicit) == "in_line"
+
+
+@pytest.mark.parametrize("mode", ["helper", "ahead", "in_line"])
+def test_draw_modes_give_the_same_numbers(monkeypatch, mode):
+    """However the next trial is drawn (whole in a helper thread, in line with its random
+    numbers in the helper, or after the trial), every metric is the same, bit for bit."""
+    cfg = ClosedFormConfig(
+        n_inputs=300, schemes=("population", "empirical_threshold:P=d/4"), dims=(8, 40, 64),
+        n_samples=(50, None), trials=4, sampler="in_law", readout=True,
+    )  # fmt: skip
+    reference = run_closed_form(cfg, trials=[3, 1])  # in line: each trial alone
+    monkeypatch.setattr(kernel, "draw_mode", lambda *_: mode)
+    result = run_closed_form(cfg, trials=[3, 1])
+    assert np.array_equal(result.errors, reference.errors)
+    assert np.array_equal(result.head, reference.head)
+    for name, values in reference.readout.items():
+        assert np.array_equal(result.readout[name], values), name
 
 
 # Hashes of these explicit runs computed on main before the sampler field existed: a record

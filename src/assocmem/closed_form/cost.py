@@ -183,7 +183,7 @@ def _explicit_bytes(shape: Layout) -> int:
     n, m, d_max = shape.n_inputs, shape.n_outputs, shape.dims[-1]
     columns = shape.n_fixed + shape.n_varying_per_dim
     embeddings = (n + m) * (d_max + 16) * shape.per_value
-    scores = 6 * n * columns * m * shape.per_value
+    scores = (6 * columns + 1) * n * m * shape.per_value  # and the targets' −∞ mask
     samples = 8 * shape.max_samples * 2 + 8 * n * (shape.n_sample_sizes + 4)
     return embeddings + scores + samples + shape.count_bytes
 
@@ -199,7 +199,8 @@ def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
     n, m, v = shape.n_inputs, shape.n_outputs, shape.per_value
     running = 2 * columns * n * v  # H·R for the live columns and one block of draws
     at_d = m * (shape.n_fixed + shape.n_varying_per_dim)
-    scores = 8 * at_d * n * 8  # one d: scores, masks, and float64 copies for the readout
+    scores = 8 * at_d * n * 8 + m * n * v  # one d: scores, masks, float64 copies for the
+    # readout, and the targets' −∞ mask
     stacked = len(shape.dims) * columns * n * v  # every d at once (small): H R at each d,
     scores += 16 * stacked if stacked <= STACK_DIMS_BYTES else 0  # the pairs read, scores
     common = _common_bytes(shape) + rank * shape.dims[-1] * v

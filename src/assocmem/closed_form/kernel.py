@@ -15,9 +15,9 @@ nothing about x, scores 0 everywhere, never answers x correctly).
 
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -67,14 +67,16 @@ class _Draws:
     sampled: Any
 
 
-def _draw(problem: Problem, sampler: Sampler, trial: int) -> _Draws:
+def _draw(
+    problem: Problem, sampler: Sampler, trial: int, helper: Executor | None = None
+) -> _Draws:
     with torch.inference_mode():
         targets = problem.targets(trial)
         weights = TrialWeights(
             trial, targets, *(w.to(problem.dtype) for w in problem.weights(trial, targets))
         )
         grams = torch.stack(_output_grams(problem, trial))
-        sampled = sampler.draw(problem, weights)
+        sampled = sampler.draw(problem, weights, helper)
     return _Draws(weights, grams, sampled)
 
 
@@ -181,12 +183,12 @@ def run_closed_form(
     trial_ids = list(range(cfg.trials) if trials is None else trials)
     bar = progress_bar(len(trial_ids), "closed-form", "trial", progress is True, leave=True)
     # The generator is serial: leave it one core, and the matrix products the others.
-    overlap = overlaps_trials(cfg, sampler)
+    mode = draw_mode(cfg, sampler)
     threads = torch.get_num_threads()
-    if (overlap or sampler.draws_in_background) and problem.device.type == "cpu":
+    if (mode == "helper" or sampler.draws_in_background) and problem.device.type == "cpu":
         threads = max(1, threads - 1)
     with intra_op_threads(threads):
-        metrics = _run_trials(problem, sampler, trial_ids, overlap, bar, progress)
+        metrics = _run_trials(problem, sampler, trial_ids, mode, bar, progress)
     return ClosedFormResult(
         config=cfg,
         trials=trial_ids,
@@ -199,21 +201,35 @@ def run_closed_form(
     )
 
 
-def overlaps_trials(cfg: ClosedFormConfig, sampler: Sampler) -> bool:
-    """Whether trial t + 1 is drawn (in a helper thread) while trial t computes: when the
-    sampler's draws are worth it at this N and fit the memory budget beside a running trial
-    (the cost model's ``draw_ahead`` and ``working_set``). Timing only: the numbers are the
-    same either way."""
+DrawMode = Literal["helper", "ahead", "in_line"]
+
+
+def draw_mode(cfg: ClosedFormConfig, sampler: Sampler) -> DrawMode:
+    """How trial t + 1 is drawn while trial t computes, where the memory budget holds two
+    trials' draws beside a running trial (the cost model's ``working_set`` and ``draw_ahead``):
+
+    - ``helper``: all of it in a helper thread, when the sampler's draws are worth it at this
+      N (``Sampler.draws_ahead``, ``ahead_from_tokens``);
+    - ``ahead``: in this thread before trial t computes, with its random numbers in the helper
+      (``Sampler.draws_in_background``: below ``ahead_from_tokens`` a whole draw is hundreds of
+      short calls, and two threads of them contend for the GIL more than they overlap);
+    - ``in_line``: after trial t (no room, or nothing to overlap).
+
+    Timing only: the numbers are the same in every mode.
+    """
     need = cost.costs(cfg)[cfg.resolved_sampler]
-    worth = sampler.draws_ahead and cfg.n_inputs >= sampler.ahead_from_tokens
-    return worth and need.working_set + need.draw_ahead <= cfg.memory_gb * 2**30
+    if need.working_set + need.draw_ahead > cfg.memory_gb * 2**30:
+        return "in_line"
+    if sampler.draws_ahead and cfg.n_inputs >= sampler.ahead_from_tokens:
+        return "helper"
+    return "ahead" if sampler.draws_in_background else "in_line"
 
 
 def _run_trials(
     problem: Problem,
     sampler: Sampler,
     trial_ids: list[int],
-    overlap: bool,
+    mode: DrawMode,
     bar: Any,
     progress: bool | Callable[[int], None],
 ) -> dict[str, np.ndarray]:
@@ -221,12 +237,16 @@ def _run_trials(
     shape = (len(trial_ids), len(problem.columns), len(problem.dims))
     metrics: dict[str, np.ndarray] = {}
     with torch.inference_mode(), bar, ThreadPoolExecutor(max_workers=1) as pool:
-        upcoming: Future[_Draws] | None = None
+        upcoming: Future[_Draws] | _Draws | None = None  # the next trial's (see draw_mode)
         for row, trial in enumerate(trial_ids):
-            draws = upcoming.result() if upcoming else _draw(problem, sampler, trial)
+            if isinstance(upcoming, Future):
+                upcoming = upcoming.result()
+            draws = upcoming or _draw(problem, sampler, trial)
             upcoming = None
-            if overlap and row + 1 < len(trial_ids):
+            if row + 1 < len(trial_ids) and mode == "helper":
                 upcoming = pool.submit(_draw, problem, sampler, trial_ids[row + 1])
+            elif row + 1 < len(trial_ids) and mode == "ahead":
+                upcoming = _draw(problem, sampler, trial_ids[row + 1], pool)
             for name, values in _trial(problem, sampler, draws).items():
                 metrics.setdefault(name, np.zeros(shape))[row] = values
             bar.update()

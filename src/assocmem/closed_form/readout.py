@@ -14,9 +14,15 @@ class Evaluator:
     def __init__(self, problem: Problem, targets: torch.Tensor) -> None:
         self.m = problem.cfg.n_outputs
         targets = targets.to(problem.device)
-        self.target_index = targets[None, None, None, :]  # (1, 1, 1, N)
+        n = targets.numel()
+        # score (y, x) of a (M, N) block is element y·N + x: the target's score of each token
+        self.target_flat = targets * n + torch.arange(n, device=targets.device)
         classes = torch.arange(self.m, device=targets.device)
         self.onehot_t = targets[None, :] == classes[:, None]  # (M, N) bool, no int64 one-hot
+        # −∞ at each token's target, 0 elsewhere: added, it leaves the other outputs' scores
+        # (an add with broadcasting costs a tenth of a broadcast masked_fill_)
+        self.hide_target = torch.zeros(self.m, n, device=targets.device, dtype=problem.dtype)
+        self.hide_target.masked_fill_(self.onehot_t, -math.inf)
         self.probs = problem.probs
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
@@ -52,13 +58,13 @@ class Evaluator:
     def wrong(self, scores: torch.Tensor) -> torch.Tensor:
         """(D, K, N) bool: token x is not retrieved (its target is not the strict maximum).
 
-        Overwrites the other outputs' scores of ``scores`` (D, K, M, N) with −∞ (no copy).
+        Adds −∞ to the target's scores in ``scores`` (D, K, M, N), in place: the other
+        outputs' maximum is then the maximum over all (a NaN anywhere compares as before).
         """
-        n_dims, n_cols, _, n = scores.shape
-        index = self.target_index.expand(n_dims, n_cols, 1, n)
-        true = scores.gather(2, index)[:, :, 0]
-        other = scores.masked_fill_(self.onehot_t, -math.inf).amax(2)
-        return true <= other  # ties count as errors
+        n_dims, n_cols, m, n = scores.shape
+        true = scores.reshape(n_dims * n_cols, m * n).index_select(1, self.target_flat)
+        other = scores.add_(self.hide_target).amax(2)  # x + 0 = x; −0 becomes +0, as ≤ sees it
+        return true.view(n_dims, n_cols, n) <= other  # ties count as errors
 
 
 def calibrated_softmax(

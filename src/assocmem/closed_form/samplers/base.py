@@ -9,6 +9,7 @@ label law), scaled as the embeddings' convention says.
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -39,12 +40,18 @@ class Sampler(ABC):
     # ... from this many tokens on: below it a trial is a few hundred small calls that hold the
     # GIL, and two threads of them contend more than they overlap
     ahead_from_tokens: ClassVar[int] = 0
-    # it draws in a helper thread during the trial, even when trials are not drawn ahead
+    # its random numbers are a few long calls that release the GIL: drawn in a helper thread
+    # during a trial, and when whole trials are not drawn ahead, the next trial is drawn in
+    # line before this one computes with its random numbers in the helper (see ``draw``)
     draws_in_background: ClassVar[bool] = False
 
     @abstractmethod
-    def draw(self, problem: Problem, weights: TrialWeights) -> Any:
-        """Randomness that can be drawn ahead of the trial (in a helper thread), or None."""
+    def draw(self, problem: Problem, weights: TrialWeights, helper: Executor | None = None) -> Any:
+        """Randomness that can be drawn ahead of the trial (in a helper thread), or None.
+
+        helper: a thread the sampler may hand its random numbers to (it returns their future,
+        the numbers are the same); None: everything is drawn in this thread.
+        """
 
     @abstractmethod
     def aggregates(

@@ -9,6 +9,7 @@ y: at large N the basis is built class by class, with the tokens reordered by cl
 basis is block diagonal (a top-P threshold adds one direction per class, never P of them).
 """
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -85,7 +86,10 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
     position = {u: k for k, u in enumerate(order)} | {-1: -1}  # a zero column stays −1
     renumbered = [[position[u] for u in row] for row in table]
     index = torch.tensor(renumbered, dtype=torch.long, device=problem.device)  # (D, K·M)
-    live = [sum(1 for u in order if last_use[u] >= i) for i in range(len(problem.dims))]
+    ends = [0] * len(problem.dims)  # live[i]: the columns last used at some dims[j], j ≥ i
+    for last in last_use:
+        ends[last] += 1
+    live = list(itertools.accumulate(reversed(ends)))[::-1]
     n, dtype = problem.cfg.n_inputs, problem.dtype
     if not sources:
         empty = torch.zeros(0, 0, device=problem.device, dtype=dtype)
@@ -125,7 +129,7 @@ def _distinct_columns(
         last_use.append(last)
         return len(sources) - 1
 
-    fixed_nonzero = _differ(rows[:n_fixed], None).tolist()
+    fixed_nonzero = _differ(rows[:n_fixed], None).tolist() if n_fixed else []
     fixed_index = [add(j, fixed_nonzero[j], j % m, n_dims - 1) for j in range(n_fixed)]
     nonzero = _differ(varying, None).tolist()  # (D, K_v·M)
     same = (~_differ(varying[1:], varying[:-1])).tolist()  # (D − 1, K_v·M): as at the d before
@@ -188,12 +192,10 @@ def _token_groups(
     if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
         return [(list(range(c)), torch.arange(n, device=device))]
     tokens = problem.class_tokens(targets)
-    groups = []
-    for y in range(problem.cfg.n_outputs):
-        columns = [j for j, cls in enumerate(classes) if cls == y]
-        if columns:
-            groups.append((columns, tokens[y]))
-    return groups
+    columns: list[list[int]] = [[] for _ in range(problem.cfg.n_outputs)]
+    for j, cls in enumerate(classes):
+        columns[cls].append(j)
+    return [(cols, tokens[y]) for y, cols in enumerate(columns) if cols]
 
 
 def _orthonormal_basis(

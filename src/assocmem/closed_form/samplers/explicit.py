@@ -17,6 +17,7 @@ Works for every embedding kind.
 """
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 
 import torch
 
@@ -37,7 +38,9 @@ class Explicit(Sampler):
     name = "explicit"
     draws_ahead = True
 
-    def draw(self, problem: Problem, weights: TrialWeights) -> torch.Tensor | None:
+    def draw(
+        self, problem: Problem, weights: TrialWeights, helper: Executor | None = None
+    ) -> torch.Tensor | None:
         """The raw N(0, 1) coordinates (d_max, N); None for orthogonal embeddings.
 
         Clustered embeddings mix in their groups' centres, drawn from the trial's

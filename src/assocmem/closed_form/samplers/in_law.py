@@ -19,7 +19,7 @@ built by :mod:`assocmem.closed_form.samplers.basis`.
 """
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import torch
@@ -36,13 +36,20 @@ Remainder = Callable[[slice, torch.Tensor, torch.Tensor, torch.Tensor], None]
 
 
 @dataclass
-class InLawDraws:
-    """One trial's basis and draws: Z (r, d_max) and, when small, every block's normals."""
+class InLawNumbers:
+    """One trial's random numbers: Z (r, d_max) and, when small, every block's normals."""
 
-    basis: WeightingBasis
     z: torch.Tensor
     normals: list[torch.Tensor] | None  # (k_b, N) per block; None: drawn as they are used
     generator: torch.Generator  # the remainder stream (after the normals drawn ahead)
+
+
+@dataclass
+class InLawDraws:
+    """One trial's basis and its random numbers (drawn in a helper thread, or done)."""
+
+    basis: WeightingBasis
+    numbers: "Future[InLawNumbers]"
 
 
 class InLaw(Sampler):
@@ -53,13 +60,43 @@ class InLaw(Sampler):
     draws_in_background = True
     ahead_from_tokens = 4096  # Figure 1 (N = 1000): 4.8 ms a trial alone, 6.5 ms drawn ahead
 
-    def draw(self, problem: Problem, weights: TrialWeights) -> InLawDraws:
-        """The basis, Z and (up to :data:`DRAW_AHEAD_BYTES`) the blocks' normals.
-
-        The same numbers whether drawn ahead or as used: one stream, consumed in block order.
-        """
-        cfg, trial, device = problem.cfg, weights.trial, problem.device
+    def draw(
+        self, problem: Problem, weights: TrialWeights, helper: Executor | None = None
+    ) -> InLawDraws:
+        """The basis, then Z and (up to :data:`DRAW_AHEAD_BYTES`) the blocks' normals: in
+        ``helper`` when given (a few calls that release the GIL, where the basis is many
+        short ones). The same numbers either way: their own streams, consumed in order."""
         basis = weighting_basis(problem, weights)
+        if helper is not None:
+            return InLawDraws(basis, helper.submit(_numbers, problem, basis, weights.trial))
+        done: Future[InLawNumbers] = Future()
+        done.set_result(_numbers(problem, basis, weights.trial))
+        return InLawDraws(basis, done)
+
+    def aggregates(
+        self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
+    ) -> Iterator[tuple[slice, torch.Tensor]]:
+        numbers = drawn.numbers.result()
+        buffers = problem.workspace.get(self.name)
+        if buffers is None or not buffers.fits(numbers.z):
+            buffers = problem.workspace[self.name] = Buffers(problem.cfg.n_inputs, numbers.z)
+        if numbers.normals is not None:
+            ahead = iter(numbers.normals)
+            remainder = gaussian_remainder(lambda k: next(ahead))
+            yield from assemble(problem, drawn.basis, numbers.z, remainder, buffers)
+            return
+        sizes = [k for k in block_normals(problem, drawn.basis) if k]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            source = _BlockNormals(sizes, buffers, numbers.generator, pool, problem.device)
+            remainder = gaussian_remainder(source)
+            yield from assemble(problem, drawn.basis, numbers.z, remainder, buffers)
+
+
+def _numbers(problem: Problem, basis: WeightingBasis, trial: int) -> InLawNumbers:
+    """Z from the trial's ``in_law_basis`` stream and, when they fit in
+    :data:`DRAW_AHEAD_BYTES`, the blocks' normals from its ``in_law_remainder`` stream."""
+    cfg, device = problem.cfg, problem.device
+    with torch.inference_mode():
         gen = rng.generator(cfg.seed, "in_law_basis", trial, device=device)
         # Z by blocks of coordinates (as E is drawn): Z_d is the same for every d_max ≥ d
         z = standard_coordinates(
@@ -71,24 +108,7 @@ class InLaw(Sampler):
         normals = None
         if sum(sizes) * n * per_value <= DRAW_AHEAD_BYTES:
             normals = [_normals(k, n, remainder, z) for k in sizes]
-        return InLawDraws(basis, z, normals, remainder)
-
-    def aggregates(
-        self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
-    ) -> Iterator[tuple[slice, torch.Tensor]]:
-        buffers = problem.workspace.get(self.name)
-        if buffers is None or not buffers.fits(drawn.z):
-            buffers = problem.workspace[self.name] = Buffers(problem.cfg.n_inputs, drawn.z)
-        if drawn.normals is not None:
-            ahead = iter(drawn.normals)
-            remainder = gaussian_remainder(lambda k: next(ahead))
-            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
-            return
-        sizes = [k for k in block_normals(problem, drawn.basis) if k]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            source = _BlockNormals(sizes, buffers, drawn.generator, pool, problem.device)
-            remainder = gaussian_remainder(source)
-            yield from assemble(problem, drawn.basis, drawn.z, remainder, buffers)
+    return InLawNumbers(z, normals, remainder)
 
 
 class _BlockNormals:
