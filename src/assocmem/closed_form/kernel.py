@@ -67,9 +67,7 @@ class _Draws:
     sampled: Any
 
 
-def _draw(
-    problem: Problem, sampler: Sampler, trial: int, helper: Executor | None = None
-) -> _Draws:
+def _draw(problem: Problem, sampler: Sampler, trial: int, helper: Executor | None = None) -> _Draws:
     with torch.inference_mode():
         targets = problem.targets(trial)
         weights = TrialWeights(
