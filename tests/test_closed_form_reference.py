@@ -181,3 +181,29 @@ def test_calibrated_softmax_readout_matches_scipy():
         c, i = result.columns.index(column), result.dims.index(d)
         assert result.readout["cross_entropy"][0, c, i] == pytest.approx(best.fun, abs=1e-7)
         assert result.readout["beta"][0, c, i] == pytest.approx(best.x, rel=1e-3)
+
+
+def test_wrong_is_the_strict_maximum_with_ties_and_signed_zeros():
+    """The evaluator's test (target's score against −∞ added at the targets, then a max) is
+    "the target is not the strict maximum", checked per score against a plain loop: exact ties
+    (±0 included) count as errors, for random targets and scores drawn from a few values."""
+    import torch
+
+    from assocmem.closed_form.problem import Problem
+    from assocmem.closed_form.readout import Evaluator
+
+    cfg = ClosedFormConfig(n_inputs=40, n_outputs=4, target="random", dims=(8,))
+    problem = Problem(cfg)
+    targets = problem.targets(0)
+    gen = torch.Generator().manual_seed(1)
+    values = torch.tensor([-1.0, -0.0, 0.0, 0.5, 1.0])
+    scores = values[torch.randint(0, 5, (3, 2, 4, 40), generator=gen)]
+    expected = np.zeros((3, 2, 40), dtype=bool)
+    for d, k, x in np.ndindex(3, 2, 40):
+        column = scores[d, k, :, x].tolist()
+        true = column[int(targets[x])]
+        others = [s for y, s in enumerate(column) if y != int(targets[x])]
+        expected[d, k, x] = not all(true > s for s in others)
+    wrong = Evaluator(problem, targets).wrong(scores.clone())
+    assert np.array_equal(wrong.numpy(), expected)
+    assert 0 < expected.sum() < expected.size

@@ -67,9 +67,10 @@ class Problem:
             width = len(self.sample_sizes) if scheme.uses_data else 1
             (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
         self.order = fixed + varying
-        # Work tensors a sampler reuses from one trial to the next (same shapes every trial): at
-        # N = 10⁶ a fresh tensor costs its page faults again each trial. Only the thread that
-        # computes the trials (``Sampler.aggregates``) touches it, never the draws ahead.
+        # Work tensors a sampler or the evaluator reuses from one trial to the next (same shapes
+        # every trial): at N = 10⁶ a fresh tensor costs its page faults again each trial. Only
+        # the thread that computes the trials (``Sampler.aggregates``, the evaluator) touches
+        # it, never the draws ahead.
         self.workspace: dict[str, Any] = {}
 
     def is_fixed(self, scheme: Scheme) -> bool:

@@ -13,21 +13,21 @@ class Evaluator:
 
     def __init__(self, problem: Problem, targets: torch.Tensor) -> None:
         self.m = problem.cfg.n_outputs
-        targets = targets.to(problem.device)
-        n = targets.numel()
-        # score (y, x) of a (M, N) block is element y·N + x: the target's score of each token
-        self.target_flat = targets * n + torch.arange(n, device=targets.device)
-        classes = torch.arange(self.m, device=targets.device)
-        self.onehot_t = targets[None, :] == classes[:, None]  # (M, N) bool, no int64 one-hot
-        # −∞ at each token's target, 0 elsewhere: added, it leaves the other outputs' scores
-        # (an add with broadcasting costs a tenth of a broadcast masked_fill_)
-        self.hide_target = torch.zeros(self.m, n, device=targets.device, dtype=problem.dtype)
-        self.hide_target.masked_fill_(self.onehot_t, -math.inf)
+        # mod targets are the same every trial: their tables are made once per run
+        shared = problem.cfg.target == "mod"
+        tables: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = (
+            problem.workspace.get("target_tables") if shared else None
+        )
+        if tables is None:
+            tables = _target_tables(targets.to(problem.device), self.m, problem.dtype)
+            if shared:
+                problem.workspace["target_tables"] = tables
+        self.target_flat, self.onehot_t, self.hide_target = tables
         self.probs = problem.probs
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)
         self.readout = problem.cfg.readout
-        self._scores: torch.Tensor | None = None
+        self.workspace = problem.workspace  # the scores' buffer, reused from trial to trial
 
     def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
         """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
@@ -49,10 +49,11 @@ class Evaluator:
         n_dims, _, n = aggregated.shape
         n_cols = aggregated.shape[1] // self.m
         shape = (n_dims * n_cols, self.m, n)
-        if self._scores is None or self._scores.shape != shape:  # reused: fresh pages cost
-            self._scores = aggregated.new_empty(shape)
+        buffer = self.workspace.get("scores")  # reused: at N = 10⁶ fresh pages cost
+        if buffer is None or buffer.shape != shape or buffer.dtype != aggregated.dtype:
+            buffer = self.workspace["scores"] = aggregated.new_empty(shape)
         return torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
-            grams.repeat_interleave(n_cols, 0), aggregated.view(shape), out=self._scores
+            grams.repeat_interleave(n_cols, 0), aggregated.view(shape), out=buffer
         ).view(n_dims, n_cols, self.m, n)
 
     def wrong(self, scores: torch.Tensor) -> torch.Tensor:
@@ -65,6 +66,19 @@ class Evaluator:
         true = scores.reshape(n_dims * n_cols, m * n).index_select(1, self.target_flat)
         other = scores.add_(self.hide_target).amax(2)  # x + 0 = x; −0 becomes +0, as ≤ sees it
         return true.view(n_dims, n_cols, n) <= other  # ties count as errors
+
+
+def _target_tables(
+    targets: torch.Tensor, m: int, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """For targets (N,): the flat position ``y·N + x`` of each token's target score in a
+    (M, N) block, the (M, N) bool one-hot, and −∞ at each target, 0 elsewhere (in ``dtype``:
+    added to the scores it hides the targets, at a tenth of a broadcast ``masked_fill_``)."""
+    n = targets.numel()
+    flat = targets * n + torch.arange(n, device=targets.device)
+    onehot_t = targets[None, :] == torch.arange(m, device=targets.device)[:, None]
+    hide = torch.zeros(m, n, device=targets.device, dtype=dtype).masked_fill_(onehot_t, -math.inf)
+    return flat, onehot_t, hide
 
 
 def calibrated_softmax(
