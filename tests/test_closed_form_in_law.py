@@ -210,8 +210,10 @@ def test_every_d_at_once_gives_the_errors_of_one_d_at_a_time(monkeypatch):
 @pytest.mark.parametrize("in_cache", [True, False])
 def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
     """``_differ`` is ``ne(…).any(-1)`` by either route (a float max in cache, a boolean
-    reduction above), NaN included; ``_gather`` is ``rows[sources][:, tokens]``."""
+    reduction above), NaN included; each block of ``_group_blocks`` is
+    ``rows[sources[columns]][:, tokens]ᵀ`` in float64, groups gathered together or one a call."""
     monkeypatch.setattr(basis_module, "IN_CACHE", 2**62 if in_cache else 0)
+    monkeypatch.setattr(basis_module, "GATHER_VALUES", 2**62 if in_cache else 0)
     gen = torch.Generator().manual_seed(3)
     x = torch.randn(4, 6, 50, generator=gen)
     x[0, 1] = 0.0
@@ -225,10 +227,18 @@ def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
     np.testing.assert_array_equal(basis_module._differ(x, None), x.ne(0).any(-1))
     np.testing.assert_array_equal(basis_module._differ(x, y), x.ne(y).any(-1))
     rows = x.flatten(0, 1)  # (24, 50)
-    sources, tokens = [5, 0, 17, 5], torch.tensor([3, 49, 0, 8])
-    np.testing.assert_array_equal(
-        basis_module._gather(rows, sources, tokens), rows[sources][:, tokens]
-    )
+    sources = [5, 0, 17, 5, 9, 23]
+    groups = [
+        ([0, 2], torch.tensor([3, 49, 0, 8])),
+        ([5], torch.tensor([7])),
+        ([3, 1, 4], torch.tensor([1, 2])),
+    ]
+    blocks = basis_module._group_blocks(rows, sources, groups)
+    assert len(blocks) == len(groups)
+    for block, (columns, tokens) in zip(blocks, groups, strict=True):
+        expected = rows[[sources[j] for j in columns]][:, tokens].T.double()
+        assert block.dtype == torch.float64
+        np.testing.assert_array_equal(block, expected)
 
 
 # ---------------------------------------------------------------- statistical tier (slow)

@@ -158,11 +158,37 @@ def _differ(x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
     return (x.abs() if y is None else (x - y).abs_()).amax(-1).ne(0)
 
 
-def _gather(rows: torch.Tensor, sources: list[int], tokens: torch.Tensor) -> torch.Tensor:
-    """``rows[sources][:, tokens]`` in one gather, (len(sources), len(tokens)): neither all
-    the rows nor whole rows are copied."""
-    at = torch.tensor(sources, device=rows.device)[:, None] * rows.shape[1] + tokens
-    return rows.view(-1).index_select(0, at.flatten()).view(len(sources), tokens.numel())
+GATHER_VALUES = 2**20  # groups' blocks are gathered in one call up to this many values
+
+
+def _group_blocks(
+    rows: torch.Tensor, sources: list[int], groups: list[tuple[list[int], torch.Tensor]]
+) -> list[torch.Tensor]:
+    """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64:
+    neither all the rows nor whole rows are copied, and consecutive groups are gathered in one
+    call while they fit :data:`GATHER_VALUES` (small problems: one call; N = 10⁶: one a group).
+    """
+    n, flat_rows, blocks, start = rows.shape[1], rows.view(-1), [], 0
+    sizes = [len(columns) * tokens.numel() for columns, tokens in groups]
+    while start < len(groups):
+        stop, total = start + 1, sizes[start]
+        while stop < len(groups) and total + sizes[stop] <= GATHER_VALUES:
+            total, stop = total + sizes[stop], stop + 1
+        chunk = groups[start:stop]
+        firsts = [sources[j] * n for columns, _ in chunk for j in columns]
+        first_t = torch.tensor(firsts, device=rows.device)[:, None]
+        at, index = 0, []
+        for columns, tokens in chunk:
+            index.append((first_t[at : at + len(columns)] + tokens).flatten())
+            at += len(columns)
+        values = flat_rows.index_select(0, torch.cat(index)).double()
+        at = 0
+        for columns, tokens in chunk:
+            width = tokens.numel()
+            blocks.append(values[at : at + len(columns) * width].view(len(columns), width).T)
+            at += len(columns) * width
+        start = stop
+    return blocks
 
 
 def _selection(row: list[int], device: torch.device) -> Selection:
@@ -221,15 +247,17 @@ def _orthonormal_basis(
     """
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
-    parts = []
-    for columns, tokens in groups:  # (N_g, c_g): the group's columns on its tokens only
-        block = _gather(rows, [sources[j] for j in columns], tokens).T.double()
+    factors = []
+    for block in _group_blocks(rows, sources, groups):  # (N_g, c_g): on the group's tokens
         q, r = torch.linalg.qr(block)
-        u, s, vh = torch.linalg.svd(r, full_matrices=False)
-        values = s.tolist()  # descending: the kept directions are a prefix
-        limit = values[0] * max(block.shape) * eps
-        k = sum(1 for value in values if value > limit)
-        parts.append((tokens, (q @ u[:, :k]).T, columns, s[:k, None] * vh[:k]))
+        factors.append((max(block.shape), q, *torch.linalg.svd(r, full_matrices=False)))
+    singular = torch.cat([s for _, _, _, s, _ in factors]).tolist()  # each group's descending
+    parts, kept, at = [], [], 0
+    for (columns, tokens), (size, q, u, s, vh) in zip(groups, factors, strict=True):
+        values, at = singular[at : at + s.numel()], at + s.numel()
+        k = sum(1 for value in values if value > values[0] * size * eps)  # a prefix
+        parts.append((tokens, (q @ u[:, :k]).T, columns, vh[:k]))
+        kept.append(s[:k])
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
     if len(parts) > 1:
@@ -241,7 +269,8 @@ def _orthonormal_basis(
         inverse = torch.empty_like(order)
         inverse[order] = torch.arange(n, device=order.device)
     # coeffs (r, c): block diagonal in (group rows, group columns), columns back in their order
-    by_group = torch.block_diag(*[part[3] for part in parts]).to(dtype)  # type: ignore[no-untyped-call]
+    by_group = torch.block_diag(*[part[3] for part in parts])  # type: ignore[no-untyped-call]
+    by_group = by_group.mul_(torch.cat(kept)[:, None]).to(dtype)  # s_g vh_g, block by block
     grouped = torch.tensor([j for part in parts for j in part[2]], device=like.device)
     coeffs = by_group.index_select(1, grouped.argsort())
     blocks, q_blocks, row, position = [], [], 0, 0
