@@ -8,9 +8,10 @@ drawn and flops per trial (:mod:`assocmem.closed_form.cost`) and their ratios. C
 - fig4: the Figure 4 grid (q = 1, p, 1{x ≤ d/8}), the same: auto (what it resolves to)/explicit;
 - n1e5: N = 10⁵, d ∈ log:64:4096:7, q = 1 and q = p, infinite data: in_law/explicit;
 - n1e6: N = 10⁶, d ∈ {64, …, 16,384}, q = p with q = 1{x ≤ d/8}, and q = 1 with q = p: an
-  in-law trial against the time torch takes to draw the cost model's count of normal numbers
-  (same run), and the peak resident memory of a fresh process running it (explicit would need
-  65 GB of embeddings: not run).
+  in-law trial against the time torch takes to draw the cost model's count of normal numbers,
+  in a fresh process, in 3 rounds of trials each followed by the draw (the ratio is the median
+  of the rounds'), and the peak resident memory of the trials (explicit would need 65 GB of
+  embeddings: not run).
 
     python benchmarks/closed_form_in_law.py            # every case (several minutes)
     python benchmarks/closed_form_in_law.py --quick    # fewer trials
@@ -134,35 +135,46 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
 
 
-def vocabulary_child(name: str, trials: int, device: str) -> dict[str, float]:
-    """In a fresh process: seconds per in-law trial and the process's peak RSS."""
+def vocabulary_child(name: str, trials: int, device: str, rounds: int) -> dict[str, Any]:
+    """In a fresh process: ``rounds`` rounds of ``trials`` in-law trials, each followed by the
+    draw floor (so both see the machine's drift alike), and the peak RSS after the first round
+    (the floor's own buffer is not part of a trial's memory)."""
     cfg = ClosedFormConfig(**CASES[name], trials=trials, device=device, sampler="in_law")
     run_closed_form(ClosedFormConfig(**{**cfg.to_dict(), "trials": 1, "dims": (64,)}))  # warm
-    seconds = seconds_per_trial(cfg)
-    out = {"seconds": seconds, "peak_bytes": float(peak_rss())}
-    if device.startswith("cuda"):
-        out["cuda_peak_bytes"] = float(torch.cuda.max_memory_allocated())
+    numbers = cost.costs(cfg)["in_law"].numbers
+    out: dict[str, Any] = {"seconds": [], "floor": []}
+    for _ in range(rounds):
+        out["seconds"].append(seconds_per_trial(cfg))
+        if "peak_bytes" not in out:
+            out["peak_bytes"] = float(peak_rss())
+            if device.startswith("cuda"):
+                out["cuda_peak_bytes"] = float(torch.cuda.max_memory_allocated())
+        out["floor"].append(draw_seconds(numbers, device, cfg.torch_dtype, cfg.n_inputs))
     return out
 
 
-def vocabulary(name: str, trials: int, device: str) -> None:
-    """An N = 10⁶ case: in-law trial time and peak memory against the draw floor."""
+def vocabulary(name: str, trials: int, device: str, rounds: int) -> None:
+    """An N = 10⁶ case: in-law trial time against the draw floor, and peak memory."""
     command = [sys.executable, __file__, "--child", name, "--trials", str(trials)]
     done = subprocess.run(
-        [*command, "--device", device], capture_output=True, text=True, check=True
+        [*command, "--rounds", str(rounds), "--device", device],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     child = json.loads(done.stdout.strip().splitlines()[-1])
     cfg = ClosedFormConfig(**CASES[name], device=device, sampler="in_law")
     numbers = cost.costs(cfg)["in_law"].numbers
-    floor = draw_seconds(numbers, device, cfg.torch_dtype, cfg.n_inputs)
+    ratios = [a / b for a, b in zip(child["seconds"], child["floor"], strict=True)]
     extra = (
         f", cuda peak {child['cuda_peak_bytes'] / 2**30:.2f} GiB"
         if "cuda_peak_bytes" in child
         else ""
     )
     print(
-        f"{name:16s} {trials:4d} trials  in_law {child['seconds']:.2f} s/trial  "
-        f"draw floor ({numbers:.3g} normals) {floor:.2f} s  ratio {child['seconds'] / floor:.2f}x  "
+        f"{name:16s} {rounds}x{trials} trials  in_law {statistics.median(child['seconds']):.2f} "
+        f"s/trial  draw floor ({numbers:.3g} normals) {statistics.median(child['floor']):.2f} s  "
+        f"ratio {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}–{max(ratios):.2f})  "
         f"peak RSS {child['peak_bytes'] / 2**30:.2f} GiB{extra}"
     )
     print(f"{'':16s} {model_line(cfg)}")
@@ -175,9 +187,10 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--trials", type=int, help="override the trials of every case")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(vocabulary_child(args.child, args.trials, args.device)))
+        print(json.dumps(vocabulary_child(args.child, args.trials, args.device, args.rounds)))
         return
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, device {args.device}")
     for case in args.cases:
@@ -189,7 +202,7 @@ def main() -> None:
             compare(case, CASES[case], trials, args.device, "in_law", rounds)
         else:
             for name in ("n1e6_threshold", "n1e6_uniform"):
-                vocabulary(name, trials, args.device)
+                vocabulary(name, trials, args.device, 1 if args.quick else 3)
 
 
 if __name__ == "__main__":
