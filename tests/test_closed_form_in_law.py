@@ -233,7 +233,7 @@ def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
         ([5], torch.tensor([7])),
         ([3, 1, 4], torch.tensor([1, 2])),
     ]
-    blocks = basis_module._group_blocks(rows, sources, groups)
+    blocks = list(basis_module._group_blocks(rows, sources, groups))
     assert len(blocks) == len(groups)
     for block, (columns, tokens) in zip(blocks, groups, strict=True):
         expected = rows[[sources[j] for j in columns]][:, tokens].T.double()

@@ -10,6 +10,7 @@ basis is block diagonal (a top-P threshold adds one direction per class, never P
 """
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -163,12 +164,13 @@ GATHER_VALUES = 2**20  # groups' blocks are gathered in one call up to this many
 
 def _group_blocks(
     rows: torch.Tensor, sources: list[int], groups: list[tuple[list[int], torch.Tensor]]
-) -> list[torch.Tensor]:
-    """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64:
-    neither all the rows nor whole rows are copied, and consecutive groups are gathered in one
-    call while they fit :data:`GATHER_VALUES` (small problems: one call; N = 10⁶: one a group).
+) -> Iterator[torch.Tensor]:
+    """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64,
+    in group order: neither all the rows nor whole rows are copied, and consecutive groups are
+    gathered in one call while they fit :data:`GATHER_VALUES` (small problems: one call;
+    N = 10⁶: one a group, each gathered when the one before is done with).
     """
-    n, flat_rows, blocks, start = rows.shape[1], rows.view(-1), [], 0
+    n, flat_rows, start = rows.shape[1], rows.view(-1), 0
     sizes = [len(columns) * tokens.numel() for columns, tokens in groups]
     while start < len(groups):
         stop, total = start + 1, sizes[start]
@@ -185,10 +187,9 @@ def _group_blocks(
         at = 0
         for columns, tokens in chunk:
             width = tokens.numel()
-            blocks.append(values[at : at + len(columns) * width].view(len(columns), width).T)
+            yield values[at : at + len(columns) * width].view(len(columns), width).T
             at += len(columns) * width
         start = stop
-    return blocks
 
 
 def _selection(row: list[int], device: torch.device) -> Selection:
@@ -247,15 +248,13 @@ def _orthonormal_basis(
     """
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
-    factors = []
-    for block in _group_blocks(rows, sources, groups):  # (N_g, c_g): on the group's tokens
+    parts, kept = [], []
+    gathered = _group_blocks(rows, sources, groups)  # (N_g, c_g): on the group's tokens
+    for (columns, tokens), block in zip(groups, gathered, strict=True):
         q, r = torch.linalg.qr(block)
-        factors.append((max(block.shape), q, *torch.linalg.svd(r, full_matrices=False)))
-    singular = torch.cat([s for _, _, _, s, _ in factors]).tolist()  # each group's descending
-    parts, kept, at = [], [], 0
-    for (columns, tokens), (size, q, u, s, vh) in zip(groups, factors, strict=True):
-        values, at = singular[at : at + s.numel()], at + s.numel()
-        k = sum(1 for value in values if value > values[0] * size * eps)  # a prefix
+        u, s, vh = torch.linalg.svd(r, full_matrices=False)
+        values = s.tolist()  # descending: the kept directions are a prefix
+        k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
         parts.append((tokens, (q @ u[:, :k]).T, columns, vh[:k]))
         kept.append(s[:k])
     order: torch.Tensor | None = None
