@@ -1,7 +1,8 @@
 """What every trial of a closed-form run shares: the law p, the columns (scheme × T), the dims,
 the population error (with its head), and each trial's targets, weights and label laws."""
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import torch
 
@@ -23,6 +24,8 @@ from assocmem.laws.tokens import (
     zipf_probabilities,
 )
 from assocmem.schemes import Scheme
+
+T = TypeVar("T")
 
 
 class Problem:
@@ -52,9 +55,7 @@ class Problem:
             for t in (self.sample_sizes if s.uses_data else [None])
         ]
         self.population_error = PopulationError(self.probs, cfg.head_fraction)
-        self._mod_labels: torch.Tensor | None = None
-        self._mod_labels_dtype: torch.Tensor | None = None
-        self._mod_class_tokens: list[torch.Tensor] | None = None
+        self._per_run: dict[str, Any] = {}  # see shared()
         self.all_per_dim = cfg.embedding == "orthogonal" or (
             cfg.embedding == "spherical" and cfg.nested == "renormalize"
         )
@@ -94,29 +95,35 @@ class Problem:
         gen = rng.generator(cfg.seed, "groups", trial)
         return token_groups(cfg.n_inputs, cfg.n_groups, cfg.grouping, self.probs_cpu, gen)
 
+    def shared(self, key: str, make: Callable[[], T], same: bool | None = None) -> T:
+        """``make()``, computed once per run (under ``key``) when it is the same every trial:
+        by default when the targets are (``mod``), else as ``same`` says. Read-only: shared."""
+        if not (self.cfg.target == "mod" if same is None else same):
+            return make()
+        if key not in self._per_run:  # drawn ahead or not, both threads would store the same
+            self._per_run[key] = make()
+        return cast(T, self._per_run[key])
+
     def class_tokens(self, targets: torch.Tensor) -> list[torch.Tensor]:
         """The tokens of each output class y, ``(targets == y).nonzero()`` on the device, in
         increasing order; computed once with ``mod`` targets (the same every trial)."""
-        if self.cfg.target == "mod" and self._mod_class_tokens is not None:
-            return self._mod_class_tokens
-        targets = targets.to(self.device)
-        tokens = [(targets == y).nonzero().flatten() for y in range(self.cfg.n_outputs)]
-        if self.cfg.target == "mod":
-            self._mod_class_tokens = tokens
-        return tokens
+
+        def make() -> list[torch.Tensor]:
+            on_device = targets.to(self.device)
+            return [(on_device == y).nonzero().flatten() for y in range(self.cfg.n_outputs)]
+
+        return self.shared("class_tokens", make)
 
     def population_labels(self, targets: torch.Tensor) -> torch.Tensor:
         """The label law of each token, (M, N) float64: f*(x) w.p. 1 − ε, else uniform.
 
         With ``mod`` targets (the same every trial) it is computed once (read-only: shared).
         """
-        if self.cfg.target == "mod":
-            if self._mod_labels is None:
-                self._mod_labels = label_law(
-                    targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise
-                ).T
-            return self._mod_labels
-        return label_law(targets.cpu(), self.cfg.n_outputs, self.cfg.label_noise).T
+        cfg = self.cfg
+        return self.shared(
+            "population_labels",
+            lambda: label_law(targets.cpu(), cfg.n_outputs, cfg.label_noise).T,
+        )
 
     def sample_statistics(
         self, trial: int, targets: torch.Tensor
@@ -202,14 +209,12 @@ class Problem:
     def _in_dtype(self, population: torch.Tensor) -> torch.Tensor:
         """The population label laws (1, M, N) on the device, in the run's dtype; cached when
         they are the same every trial (``mod`` targets, read-only)."""
-        shared = self.cfg.target == "mod" and self.cfg.label_rule != "majority"
-        if shared and self._mod_labels_dtype is not None:
-            return self._mod_labels_dtype
         # row-major (M, N): the law itself is a transposed view of (N, M)
-        law = population.to(self.device, self.dtype, memory_format=torch.contiguous_format)
-        if shared:
-            self._mod_labels_dtype = law
-        return law
+        return self.shared(
+            "population_labels_dtype",
+            lambda: population.to(self.device, self.dtype, memory_format=torch.contiguous_format),
+            same=self.cfg.target == "mod" and self.cfg.label_rule != "majority",
+        )
 
 
 def _stack(laws: list[torch.Tensor]) -> torch.Tensor:

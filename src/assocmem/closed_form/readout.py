@@ -13,16 +13,10 @@ class Evaluator:
 
     def __init__(self, problem: Problem, targets: torch.Tensor) -> None:
         self.m = problem.cfg.n_outputs
-        # mod targets are the same every trial: their tables are made once per run
-        shared = problem.cfg.target == "mod"
-        tables: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = (
-            problem.workspace.get("target_tables") if shared else None
+        self.target_flat, self.onehot_t, self.hide_target = problem.shared(
+            "target_tables",
+            lambda: _target_tables(targets.to(problem.device), self.m, problem.dtype),
         )
-        if tables is None:
-            tables = _target_tables(targets.to(problem.device), self.m, problem.dtype)
-            if shared:
-                problem.workspace["target_tables"] = tables
-        self.target_flat, self.onehot_t, self.hide_target = tables
         self.probs = problem.probs
         self.population_error = problem.population_error
         self.label_law = problem.population_labels(targets).to(problem.device)  # (M, N)

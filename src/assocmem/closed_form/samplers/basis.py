@@ -248,15 +248,14 @@ def _orthonormal_basis(
     """
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
-    parts, kept = [], []
+    parts = []
     gathered = _group_blocks(rows, sources, groups)  # (N_g, c_g): on the group's tokens
     for (columns, tokens), block in zip(groups, gathered, strict=True):
         q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         values = s.tolist()  # descending: the kept directions are a prefix
         k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
-        parts.append((tokens, (q @ u[:, :k]).T, columns, vh[:k]))
-        kept.append(s[:k])
+        parts.append((tokens, (q @ u[:, :k]).T, columns, vh[:k], s[:k]))
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
     if len(parts) > 1:
@@ -269,11 +268,11 @@ def _orthonormal_basis(
         inverse[order] = torch.arange(n, device=order.device)
     # coeffs (r, c): block diagonal in (group rows, group columns), columns back in their order
     by_group = torch.block_diag(*[part[3] for part in parts])  # type: ignore[no-untyped-call]
-    by_group = by_group.mul_(torch.cat(kept)[:, None]).to(dtype)  # s_g vh_g, block by block
+    by_group = by_group.mul_(torch.cat([part[4] for part in parts])[:, None]).to(dtype)  # s vh
     grouped = torch.tensor([j for part in parts for j in part[2]], device=like.device)
     coeffs = by_group.index_select(1, grouped.argsort())
     blocks, q_blocks, row, position = [], [], 0, 0
-    for tokens, basis, _, _ in parts:
+    for tokens, basis, *_ in parts:
         directions = slice(row, row + basis.shape[0])
         positions = slice(position, position + tokens.numel())
         if order is None:  # one group: its block spans every token, in natural order

@@ -284,11 +284,10 @@ def _columns_every_d(
     h_used[n_used].zero_()
     # (r, U): Z_d Z_dᵀ R of each pair, minus Qᵀ H R block by block
     inner = (grams @ basis.coeffs).transpose(0, 1).reshape(basis.rank, -1).index_select(1, used)
-    blocks = list(zip(basis.blocks, basis.parts, strict=True))
-    for (rows, positions), part in blocks:
-        inner[rows].sub_(torch.mm(part, h_used[:n_used, positions].T))
+    _subtract_qt(basis, inner, h_used[:n_used])
     inner_t = inner.T.contiguous()  # (U, r)
-    for (rows, positions), part in blocks:  # H R + Q (Z Zᵀ R − Qᵀ H R)
+    # H R + Q (Z Zᵀ R − Qᵀ H R)
+    for (rows, positions), part in zip(basis.blocks, basis.parts, strict=True):
         h_used[:n_used, positions].addmm_(inner_t[:, rows], part)
     scales = [_gaussian_scale(problem, d) for d in problem.dims]
     scales_t = torch.tensor(scales, dtype=h_used.dtype, device=h_used.device)
@@ -325,17 +324,21 @@ def _columns_at(
         stored = torch.index_select(h_t, 0, cols, out=buffers("stored", count))
         coeffs = basis.coeffs.index_select(1, cols)
     inner = gram @ coeffs  # (r, u), minus Qᵀ H R block by block
-    blocks = list(zip(basis.blocks, basis.parts, strict=True))
-    for (rows, positions), part in blocks:
-        inner[rows].sub_(torch.mm(part, stored[:, positions].T))
+    _subtract_qt(basis, inner, stored)
     columns = torch.mul(stored, scale, out=buffers("columns", count))  # (u, N)
-    for (rows, positions), part in blocks:
+    for (rows, positions), part in zip(basis.blocks, basis.parts, strict=True):
         columns[:, positions].addmm_(inner[rows].T, part, alpha=scale)
     if basis.inverse is not None:  # back to the natural token order
         columns = torch.index_select(columns, 1, basis.inverse, out=buffers("natural", count))
     if selection.rows is None:
         return columns
     return buffers("out", n_rows).zero_().index_copy_(0, selection.rows, columns)
+
+
+def _subtract_qt(basis: WeightingBasis, inner: torch.Tensor, h: torch.Tensor) -> None:
+    """``inner −= Qᵀ hᵀ`` for h (u, N) in the internal token order, one product per block."""
+    for (rows, positions), part in zip(basis.blocks, basis.parts, strict=True):
+        inner[rows].sub_(torch.mm(part, h[:, positions].T))
 
 
 def _gaussian_scale(problem: Problem, d: int) -> float:
