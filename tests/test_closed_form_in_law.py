@@ -207,6 +207,43 @@ def test_every_d_at_once_gives_the_errors_of_one_d_at_a_time(monkeypatch):
         np.testing.assert_allclose(values, apart.readout[name], rtol=1e-5, err_msg=name)
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(alpha=1.2, n_samples=(None, 0, 3, 40, 300)),  # unseen tokens store nothing
+        dict(alpha=1.2, n_samples=(3, 40), label_rule="majority", target="random"),
+        dict(probabilities=_permuted_law(60), n_samples=(None, 60), target="group", n_groups=7),
+    ],
+)
+def test_class_rows_hold_every_stored_column(case, monkeypatch):
+    """Without label noise the stored columns are held as one row per weighting,
+    ``q_k L_k(f* | ·)``, tested class by class: each column (``row_of``) must be that row on
+    its class's tokens (and the dense column zero elsewhere), and the nonzero and same-as-before
+    tests must equal the dense route's, which tests every column over every token."""
+    cfg = ClosedFormConfig(
+        n_inputs=60, n_outputs=4, schemes=ALL_SCHEMES, dims=(3, 8, 9, 17, 64), seed=5, **case
+    )
+    problem = Problem(cfg)
+    m = cfg.n_outputs
+    for trial in (0, 1):
+        targets = problem.targets(trial)
+        weights = kernel._draw(problem, get_sampler("in_law"), trial).weights
+        rows, row_of, fixed_nonzero, nonzero, same = basis_module._stored_rows(problem, weights)
+        with monkeypatch.context() as dense_route:
+            dense_route.setattr(basis_module, "SPLIT_BASIS_ABOVE", 2**62)
+            dense, _, *dense_tests = basis_module._stored_rows(problem, weights)
+        assert [fixed_nonzero, nonzero, same] == dense_tests
+        assert rows.shape[0] * m == dense.shape[0]  # a row per weighting, not per column
+        for column in range(dense.shape[0]):
+            on_class = targets == column % m
+            np.testing.assert_array_equal(rows[row_of(column)][on_class], dense[column][on_class])
+            assert not dense[column][~on_class].any()
+        # the tests see more than zeros: some columns are zero, some repeat, some change
+        flat = [flag for row in nonzero for flag in row]
+        repeats = [flag for row in same for flag in row]
+        assert not all(flat) and any(flat) and any(repeats) and not all(repeats)
+
+
 @pytest.mark.parametrize("in_cache", [True, False])
 def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
     """``_differ`` is ``ne(…).any(-1)`` by either route (a float max in cache, a boolean
@@ -233,7 +270,8 @@ def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
         ([5], torch.tensor([7])),
         ([3, 1, 4], torch.tensor([1, 2])),
     ]
-    blocks = list(basis_module._group_blocks(rows, sources, groups))
+    scratch = basis_module.Scratch({}, rows.device)
+    blocks = [b.clone() for b in basis_module._group_blocks(rows, sources, groups, scratch)]
     assert len(blocks) == len(groups)
     for block, (columns, tokens) in zip(blocks, groups, strict=True):
         expected = rows[[sources[j] for j in columns]][:, tokens].T.double()

@@ -73,6 +73,8 @@ class Problem:
         # the thread that computes the trials (``Sampler.aggregates``, the evaluator) touches
         # it, never the draws ahead.
         self.workspace: dict[str, Any] = {}
+        # ... and those the draws reuse (one draw runs at a time, in whichever thread draws)
+        self.draw_workspace: dict[str, torch.Tensor] = {}
 
     def is_fixed(self, scheme: Scheme) -> bool:
         """A scheme's weights are the same at every d (one pass of running sums serves all d)."""
@@ -200,8 +202,8 @@ class Problem:
         n, m = self.cfg.n_inputs, self.cfg.n_outputs
         empty = population.new_zeros(0, m, n)
         return (
-            torch.cat(fixed) if fixed else freq.new_zeros(0, n),
-            torch.cat(varying, dim=1) if varying else freq.new_zeros(n_d, 0, n),
+            _join(fixed, 0) if fixed else freq.new_zeros(0, n),
+            _join(varying, 1) if varying else freq.new_zeros(n_d, 0, n),
             _stack(fixed_labels) if fixed_labels else empty,
             _stack(varying_labels) if varying_labels else empty,
         )
@@ -215,6 +217,12 @@ class Problem:
             lambda: population.to(self.device, self.dtype, memory_format=torch.contiguous_format),
             same=self.cfg.target == "mod" and self.cfg.label_rule != "majority",
         )
+
+
+def _join(weights: list[torch.Tensor], dim: int) -> torch.Tensor:
+    """The schemes' weights concatenated along ``dim``; one scheme's as it is (read-only: at
+    N = 10⁶ a copy is 8 MB a row, page faults included)."""
+    return weights[0] if len(weights) == 1 else torch.cat(weights, dim=dim)
 
 
 def _stack(laws: list[torch.Tensor]) -> torch.Tensor:

@@ -10,7 +10,7 @@ basis is block diagonal (a top-P threshold adds one direction per class, never P
 """
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -19,7 +19,7 @@ import torch
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.samplers.base import TrialWeights, stored_rows
 
-SPLIT_BASIS_ABOVE = 0  # N × distinct columns above which it is built per class (measured: always)
+SPLIT_BASIS_ABOVE = 0  # tokens from which it is built by class without label noise: always
 
 
 @dataclass(frozen=True)
@@ -98,42 +98,39 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
         return WeightingBasis(empty, index, live, None, None, blocks, [empty.new_zeros(0, n)])
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
     in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
-    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(rows, in_order, groups, dtype)
+    scratch = Scratch(problem.draw_workspace, problem.device)
+    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(
+        rows, in_order, groups, dtype, scratch
+    )
     return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks)
 
 
 def _distinct_columns(
     problem: Problem, weights: TrialWeights
 ) -> tuple[torch.Tensor, list[int], list[int], list[list[int]], list[int]]:
-    """The stored rows ``[fixed (K_f·M); at each d (D·K_v·M)]``, (R, N) in one tensor; the
-    distinct nonzero columns among them (their row), their output class; the (D, K·M) table of
-    each output row's column (−1 for zero) and each column's last dim index.
+    """Rows holding the stored columns (see :func:`_stored_rows`); the distinct nonzero
+    columns among them (their row there), their output class; the (D, K·M) table of each
+    output row's column (−1 for zero) and each column's last dim index.
 
     A d-dependent column equal to the same column at the previous d is the same column (nested
-    thresholds repeat while P(d) does not change). Every test is one pass over all rows.
+    thresholds repeat while P(d) does not change).
     """
     m, n_dims = problem.cfg.n_outputs, len(problem.dims)
     n_fixed, n_var = weights.fixed_q.shape[0] * m, weights.varying_q.shape[1] * m
-    rows = weights.fixed_q.new_empty(n_fixed + n_dims * n_var, problem.cfg.n_inputs)
-    stored_rows(weights.fixed_q, weights.fixed_labels, out=rows[:n_fixed])
-    varying = rows[n_fixed:].view(n_dims, n_var, problem.cfg.n_inputs)
-    stored_rows(weights.varying_q, weights.varying_labels, out=varying)
+    rows, row_of, fixed_nonzero, nonzero, same = _stored_rows(problem, weights)
     sources: list[int] = []
     classes: list[int] = []
     last_use: list[int] = []
 
-    def add(source: int, nonzero: bool, cls: int, last: int) -> int:
+    def add(column: int, nonzero: bool, cls: int, last: int) -> int:
         if not nonzero:
             return -1
-        sources.append(source)
+        sources.append(row_of(column))
         classes.append(cls)
         last_use.append(last)
         return len(sources) - 1
 
-    fixed_nonzero = _differ(rows[:n_fixed], None).tolist() if n_fixed else []
     fixed_index = [add(j, fixed_nonzero[j], j % m, n_dims - 1) for j in range(n_fixed)]
-    nonzero = _differ(varying, None).tolist()  # (D, K_v·M)
-    same = (~_differ(varying[1:], varying[:-1])).tolist()  # (D − 1, K_v·M): as at the d before
     table = [list(fixed_index) for _ in range(n_dims)]
     previous = [-1] * n_var
     for i in range(n_dims):
@@ -145,6 +142,75 @@ def _distinct_columns(
                 u = previous[j] = add(n_fixed + i * n_var + j, nonzero[i][j], j % m, i)
             table[i].append(u)
     return rows, sources, classes, table, last_use
+
+
+def _stored_rows(
+    problem: Problem, weights: TrialWeights
+) -> tuple[torch.Tensor, Callable[[int], int], list[bool], list[list[bool]], list[list[bool]]]:
+    """The stored columns ``[fixed (K_f·M); at each d (D·K_v·M)]`` as rows of one tensor, the
+    row holding each (``row_of``), and which are nonzero (fixed; (D, K_v·M)) and which equal
+    the same column at the previous d ((D − 1, K_v·M)).
+
+    With label noise, the columns themselves, (R, N), tested one pass over all rows each.
+    Without (the basis is built per class), column ``k·M + y`` is ``q_k(x) L_k(y | x)``, which
+    is zero off the tokens of class y and ``q_k(x) L_k(f*(x) | x)`` on them: the rows hold
+    ``q_k L_k(f* | ·)``, one per weighting (M times fewer), and every column is tested on its
+    class's tokens in one reduction by class. The values are the same products either way.
+    """
+    m, n_dims, n = problem.cfg.n_outputs, len(problem.dims), problem.cfg.n_inputs
+    fixed_q, varying_q = weights.fixed_q, weights.varying_q
+    k_f, k_v = fixed_q.shape[0], varying_q.shape[1]
+    if not _by_class(problem):
+        rows = fixed_q.new_empty((k_f + n_dims * k_v) * m, n)
+        stored_rows(fixed_q, weights.fixed_labels, out=rows[: k_f * m])
+        varying = rows[k_f * m :].view(n_dims, k_v * m, n)
+        stored_rows(varying_q, weights.varying_labels, out=varying)
+        fixed_nonzero = _differ(rows[: k_f * m], None).tolist() if k_f else []
+        nonzero = _differ(varying, None).tolist()
+        same = (~_differ(varying[1:], varying[:-1])).tolist()
+        return rows, lambda column: column, fixed_nonzero, nonzero, same
+    targets = weights.targets.to(problem.device)
+    rows = fixed_q.new_empty(k_f + n_dims * k_v, n)
+    _at_targets(fixed_q, weights.fixed_labels, targets, out=rows[:k_f])
+    varying = rows[k_f:].view(n_dims, k_v, n)
+    _at_targets(varying_q, weights.varying_labels, targets, out=varying)
+    flags = torch.empty(rows.shape[0] + (n_dims - 1) * k_v, n, dtype=torch.bool, device=rows.device)
+    torch.ne(rows, 0, out=flags[: rows.shape[0]])
+    torch.ne(varying[1:], varying[:-1], out=flags[rows.shape[0] :].view(n_dims - 1, k_v, n))
+    by_class = flags.new_zeros(flags.shape[0], m, dtype=torch.uint8).scatter_reduce_(
+        1, targets.expand(flags.shape[0], n), flags.view(torch.uint8), "amax"
+    )  # (rows, M): whether a row has a nonzero (a change) on the tokens of each class
+    tests = by_class.bool().tolist()
+    fixed_nonzero = [flag for row in tests[:k_f] for flag in row]
+    per_d = [[flag for row in tests[k_f + i * k_v : k_f + (i + 1) * k_v] for flag in row]
+             for i in range(n_dims)]  # fmt: skip
+    changed = tests[rows.shape[0] :]
+    same = [[not flag for row in changed[i * k_v : (i + 1) * k_v] for flag in row]
+            for i in range(n_dims - 1)]  # fmt: skip
+    n_fixed, n_var = k_f * m, k_v * m
+
+    def row_of(column: int) -> int:  # column k·M + y of the fixed, or of d_i: row k there
+        if column < n_fixed:
+            return column // m
+        i, j = divmod(column - n_fixed, n_var)
+        return k_f + i * k_v + j // m
+
+    return rows, row_of, fixed_nonzero, per_d, same
+
+
+def _at_targets(
+    q: torch.Tensor, labels: torch.Tensor, targets: torch.Tensor, out: torch.Tensor
+) -> torch.Tensor:
+    """``q_k(x) L_k(f*(x) | x)``: q (..., K, N), label laws (K, M, N), targets (N,) → out
+    (..., K, N)."""
+    at = labels.gather(-2, targets.expand(labels.shape[0], 1, -1)).squeeze(-2)  # (K, N)
+    return torch.mul(q, at, out=out)
+
+
+def _by_class(problem: Problem) -> bool:
+    """Whether the basis is built class by class: without label noise (each column lives on the
+    tokens of its class), from :data:`SPLIT_BASIS_ABOVE` tokens."""
+    return problem.cfg.label_noise == 0 and problem.cfg.n_inputs >= SPLIT_BASIS_ABOVE
 
 
 IN_CACHE = 2**22  # elements: below, a float max beats a boolean reduction 6x; above, the reverse
@@ -162,13 +228,38 @@ def _differ(x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
 GATHER_VALUES = 2**20  # groups' blocks are gathered in one call up to this many values
 
 
+REUSE_FROM = 2**16  # values: a group's block from which its QR works in reused tensors (below,
+# fresh ones come from malloc's free lists, and out= costs 6 µs a call)
+
+
+class Scratch:
+    """Work tensors a draw reuses from the last one's (``Problem.draw_workspace``; one draw runs
+    at a time, in whichever thread draws): at N = 10⁶ a fresh float64 block costs as much in
+    page faults as the QR that reads it. Contents are undefined; nothing a draw returns may
+    live in one."""
+
+    def __init__(self, store: dict[str, torch.Tensor], device: torch.device) -> None:
+        self.store, self.device = store, device
+
+    def __call__(self, name: str, numel: int, dtype: torch.dtype) -> torch.Tensor:
+        """A flat tensor of ``numel`` values."""
+        buffer = self.store.get(name)
+        if buffer is None or buffer.numel() < numel or buffer.dtype != dtype:
+            buffer = self.store[name] = torch.empty(numel, dtype=dtype, device=self.device)
+        return buffer[:numel]
+
+
 def _group_blocks(
-    rows: torch.Tensor, sources: list[int], groups: list[tuple[list[int], torch.Tensor]]
+    rows: torch.Tensor,
+    sources: list[int],
+    groups: list[tuple[list[int], torch.Tensor]],
+    scratch: Scratch,
 ) -> Iterator[torch.Tensor]:
     """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64,
-    in group order: neither all the rows nor whole rows are copied, and consecutive groups are
-    gathered in one call while they fit :data:`GATHER_VALUES` (small problems: one call;
-    N = 10⁶: one a group, each gathered when the one before is done with).
+    in group order, column-major in ``scratch`` (valid until the next is asked for): neither
+    all the rows nor whole rows are copied. Consecutive groups are gathered in one call while
+    they fit :data:`GATHER_VALUES` (small problems: one call); a larger group (N = 10⁶) is
+    gathered a column at a time, with no index built.
     """
     n, flat_rows, start = rows.shape[1], rows.view(-1), 0
     sizes = [len(columns) * tokens.numel() for columns, tokens in groups]
@@ -177,17 +268,28 @@ def _group_blocks(
         while stop < len(groups) and total + sizes[stop] <= GATHER_VALUES:
             total, stop = total + sizes[stop], stop + 1
         chunk = groups[start:stop]
-        firsts = [sources[j] * n for columns, _ in chunk for j in columns]
-        first_t = torch.tensor(firsts, device=rows.device)[:, None]
-        at, index = 0, []
-        for columns, tokens in chunk:
-            index.append((first_t[at : at + len(columns)] + tokens).flatten())
-            at += len(columns)
-        values = flat_rows.index_select(0, torch.cat(index)).double()
+        values = blocks = scratch("blocks", total, torch.float64)
+        if rows.dtype != torch.float64:
+            values = scratch("values", total, rows.dtype)
+        if len(chunk) == 1:
+            (columns, tokens), width = chunk[0], chunk[0][1].numel()
+            for j, column in enumerate(columns):
+                part = values[j * width : (j + 1) * width]
+                torch.index_select(rows[sources[column]], 0, tokens, out=part)
+        else:
+            firsts = [sources[j] * n for columns, _ in chunk for j in columns]
+            first_t = torch.tensor(firsts, device=rows.device)[:, None]
+            at, index = 0, []
+            for columns, tokens in chunk:
+                index.append((first_t[at : at + len(columns)] + tokens).flatten())
+                at += len(columns)
+            torch.index_select(flat_rows, 0, torch.cat(index), out=values)
+        if values is not blocks:
+            blocks.copy_(values)
         at = 0
         for columns, tokens in chunk:
             width = tokens.numel()
-            yield values[at : at + len(columns) * width].view(len(columns), width).T
+            yield blocks[at : at + len(columns) * width].view(len(columns), width).T
             at += len(columns) * width
         start = stop
 
@@ -211,12 +313,12 @@ def _token_groups(
     """(columns, tokens) blocks with disjoint supports for the basis.
 
     Without label noise, column y of a weighting lives on the tokens of class y: one block per
-    class keeps the float64 work and memory of a large vocabulary M times smaller. Small
-    problems (and noisy labels, whose columns overlap) take one block: fewer, larger calls.
+    class keeps the float64 work and memory of a large vocabulary M times smaller. Noisy
+    labels, whose columns overlap, take one block (see :func:`_by_class`).
     """
     n, c = problem.cfg.n_inputs, len(classes)
     device = problem.device
-    if problem.cfg.label_noise != 0 or n * c < SPLIT_BASIS_ABOVE:
+    if not _by_class(problem):
         return [(list(range(c)), torch.arange(n, device=device))]
     tokens = problem.class_tokens(targets)
     columns: list[list[int]] = [[] for _ in range(problem.cfg.n_outputs)]
@@ -230,6 +332,7 @@ def _orthonormal_basis(
     sources: list[int],
     groups: list[tuple[list[int], torch.Tensor]],
     dtype: torch.dtype,
+    scratch: Scratch,
 ) -> tuple[
     torch.Tensor,
     torch.Tensor | None,
@@ -249,13 +352,23 @@ def _orthonormal_basis(
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
     parts = []
-    gathered = _group_blocks(rows, sources, groups)  # (N_g, c_g): on the group's tokens
+    gathered = _group_blocks(rows, sources, groups, scratch)  # (N_g, c_g): the group's tokens
     for (columns, tokens), block in zip(groups, gathered, strict=True):
-        q, r = torch.linalg.qr(block)
+        size, width = block.shape
+        reuse = block.numel() >= REUSE_FROM
+        if reuse:
+            rank = min(size, width)
+            q_out = scratch("q", size * rank, torch.float64).view(rank, size).T  # column-major
+            q, r = torch.linalg.qr(block, out=(q_out, block.new_empty(rank, width)))
+        else:
+            q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         values = s.tolist()  # descending: the kept directions are a prefix
         k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
-        parts.append((tokens, (q @ u[:, :k]).T, columns, vh[:k], s[:k]))
+        out = scratch("qu", size * k, torch.float64).view(size, k) if reuse else None
+        spanned = torch.mm(q, u[:, :k], out=out)
+        basis = spanned.new_empty(k, size, dtype=dtype).copy_(spanned.T)  # its own: (k, N_g)
+        parts.append((tokens, basis, columns, vh[:k], s[:k]))
     order: torch.Tensor | None = None
     inverse: torch.Tensor | None = None
     if len(parts) > 1:
@@ -278,9 +391,9 @@ def _orthonormal_basis(
         if order is None:  # one group: its block spans every token, in natural order
             positions = slice(0, n)
             q_blocks.append(like.new_zeros(basis.shape[0], n, dtype=dtype))
-            q_blocks[-1][:, tokens] = basis.to(dtype)
+            q_blocks[-1][:, tokens] = basis
         else:
-            q_blocks.append(basis.to(dtype, memory_format=torch.contiguous_format))
+            q_blocks.append(basis)
         blocks.append((directions, positions))
         row, position = directions.stop, positions.stop
     return coeffs, order, inverse, blocks, q_blocks
