@@ -97,12 +97,31 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
         blocks = [(slice(0, 0), slice(0, n))]
         return WeightingBasis(empty, index, live, None, None, blocks, [empty.new_zeros(0, n)])
     groups = _token_groups(problem, weights.targets, [classes[u] for u in order])
+    tokens = inverse = None
+    if len(groups) > 1:  # the same every trial with mod targets and the same classes stored
+        key = f"token_order:{sorted(set(classes))}"
+        tokens, inverse = problem.shared(key, lambda: _token_order(groups, n, problem.device))
     in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
     scratch = Scratch(problem.draw_workspace, problem.device)
-    coeffs, tokens, inverse, blocks, q_blocks = _orthonormal_basis(
-        rows, in_order, groups, dtype, scratch
+    coeffs, blocks, q_blocks = _orthonormal_basis(
+        rows, in_order, groups, dtype, scratch, split=tokens is not None
     )
     return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks)
+
+
+def _token_order(
+    groups: list[tuple[list[int], torch.Tensor]], n: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The internal token order (the tokens group by group, then those of no group) and the
+    position of each token in it."""
+    order = torch.cat([tokens for _, tokens in groups])
+    if order.numel() < n:
+        seen = torch.zeros(n, dtype=torch.bool, device=device)
+        seen[order] = True
+        order = torch.cat([order, (~seen).nonzero().flatten()])
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(n, device=device)
+    return order, inverse
 
 
 def _distinct_columns(
@@ -333,21 +352,16 @@ def _orthonormal_basis(
     groups: list[tuple[list[int], torch.Tensor]],
     dtype: torch.dtype,
     scratch: Scratch,
-) -> tuple[
-    torch.Tensor,
-    torch.Tensor | None,
-    torch.Tensor | None,
-    list[tuple[slice, slice]],
-    list[torch.Tensor],
-]:
-    """``coeffs``, ``tokens``, ``inverse``, ``blocks`` and ``parts`` of
-    :class:`WeightingBasis`: Qᵀ (r, N) by blocks and ``coeffs`` (r, c) with
-    ``rows[sources[j]] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the internal token order).
+    split: bool,
+) -> tuple[torch.Tensor, list[tuple[slice, slice]], list[torch.Tensor]]:
+    """``coeffs``, ``blocks`` and ``parts`` of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and
+    ``coeffs`` (r, c) with ``rows[sources[j]] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the
+    internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
     directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
-    dropped. Several groups: the tokens are reordered group by group (then the tokens of no
-    group), so that q_t is block diagonal.
+    dropped. ``split``: the tokens are held group by group (:func:`_token_order`), so that q_t
+    is block diagonal; else the one group's block spans every token, in natural order.
     """
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
@@ -369,16 +383,6 @@ def _orthonormal_basis(
         spanned = torch.mm(q, u[:, :k], out=out)
         basis = spanned.new_empty(k, size, dtype=dtype).copy_(spanned.T)  # its own: (k, N_g)
         parts.append((tokens, basis, columns, vh[:k], s[:k]))
-    order: torch.Tensor | None = None
-    inverse: torch.Tensor | None = None
-    if len(parts) > 1:
-        order = torch.cat([part[0] for part in parts])
-        if order.numel() < n:  # then the tokens of no group
-            seen = torch.zeros(n, dtype=torch.bool, device=like.device)
-            seen[order] = True
-            order = torch.cat([order, (~seen).nonzero().flatten()])
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(n, device=order.device)
     # coeffs (r, c): block diagonal in (group rows, group columns), columns back in their order
     by_group = torch.block_diag(*[part[3] for part in parts])  # type: ignore[no-untyped-call]
     by_group = by_group.mul_(torch.cat([part[4] for part in parts])[:, None]).to(dtype)  # s vh
@@ -388,7 +392,7 @@ def _orthonormal_basis(
     for tokens, basis, *_ in parts:
         directions = slice(row, row + basis.shape[0])
         positions = slice(position, position + tokens.numel())
-        if order is None:  # one group: its block spans every token, in natural order
+        if not split:  # one group: its block spans every token, in natural order
             positions = slice(0, n)
             q_blocks.append(like.new_zeros(basis.shape[0], n, dtype=dtype))
             q_blocks[-1][:, tokens] = basis
@@ -396,4 +400,4 @@ def _orthonormal_basis(
             q_blocks.append(basis)
         blocks.append((directions, positions))
         row, position = directions.stop, positions.stop
-    return coeffs, order, inverse, blocks, q_blocks
+    return coeffs, blocks, q_blocks
