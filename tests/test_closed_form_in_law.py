@@ -18,7 +18,7 @@ from scipy import stats
 
 from assocmem.closed_form import kernel, retrieval, run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
-from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.problem import Problem, Workspace
 from assocmem.closed_form.samplers import basis as basis_module
 from assocmem.closed_form.samplers import get_sampler
 from assocmem.closed_form.samplers import in_law as in_law_module
@@ -270,8 +270,8 @@ def test_row_tests_and_gathers_of_the_basis(in_cache, monkeypatch):
         ([5], torch.tensor([7])),
         ([3, 1, 4], torch.tensor([1, 2])),
     ]
-    scratch = basis_module.Scratch({}, rows.device)
-    blocks = [b.clone() for b in basis_module._group_blocks(rows, sources, groups, scratch)]
+    workspace = Workspace(rows.device)
+    blocks = [b.clone() for b in basis_module._group_blocks(rows, sources, groups, workspace)]
     assert len(blocks) == len(groups)
     for block, (columns, tokens) in zip(blocks, groups, strict=True):
         expected = rows[[sources[j] for j in columns]][:, tokens].T.double()

@@ -1,6 +1,7 @@
 """What every trial of a closed-form run shares: the law p, the columns (scheme × T), the dims,
 the population error (with its head), and each trial's targets, weights and label laws."""
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -26,6 +27,23 @@ from assocmem.laws.tokens import (
 from assocmem.schemes import Scheme
 
 T = TypeVar("T")
+
+
+class Workspace:
+    """Named work tensors reused from one trial to the next: at N = 10⁶ a fresh 40 MB tensor
+    costs about as much in page faults as the product that fills it. Contents are undefined;
+    a tensor is valid until its name is asked for again."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device, self.store = device, dict[str, torch.Tensor]()
+
+    def __call__(self, name: str, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        """A contiguous tensor of ``shape`` (the front of a flat buffer, grown as needed)."""
+        numel = math.prod(shape)
+        buffer = self.store.get(name)
+        if buffer is None or buffer.numel() < numel or buffer.dtype != dtype:
+            buffer = self.store[name] = torch.empty(numel, dtype=dtype, device=self.device)
+        return buffer[:numel].view(shape)
 
 
 class Problem:
@@ -68,13 +86,11 @@ class Problem:
             width = len(self.sample_sizes) if scheme.uses_data else 1
             (fixed if self.is_fixed(scheme) else varying).extend(range(start, start + width))
         self.order = fixed + varying
-        # Work tensors a sampler or the evaluator reuses from one trial to the next (same shapes
-        # every trial): at N = 10⁶ a fresh tensor costs its page faults again each trial. Only
-        # the thread that computes the trials (``Sampler.aggregates``, the evaluator) touches
-        # it, never the draws ahead.
-        self.workspace: dict[str, Any] = {}
-        # ... and those the draws reuse (one draw runs at a time, in whichever thread draws)
-        self.draw_workspace: dict[str, torch.Tensor] = {}
+        # Work tensors the thread that computes the trials reuses (``Sampler.aggregates``, the
+        # evaluator), and those the draws reuse (one draw runs at a time, in whichever thread
+        # draws): never the same tensor in two threads at once
+        self.workspace = Workspace(self.device)
+        self.draw_workspace = Workspace(self.device)
 
     def is_fixed(self, scheme: Scheme) -> bool:
         """A scheme's weights are the same at every d (one pass of running sums serves all d)."""

@@ -43,9 +43,7 @@ class Evaluator:
         n_dims, _, n = aggregated.shape
         n_cols = aggregated.shape[1] // self.m
         shape = (n_dims * n_cols, self.m, n)
-        buffer = self.workspace.get("scores")  # reused: at N = 10⁶ fresh pages cost
-        if buffer is None or buffer.shape != shape or buffer.dtype != aggregated.dtype:
-            buffer = self.workspace["scores"] = aggregated.new_empty(shape)
+        buffer = self.workspace("scores", shape, aggregated.dtype)
         return torch.bmm(  # (D·K, M, M) @ (D·K, M, N) -> scores (D, K, M, N)
             grams.repeat_interleave(n_cols, 0), aggregated.view(shape), out=buffer
         ).view(n_dims, n_cols, self.m, n)

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import torch
 
-from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.problem import Problem, Workspace
 from assocmem.closed_form.samplers.base import TrialWeights, stored_rows
 
 SPLIT_BASIS_ABOVE = 0  # tokens from which it is built by class without label noise: always
@@ -102,9 +102,8 @@ def weighting_basis(problem: Problem, weights: TrialWeights) -> WeightingBasis:
         key = f"token_order:{sorted(set(classes))}"
         tokens, inverse = problem.shared(key, lambda: _token_order(groups, n, problem.device))
     in_order = [sources[u] for u in order]  # the row of each distinct column, by last use
-    scratch = Scratch(problem.draw_workspace, problem.device)
     coeffs, blocks, q_blocks = _orthonormal_basis(
-        rows, in_order, groups, dtype, scratch, split=tokens is not None
+        rows, in_order, groups, dtype, problem.draw_workspace, split=tokens is not None
     )
     return WeightingBasis(coeffs, index, live, tokens, inverse, blocks, q_blocks)
 
@@ -251,31 +250,14 @@ REUSE_FROM = 2**16  # values: a group's block from which its QR works in reused 
 # fresh ones come from malloc's free lists, and out= costs 6 µs a call)
 
 
-class Scratch:
-    """Work tensors a draw reuses from the last one's (``Problem.draw_workspace``; one draw runs
-    at a time, in whichever thread draws): at N = 10⁶ a fresh float64 block costs as much in
-    page faults as the QR that reads it. Contents are undefined; nothing a draw returns may
-    live in one."""
-
-    def __init__(self, store: dict[str, torch.Tensor], device: torch.device) -> None:
-        self.store, self.device = store, device
-
-    def __call__(self, name: str, numel: int, dtype: torch.dtype) -> torch.Tensor:
-        """A flat tensor of ``numel`` values."""
-        buffer = self.store.get(name)
-        if buffer is None or buffer.numel() < numel or buffer.dtype != dtype:
-            buffer = self.store[name] = torch.empty(numel, dtype=dtype, device=self.device)
-        return buffer[:numel]
-
-
 def _group_blocks(
     rows: torch.Tensor,
     sources: list[int],
     groups: list[tuple[list[int], torch.Tensor]],
-    scratch: Scratch,
+    workspace: Workspace,
 ) -> Iterator[torch.Tensor]:
     """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64,
-    in group order, column-major in ``scratch`` (valid until the next is asked for): neither
+    in group order, column-major in ``workspace`` (valid until the next is asked for): neither
     all the rows nor whole rows are copied. Consecutive groups are gathered in one call while
     they fit :data:`GATHER_VALUES` (small problems: one call); a larger group (N = 10⁶) is
     gathered a column at a time, with no index built.
@@ -287,9 +269,9 @@ def _group_blocks(
         while stop < len(groups) and total + sizes[stop] <= GATHER_VALUES:
             total, stop = total + sizes[stop], stop + 1
         chunk = groups[start:stop]
-        values = blocks = scratch("blocks", total, torch.float64)
+        values = blocks = workspace("blocks", (total,), torch.float64)
         if rows.dtype != torch.float64:
-            values = scratch("values", total, rows.dtype)
+            values = workspace("values", (total,), rows.dtype)
         if len(chunk) == 1:
             (columns, tokens), width = chunk[0], chunk[0][1].numel()
             for j, column in enumerate(columns):
@@ -351,7 +333,7 @@ def _orthonormal_basis(
     sources: list[int],
     groups: list[tuple[list[int], torch.Tensor]],
     dtype: torch.dtype,
-    scratch: Scratch,
+    workspace: Workspace,
     split: bool,
 ) -> tuple[torch.Tensor, list[tuple[slice, slice]], list[torch.Tensor]]:
     """``coeffs``, ``blocks`` and ``parts`` of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and
@@ -366,20 +348,20 @@ def _orthonormal_basis(
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps
     parts = []
-    gathered = _group_blocks(rows, sources, groups, scratch)  # (N_g, c_g): the group's tokens
+    gathered = _group_blocks(rows, sources, groups, workspace)  # (N_g, c_g): the group's tokens
     for (columns, tokens), block in zip(groups, gathered, strict=True):
         size, width = block.shape
         reuse = block.numel() >= REUSE_FROM
         if reuse:
             rank = min(size, width)
-            q_out = scratch("q", size * rank, torch.float64).view(rank, size).T  # column-major
+            q_out = workspace("q", (rank, size), torch.float64).T  # column-major
             q, r = torch.linalg.qr(block, out=(q_out, block.new_empty(rank, width)))
         else:
             q, r = torch.linalg.qr(block)
         u, s, vh = torch.linalg.svd(r, full_matrices=False)
         values = s.tolist()  # descending: the kept directions are a prefix
         k = sum(1 for value in values if value > values[0] * max(block.shape) * eps)
-        out = scratch("qu", size * k, torch.float64).view(size, k) if reuse else None
+        out = workspace("qu", (size, k), torch.float64) if reuse else None
         spanned = torch.mm(q, u[:, :k], out=out)
         basis = spanned.new_empty(k, size, dtype=dtype).copy_(spanned.T)  # its own: (k, N_g)
         parts.append((tokens, basis, columns, vh[:k], s[:k]))

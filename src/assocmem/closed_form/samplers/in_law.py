@@ -26,7 +26,7 @@ import torch
 
 from assocmem import rng
 from assocmem.closed_form.cost import DRAW_AHEAD_BYTES, STACK_DIMS_BYTES
-from assocmem.closed_form.problem import Problem
+from assocmem.closed_form.problem import Problem, Workspace
 from assocmem.closed_form.samplers.base import Sampler, TrialWeights
 from assocmem.closed_form.samplers.basis import Selection, WeightingBasis, weighting_basis
 from assocmem.embeddings import standard_coordinates
@@ -79,9 +79,7 @@ class InLaw(Sampler):
         self, problem: Problem, weights: TrialWeights, drawn: InLawDraws
     ) -> Iterator[tuple[slice, torch.Tensor]]:
         numbers = drawn.numbers.result()
-        buffers = problem.workspace.get(self.name)
-        if buffers is None or not buffers.fits(numbers.z):
-            buffers = problem.workspace[self.name] = Buffers(problem.cfg.n_inputs, numbers.z)
+        buffers = Buffers(problem.workspace, problem.cfg.n_inputs, numbers.z.dtype)
         if numbers.normals is not None:
             ahead = iter(numbers.normals)
             remainder = gaussian_remainder(lambda k: next(ahead))
@@ -155,22 +153,14 @@ def _normals(k: int, n: int, gen: torch.Generator, like: torch.Tensor) -> torch.
 
 
 class Buffers:
-    """Named (rows, N) work tensors reused within a trial and from one trial to the next (kept
-    in ``Problem.workspace``): at N = 10⁶ a fresh 40 MB tensor costs about as much in page
-    faults as the product that fills it."""
+    """(rows, N) work tensors in one dtype, named in a :class:`Workspace`: reused within a
+    trial and, in ``Problem.workspace``, from one trial to the next."""
 
-    def __init__(self, n: int, like: torch.Tensor) -> None:
-        self.n, self.like, self.store = n, like, dict[str, torch.Tensor]()
-
-    def fits(self, like: torch.Tensor) -> bool:
-        """Whether its tensors have the dtype and device of ``like``."""
-        return (self.like.dtype, self.like.device) == (like.dtype, like.device)
+    def __init__(self, workspace: Workspace, n: int, dtype: torch.dtype) -> None:
+        self.workspace, self.n, self.dtype = workspace, n, dtype
 
     def __call__(self, name: str, rows: int) -> torch.Tensor:
-        buffer = self.store.get(name)
-        if buffer is None or buffer.shape[0] < rows:
-            buffer = self.store[name] = self.like.new_empty(rows, self.n)
-        return buffer[:rows]
+        return self.workspace(name, (rows, self.n), self.dtype)
 
 
 def _block_rank(width: int, live: int, rank: int) -> int:
@@ -234,7 +224,7 @@ def assemble(
     """
     coeffs, n_dims, n_rows = basis.coeffs, len(problem.dims), basis.index.shape[1]
     n_cols = coeffs.shape[1]
-    buffers = buffers or Buffers(problem.cfg.n_inputs, coeffs)
+    buffers = buffers or Buffers(Workspace(coeffs.device), problem.cfg.n_inputs, coeffs.dtype)
     h_t = buffers("h_t", n_cols).zero_()  # (H_d R)ᵀ of the distinct columns, running
     gram = coeffs.new_zeros(basis.rank, basis.rank)  # Z_d Z_dᵀ, running
     stack = n_dims * n_cols * buffers.n * coeffs.element_size() <= STACK_DIMS_BYTES
