@@ -33,26 +33,25 @@ from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.runtime import intra_op_threads
 
 
-def _output_grams(problem: Problem, trial: int) -> list[torch.Tensor]:
-    """``G_d = U_d U_dᵀ`` (M×M) for each d, under the output-embedding law and nested convention."""
+def _output_grams(problem: Problem, trial: int) -> torch.Tensor:
+    """``G_d = U_d U_dᵀ`` (D, M, M) for each d, under the output-embedding law and nested
+    convention."""
     cfg = problem.cfg
     gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
+    m, n_dims = cfg.n_outputs, len(problem.dims)
     if cfg.output_embedding == "orthogonal":  # canonical basis: U Uᵀ = I exactly
-        return [
-            torch.eye(cfg.n_outputs, device=problem.device, dtype=problem.dtype)
-            for _ in problem.dims
-        ]
+        eye = torch.eye(m, device=problem.device, dtype=problem.dtype)
+        return eye.expand(n_dims, m, m).clone()
     coords = standard_coordinates(
-        cfg.n_outputs, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
+        m, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
     )  # (d_max, M)
     scales = nested_row_scales(coords, problem.dims, cfg.output_embedding, cfg.nested)
-    grams, running, prev = [], coords.new_zeros(cfg.n_outputs, cfg.n_outputs), 0
+    grams, running, prev = coords.new_empty(n_dims, m, m), coords.new_zeros(m, m), 0
     for i, d in enumerate(problem.dims):
         block = coords[prev:d]
-        running = running + block.T @ block
-        grams.append(scales[i][:, None] * running * scales[i][None, :])
+        running = torch.add(running, block.T @ block, out=grams[i])
         prev = d
-    return grams
+    return grams.mul_(scales[:, :, None]).mul_(scales[:, None, :])
 
 
 @dataclass
@@ -73,7 +72,7 @@ def _draw(problem: Problem, sampler: Sampler, trial: int, helper: Executor | Non
         weights = TrialWeights(
             trial, targets, *(w.to(problem.dtype) for w in problem.weights(trial, targets))
         )
-        grams = torch.stack(_output_grams(problem, trial))
+        grams = _output_grams(problem, trial)
         sampled = sampler.draw(problem, weights, helper)
     return _Draws(weights, grams, sampled)
 

@@ -156,8 +156,6 @@ class Problem:
         """
         cfg = self.cfg
         n, m, eps = cfg.n_inputs, cfg.n_outputs, cfg.label_noise
-        freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
-        labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
         if self.finite_sizes and cfg.counts == "multinomial":  # the count vectors, O(N) per T
             joint = multinomial_prefix_label_counts(
                 self.probs_cpu,
@@ -170,17 +168,24 @@ class Problem:
             tokens = sample_tokens(
                 self.probs_cpu, max(self.finite_sizes), rng.generator(cfg.seed, "data", trial)
             )
-            observed = targets[tokens]
+            observed = targets.index_select(0, tokens)
             if eps > 0:
                 observed = noisy_labels(observed, m, eps, rng.generator(cfg.seed, "labels", trial))
             joint = prefix_label_counts(tokens, observed, n, m, self.finite_sizes)  # (R_f, M, N)
-        for row, size in enumerate(self.sample_sizes):
-            if size is None:
-                freq[row], labels[row] = self.probs_cpu, self.population_labels(targets)
-            else:
-                counts = joint[self.finite_sizes.index(size)]
-                freq[row] = counts.sum(0)
-                labels[row] = counts / freq[row].clamp(min=1)
+        if self.finite_sizes:  # n(x) and n(x, y)/n(x) of every finite size at once
+            seen = joint.sum(1)
+            laws = joint / seen.clamp(min=1)[:, None]
+        if list(self.sample_sizes) == self.finite_sizes:  # the sizes in order, each once
+            freq, labels = seen, laws
+        else:
+            freq = torch.empty(len(self.sample_sizes), n, dtype=torch.float64)
+            labels = torch.empty(len(self.sample_sizes), m, n, dtype=torch.float64)
+            for row, size in enumerate(self.sample_sizes):
+                if size is None:
+                    freq[row], labels[row] = self.probs_cpu, self.population_labels(targets)
+                else:
+                    at = self.finite_sizes.index(size)
+                    freq[row], labels[row] = seen[at], laws[at]
         if cfg.label_rule == "majority":  # each token's most frequent label, ties at random
             ties = rng.generator(cfg.seed, "label_ties", trial)
             labels = majority_labels(labels, torch.rand(m, n, generator=ties, dtype=torch.float64))
