@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from assocmem.analysis.memory import check_closed_form_memory
 from assocmem.cli import main
 from assocmem.closed_form import cost, kernel, run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping, working_set_bytes
@@ -61,6 +62,9 @@ def test_auto_is_explicit_unless_exact_and_cheaper():
 def test_memory_guard_estimates_the_sampler_that_runs():
     in_law = ClosedFormConfig(**VOCABULARY, memory_gb=2)  # auto: admitted in law
     assert working_set_bytes(in_law) < 2 * 2**30
+    check_closed_form_memory(in_law)  # what the commands check (closed-form, predict): admitted
+    with pytest.raises(ConfigError, match="memory_gb"):  # every trial's cells count too
+        check_closed_form_memory(in_law, memory_gb=working_set_bytes(in_law) / 2**30)
     assert ClosedFormConfig(**VOCABULARY, memory_gb=2, sampler="in_law").resolved_sampler
     with pytest.raises(ConfigError, match=r"sampler explicit\), over the budget") as caught:
         ClosedFormConfig(**VOCABULARY, memory_gb=2, sampler="explicit")  # 65 GB of embeddings

@@ -33,11 +33,12 @@ CELL_BYTES = 128  # one (trial, scheme, d, T) cell: metric arrays, record lists,
 
 
 def closed_form_bytes(cfg: ClosedFormConfig) -> int:
-    """Two trials' working sets (one drawn while the other computes) plus every trial's
-    metrics, records and output (``trials × columns × dims`` cells)."""
+    """One trial's working set under the sampler that will run plus every trial's metrics,
+    records and output (``trials × columns × dims`` cells). The next trial is drawn while one
+    computes only when the budget also holds its draws (``kernel.draw_mode``); else in line."""
     columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
     cells = cfg.trials * columns * len(cfg.dims)
-    return 2 * working_set_bytes(cfg) + CELL_BYTES * cells
+    return working_set_bytes(cfg) + CELL_BYTES * cells
 
 
 def check_closed_form_memory(cfg: ClosedFormConfig, memory_gb: float | None = None) -> None:
@@ -50,11 +51,11 @@ def check_closed_form_memory(cfg: ClosedFormConfig, memory_gb: float | None = No
 def claims_bytes(configs: Sequence[ClosedFormConfig]) -> int:
     """Closed-form runs made one after the other whose results are all kept (the record frames
     of :class:`~assocmem.experiments.claims.ClaimRunner`, until every claim is judged): the
-    largest pair of trial working sets plus every run's cells (:func:`closed_form_bytes`)."""
+    largest trial working set plus every run's cells (:func:`closed_form_bytes`)."""
     if not configs:
         return 0
-    cells = sum(closed_form_bytes(cfg) - 2 * working_set_bytes(cfg) for cfg in configs)
-    return max(2 * working_set_bytes(cfg) for cfg in configs) + cells
+    cells = sum(closed_form_bytes(cfg) - working_set_bytes(cfg) for cfg in configs)
+    return max(working_set_bytes(cfg) for cfg in configs) + cells
 
 
 def check_claims_memory(
