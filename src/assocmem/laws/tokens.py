@@ -84,14 +84,14 @@ def prefix_counts(tokens: torch.Tensor, n_inputs: int, sizes: Sequence[int]) -> 
     tokens: (T_max,) int64. sizes: non-decreasing, each ≤ T_max. Returns (len(sizes), N) float64.
     """
     counts = torch.zeros(len(sizes), n_inputs, dtype=torch.float64)
-    if not len(sizes):
-        return counts
-    # each sample counts from the first prefix holding it: one scatter, then running sums (the
-    # counts are integers, exact in float64 in any order)
-    first = torch.searchsorted(torch.tensor(sizes), torch.arange(sizes[-1]), right=True)
-    flat = first.mul_(n_inputs).add_(tokens[: sizes[-1]])
-    counts.view(-1).index_add_(0, flat, torch.ones(flat.numel(), dtype=torch.float64))
-    return counts.cumsum_(0)
+    running = torch.zeros(n_inputs, dtype=torch.float64)
+    start = 0
+    for row, size in enumerate(sizes):
+        chunk = tokens[start:size]
+        running.index_add_(0, chunk, torch.ones(chunk.numel(), dtype=torch.float64))
+        counts[row] = running
+        start = size
+    return counts
 
 
 def noisy_labels(
