@@ -103,3 +103,29 @@ def test_predict_cli(capsys):
     assert "predicted" in capsys.readouterr().out
     assert main([*base, "--embedding", "orthogonal", "--dims", "60", "--no-mc"]) == 2
     assert main([*base, "--n-draws", "0"]) == 2
+
+
+def test_prediction_integrates_tokens_in_bounded_blocks(monkeypatch):
+    """Each token's integral is its own: blocks of any size give the same numbers, and memory
+    stays bounded whatever N (q = p at N = 20,000: every token distinct; one (tokens × grid × M)
+    array for all of them would be 197 MB, and the integrand holds three)."""
+    import tracemalloc
+
+    from assocmem.analysis import predict
+
+    n = 20_000
+    p = zipf(n, 1.5)
+    targets = np.arange(n) % 5
+    tracemalloc.start()
+    try:
+        blocked = predict_errors(p, targets, p, [1024], 5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MB"
+    rng = np.random.default_rng(3)
+    q, var, cls = rng.random(500), rng.random((500, 7)) * 0.3, rng.integers(0, 7, 500)
+    whole = predict._success_given_variances(q, var, cls)
+    monkeypatch.setattr(predict, "BLOCK_VALUES", 41 * 8 * 7 * 13)  # blocks of 13 tokens
+    np.testing.assert_array_equal(predict._success_given_variances(q, var, cls), whole)
+    assert np.isfinite(blocked).all()

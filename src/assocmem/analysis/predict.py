@@ -143,14 +143,30 @@ def _scaled_chi2_nodes(variance: float, max_nodes: int) -> tuple[np.ndarray, np.
     return cube_root**3, weights / weights.sum()
 
 
+BLOCK_VALUES = 2**21  # (tokens × grid × M) values per block of tokens: 16 MB per temporary
+
+
 def _success_given_variances(q: np.ndarray, var: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """P(correct) for independent scores: correct ``N(q, var_c)``, wrong ``N(0, var_y)``.
 
     q: (N,); var: (N, M) with the correct class's variance at column ``targets[x]``.
     Integrates over the standardised correct score ``u = (s − q)/σ_c`` on a grid that also holds
     every wrong score's nodes mapped into u, so all scales are resolved and no gap exceeds the
-    base spacing.
+    base spacing. Tokens are integrated in blocks of :data:`BLOCK_VALUES` (each token's
+    integral is its own: the same numbers, in memory bounded whatever N; at N = 10⁶ and M = 5
+    one array for all tokens would be 10 GB).
     """
+    m = var.shape[1]
+    block = max(1, BLOCK_VALUES // (GRID.size * (m + 1) * m))
+    parts = [
+        _success_block(q[i : i + block], var[i : i + block], targets[i : i + block])
+        for i in range(0, var.shape[0], block)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _success_block(q: np.ndarray, var: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """:func:`_success_given_variances` for one block of tokens."""
     n_tokens = var.shape[0]
     rows = np.arange(n_tokens)
     scale = np.sqrt(var + 1e-30 + 1e-24 * q[:, None] ** 2)  # (N, M); floor avoids 0/0 ties
