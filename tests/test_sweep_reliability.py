@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,9 @@ alpha = [1.5, 2.0]
 
 
 def rows(db: Path) -> list[tuple[str, str, str]]:
-    with sqlite3.connect(db) as conn:
+    # closed, not just committed (``with connect()`` leaves it open): a connection open across
+    # the fork of a sweep child breaks SQLite's locks (its FAQ: never carry one over fork)
+    with closing(sqlite3.connect(db)) as conn:
         return conn.execute("SELECT hash, status, metrics FROM runs ORDER BY hash").fetchall()
 
 
@@ -51,7 +54,7 @@ def count(db: Path) -> int:
     if not db.exists():
         return 0
     try:
-        with sqlite3.connect(db, timeout=5) as conn:
+        with closing(sqlite3.connect(db, timeout=5)) as conn:
             return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
     except sqlite3.OperationalError:  # the table is not created yet
         return 0
@@ -108,12 +111,14 @@ def forked_random_kill(spec: Path, db: Path, rng: random.Random) -> int:
     start = count(db)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        code = 1
         try:
             torch.set_num_threads(1)
             # a short pause per batch, so the sweep outlasts the random delay below on any machine
             run_sweep(spec, db, hooks=Hooks(after_compute=lambda batch: time.sleep(0.01)))
+            code = 0
         finally:
-            os._exit(0)
+            os._exit(code)
     deadline = time.monotonic() + 60
     while count(db) == start and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -168,7 +173,7 @@ def test_sigkill_at_many_points_then_resume(tmp_path: Path) -> None:
     got = rows(db)
     assert len(got) == len({h for h, _, _ in got}) == n_runs
     assert got == expected  # same runs, same statuses, byte-identical metrics
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
@@ -221,7 +226,7 @@ def test_sigkill_cli_processes_then_resume(tmp_path: Path) -> None:
     got = rows(db)
     assert len(got) == len({h for h, _, _ in got}) == n_runs
     assert got == expected  # same runs, same statuses, byte-identical metrics
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
