@@ -192,20 +192,19 @@ def _stored_rows(
     _at_targets(fixed_q, weights.fixed_labels, targets, out=rows[:k_f])
     varying = rows[k_f:].view(n_dims, k_v, n)
     _at_targets(varying_q, weights.varying_labels, targets, out=varying)
-    flags = torch.empty(rows.shape[0] + (n_dims - 1) * k_v, n, dtype=torch.bool, device=rows.device)
-    torch.ne(rows, 0, out=flags[: rows.shape[0]])
-    torch.ne(varying[1:], varying[:-1], out=flags[rows.shape[0] :].view(n_dims - 1, k_v, n))
-    by_class = flags.new_zeros(flags.shape[0], m, dtype=torch.uint8).scatter_reduce_(
-        1, targets.expand(flags.shape[0], n), flags.view(torch.uint8), "amax"
+    n_rows = rows.shape[0]
+    flags = torch.empty(n_rows + (n_dims - 1) * k_v, n, dtype=torch.bool, device=rows.device)
+    torch.ne(rows, 0, out=flags[:n_rows])
+    torch.ne(varying[1:], varying[:-1], out=flags[n_rows:].view(n_dims - 1, k_v, n))
+    by_class = (
+        flags.new_zeros(flags.shape[0], m, dtype=torch.uint8)
+        .scatter_reduce_(1, targets.expand(flags.shape[0], n), flags.view(torch.uint8), "amax")
+        .bool()
     )  # (rows, M): whether a row has a nonzero (a change) on the tokens of each class
-    tests = by_class.bool().tolist()
-    fixed_nonzero = [flag for row in tests[:k_f] for flag in row]
-    per_d = [[flag for row in tests[k_f + i * k_v : k_f + (i + 1) * k_v] for flag in row]
-             for i in range(n_dims)]  # fmt: skip
-    changed = tests[rows.shape[0] :]
-    same = [[not flag for row in changed[i * k_v : (i + 1) * k_v] for flag in row]
-            for i in range(n_dims - 1)]  # fmt: skip
-    n_fixed, n_var = k_f * m, k_v * m
+    n_fixed, n_var = k_f * m, k_v * m  # column k·M + y: row k, class y
+    fixed_nonzero = by_class[:k_f].flatten().tolist()
+    per_d = by_class[k_f:n_rows].reshape(n_dims, n_var).tolist()
+    same = (~by_class[n_rows:]).reshape(n_dims - 1, n_var).tolist()
 
     def row_of(column: int) -> int:  # column k·M + y of the fixed, or of d_i: row k there
         if column < n_fixed:
