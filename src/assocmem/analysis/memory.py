@@ -34,11 +34,15 @@ CELL_BYTES = 128  # one (trial, scheme, d, T) cell: metric arrays, record lists,
 
 def closed_form_bytes(cfg: ClosedFormConfig) -> int:
     """One trial's working set under the sampler that will run plus every trial's metrics,
-    records and output (``trials × columns × dims`` cells). The next trial is drawn while one
-    computes only when the budget also holds its draws (``kernel.draw_mode``); else in line."""
+    records and output (:func:`_cells_bytes`). The next trial is drawn while one computes only
+    when the budget also holds its draws (``kernel.draw_mode``); else in line."""
+    return working_set_bytes(cfg) + _cells_bytes(cfg)
+
+
+def _cells_bytes(cfg: ClosedFormConfig) -> int:
+    """Every trial's metrics, records and output: ``trials × columns × dims`` cells."""
     columns = sum(len(cfg.n_samples) if s.uses_data else 1 for s in cfg.parsed_schemes)
-    cells = cfg.trials * columns * len(cfg.dims)
-    return working_set_bytes(cfg) + CELL_BYTES * cells
+    return CELL_BYTES * cfg.trials * columns * len(cfg.dims)
 
 
 def check_closed_form_memory(cfg: ClosedFormConfig, memory_gb: float | None = None) -> None:
@@ -54,8 +58,7 @@ def claims_bytes(configs: Sequence[ClosedFormConfig]) -> int:
     largest trial working set plus every run's cells (:func:`closed_form_bytes`)."""
     if not configs:
         return 0
-    cells = sum(closed_form_bytes(cfg) - working_set_bytes(cfg) for cfg in configs)
-    return max(working_set_bytes(cfg) for cfg in configs) + cells
+    return max(working_set_bytes(cfg) for cfg in configs) + sum(map(_cells_bytes, configs))
 
 
 def check_claims_memory(
