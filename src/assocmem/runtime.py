@@ -7,11 +7,16 @@
   softmax tails) cost 40–60× per operation on x86 CPUs, in torch's GEMMs and in compiled
   kernels alike. Training loops run with them flushed to zero: only values below 1.2e-38
   change, which moves no logit or step above that size.
+- The batched path: on CUDA a group of R runs advances with a number of torch ops per step that
+  does not grow with R (batched products, no per-run loops, no compiled CPU kernels); on the CPU
+  the per-run kernels keep a run's bits independent of its companions. :func:`batched_path`
+  forces CUDA's path on any device (the tests count its ops on CPU tensors).
 """
 
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 import torch
 
@@ -57,3 +62,24 @@ def flush_denormals(enabled: bool = True) -> Iterator[None]:
         _state.active = previous
         if switched:
             torch.set_flush_denormal(False)
+
+
+_forced_batched: ContextVar[bool] = ContextVar("assocmem_batched_path", default=False)
+
+
+@contextmanager
+def batched_path(enabled: bool = True) -> Iterator[None]:
+    """Run the block on the batched path whatever the device (see :func:`uses_batched_path`),
+    then back to the previous setting. The path CUDA runs, forced on CPU tensors: the tests
+    count its ops, and benchmarks compare it with the per-run kernels."""
+    token = _forced_batched.set(enabled)
+    try:
+        yield
+    finally:
+        _forced_batched.reset(token)
+
+
+def uses_batched_path(device: torch.device | str) -> bool:
+    """Whether work on ``device`` takes the batched path: always off the CPU (a GPU pays for
+    large programs, not for per-run loops), and on the CPU inside :func:`batched_path`."""
+    return torch.device(device).type != "cpu" or _forced_batched.get()

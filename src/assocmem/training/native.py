@@ -192,9 +192,10 @@ def reason_unavailable() -> str | None:
 
 
 def available(tensor: torch.Tensor) -> bool:
-    """Whether the compiled kernels take this tensor: CPU float32, and a library was loaded."""
+    """Whether the compiled kernels take this tensor: CPU float32, off the batched path
+    (:func:`~assocmem.runtime.uses_batched_path`), and a library was loaded."""
     cpu_float = tensor.device.type == "cpu" and tensor.dtype == torch.float32
-    return cpu_float and load() is not None
+    return cpu_float and not runtime.uses_batched_path(tensor.device) and load() is not None
 
 
 def supports(tensor: torch.Tensor) -> bool:

@@ -2,10 +2,13 @@
 products, and :class:`AbstractKernel` (state, step, span loop, and its registry contract).
 
 A kernel holds the state of a group of runs (a leading run axis R) and advances it by the
-counts ``c(x)/B`` of each step's batch (or ``p(x)`` for full-batch training). A run's numbers
-must never depend on its batch companions: products formed once per group are formed one run
-at a time (:func:`per_run_products`), and the steps taken with torch ops run on one intra-op
-thread (torch's batched matmul splits its work by the number of runs R otherwise).
+counts ``c(x)/B`` of each step's batch (or ``p(x)`` for full-batch training). On the CPU a run's
+numbers never depend on its batch companions: products formed once per group are formed one
+run at a time (:func:`per_run_products`), and the steps taken with torch ops run on one intra-op
+thread (torch's batched matmul splits its work by the number of runs R otherwise). On the
+batched path (CUDA, or :func:`~assocmem.runtime.batched_path`) every product is one batched
+matmul, so a step's number of torch ops does not grow with R; a run's numbers then agree with
+its per-run values to float rounding (docs: reproducibility.md).
 """
 
 from abc import ABC, abstractmethod
@@ -15,7 +18,7 @@ from typing import ClassVar
 import torch
 import torch.nn.functional as F
 
-from assocmem.runtime import intra_op_threads
+from assocmem.runtime import intra_op_threads, uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.optimizers import AbstractOptimizer, LinearOptimizer
@@ -37,9 +40,13 @@ class RunInputs:
 
 
 def per_run_products(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
-    """``left[r] @ right[r]`` for every run, (R, a, c) from (R, a, b) and (R, b, c): one ``mm``
-    a run on copies in fresh (aligned) memory, so a run's product is the same whatever runs
-    share its group (MKL's result depends on the operands' alignment and on the batch)."""
+    """``left[r] @ right[r]`` for every run, (R, a, c) from (R, a, b) and (R, b, c).
+
+    On the CPU one ``mm`` a run on copies in fresh (aligned) memory, so a run's product is the
+    same whatever runs share its group (MKL's result depends on the operands' alignment and on
+    the batch); on the batched path one ``bmm`` (its op count does not grow with R)."""
+    if uses_batched_path(left.device):
+        return torch.bmm(left, right)
     return torch.stack([a.clone() @ b.clone() for a, b in zip(left, right, strict=True)])
 
 

@@ -3,6 +3,7 @@ a time: analytic gradients over the distinct tokens of each batch."""
 
 import torch
 
+from assocmem.runtime import uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.analytic import AnalyticKernel
@@ -53,7 +54,8 @@ class DenseKernel(AnalyticKernel):
     @classmethod
     def supports(cls, cfg: TrainConfig) -> bool:
         # One run at a time pays on a CPU (caches, distinct tokens); a GPU wants the batch.
-        return super().supports(cfg) and cfg.device == "cpu" and cfg.optimizer.stateless
+        per_run = not uses_batched_path(cfg.device)
+        return super().supports(cfg) and per_run and cfg.optimizer.stateless
 
     @classmethod
     def state_elements(cls, cfg: TrainConfig) -> int:

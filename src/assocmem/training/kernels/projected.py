@@ -9,6 +9,7 @@ normalised SGD or where no compiler is found). O(d²M) per step, independent of 
 
 import torch
 
+from assocmem.runtime import uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.base import (
@@ -91,9 +92,11 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.V.sub_(rate * self.shaped_projection(P))
 
     def shaped_projection(self, P: torch.Tensor) -> torch.Tensor:
-        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M), one
+        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M): one
         run's d×d gradient at a time (its products on aligned copies, as
-        :func:`per_run_products`)."""
+        :func:`per_run_products`), or every run's at once on the batched path."""
+        if uses_batched_path(P.device):
+            return torch.bmm(self.optimizer.direction(torch.bmm(P, self.U)), self.U_t)
         change = torch.empty_like(P)
         for r in range(P.shape[0]):
             grad = P[r].clone() @ self.U[r].clone()  # Gᵀ, (d, d)
