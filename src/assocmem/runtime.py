@@ -13,6 +13,7 @@
   forces CUDA's path on any device (the tests count its ops on CPU tensors).
 """
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -83,3 +84,43 @@ def uses_batched_path(device: torch.device | str) -> bool:
     """Whether work on ``device`` takes the batched path: always off the CPU (a GPU pays for
     large programs, not for per-run loops), and on the CPU inside :func:`batched_path`."""
     return torch.device(device).type != "cpu" or _forced_batched.get()
+
+
+TF32_SWITCH = "ASSOCMEM_TF32"  # "1": TF32 matrix products on CUDA (faster, ~1e-3 relative)
+CUBLAS_WORKSPACE = ":4096:8"  # cuBLAS's setting for reproducible products (its docs)
+
+
+def cuda_numerics(device: torch.device | str) -> dict[str, bool]:
+    """How CUDA work on ``device`` computes, for a run's provenance: deterministic algorithms
+    (always), and TF32 products only where ``ASSOCMEM_TF32=1`` asks for them. Empty off CUDA."""
+    if torch.device(device).type != "cuda":
+        return {}
+    return {"deterministic": True, "tf32": os.environ.get(TF32_SWITCH, "0") == "1"}
+
+
+@contextmanager
+def device_numerics(device: torch.device | str) -> Iterator[None]:
+    """Run the block with :func:`cuda_numerics` in force on CUDA (deterministic algorithms, TF32
+    as asked), then restore torch's previous settings; a no-op on the CPU.
+
+    The same spec, device kind and torch version then give the same numbers (docs:
+    reproducibility.md)."""
+    numerics = cuda_numerics(device)
+    if not numerics:
+        yield
+        return
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)
+    previous = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.backends.cuda.matmul.allow_tf32,
+        torch.backends.cudnn.allow_tf32,
+    )
+    torch.use_deterministic_algorithms(True)
+    torch.backends.cuda.matmul.allow_tf32 = numerics["tf32"]
+    torch.backends.cudnn.allow_tf32 = numerics["tf32"]
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(previous[0])
+        torch.backends.cuda.matmul.allow_tf32 = previous[1]
+        torch.backends.cudnn.allow_tf32 = previous[2]

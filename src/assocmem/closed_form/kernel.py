@@ -30,7 +30,7 @@ from assocmem.closed_form.readout import Evaluator
 from assocmem.closed_form.result import ClosedFormResult, Column, provenance
 from assocmem.closed_form.samplers import Sampler, TrialWeights, get_sampler
 from assocmem.embeddings import nested_row_scales, standard_coordinates
-from assocmem.runtime import intra_op_threads
+from assocmem.runtime import device_numerics, intra_op_threads
 
 
 def _output_grams(problem: Problem, trial: int) -> torch.Tensor:
@@ -184,7 +184,7 @@ def run_closed_form(
     threads = torch.get_num_threads()
     if (mode == "helper" or sampler.draws_in_background) and problem.device.type == "cpu":
         threads = max(1, threads - 1)
-    with intra_op_threads(threads):
+    with intra_op_threads(threads), device_numerics(problem.device):
         metrics = _run_trials(problem, sampler, trial_ids, mode, bar, progress)
     return ClosedFormResult(
         config=cfg,

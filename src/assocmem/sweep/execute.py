@@ -22,6 +22,7 @@ import torch
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
 from assocmem.progress import progress_bar
+from assocmem.runtime import cuda_numerics
 from assocmem.sweep.kinds import Outcome, RunKind, get_kind
 from assocmem.sweep.plan import Batch, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
@@ -56,6 +57,7 @@ def provenance(device: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "device": device,
         "host": socket.gethostname(),
+        **cuda_numerics(device),  # CUDA: deterministic, tf32
     }
 
 

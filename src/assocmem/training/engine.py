@@ -26,12 +26,12 @@ from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import mod_targets, noisy_error, sample_tokens
 from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
-from assocmem.runtime import flush_denormals, intra_op_threads
+from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_kernel
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
-from assocmem.training.planning import MEMORY_BUDGET, group_runs
+from assocmem.training.planning import group_runs
 from assocmem.training.shadow import ShadowW, final_w
 from assocmem.training.state import TrainedState
 from assocmem.training.task import Task
@@ -202,7 +202,21 @@ def run_group(
 ) -> tuple[list[RunResult], torch.Tensor]:
     """:func:`train_group`, also returning the final logits of every run, (R, N, M).
 
-    ``kernel_class`` overrides :func:`select_kernel` (tests compare kernels on one config)."""
+    ``kernel_class`` overrides :func:`select_kernel` (tests compare kernels on one config). On
+    CUDA the group runs under :func:`~assocmem.runtime.device_numerics` (deterministic
+    algorithms, TF32 off unless asked for)."""
+    with device_numerics(configs[0].device):
+        return _run_group(configs, fast, progress, kernel_class, return_state, keep_w)
+
+
+def _run_group(
+    configs: Sequence[TrainConfig],
+    fast: bool,
+    progress: Bar | None,
+    kernel_class: type[AbstractKernel] | None,
+    return_state: bool,
+    keep_w: bool,
+) -> tuple[list[RunResult], torch.Tensor]:
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
     task = Task.of(cfg)
@@ -351,7 +365,7 @@ def train(
     *,
     fast: bool = True,
     progress: bool = False,
-    budget: int = MEMORY_BUDGET,
+    budget: int | None = None,
     return_state: bool = False,
     keep_w: bool = False,
 ) -> list[RunResult]:
@@ -367,8 +381,10 @@ def train(
         which hold W, E and U for every model but ``qupdate``.
     progress : bool, default False
         Show a progress bar of run-steps.
-    budget : int, default 512 MiB
-        Bytes of per-run state one tensor program may hold.
+    budget : int, optional
+        Bytes of per-run state one tensor program may hold (default
+        :func:`~assocmem.training.planning.memory_budget`: 512 MiB on the CPU, a fixed table
+        by the card's memory on CUDA).
     return_state : bool, default False
         Give each result its trained memory (:class:`~assocmem.training.state.TrainedState`:
         E (N, d), U (M, d), and W (d, d) or the product of W its kernel moved), on the CPU in

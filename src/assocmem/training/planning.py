@@ -4,10 +4,37 @@ memory budget), and rough sizes and costs. Reads configs only: nothing is compil
 from collections.abc import Sequence
 from typing import Any
 
+import torch
+
+from assocmem.config.errors import ConfigError
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels import select_kernel
 
-MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold (512 MiB)
+MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold on the CPU (512 MiB)
+# On CUDA, by the card's total memory (GiB, at least → bytes a program may hold): a fixed table,
+# so that the same spec on the same kind of card groups its runs the same way (an 80 GB H100
+# holds 79.1 GiB, an H200 139.8 GiB). A quarter of the card: the allocator's cache and the
+# evaluation's float64 tables fit beside it.
+CUDA_BUDGETS = ((120, 2**35), (70, 2**34), (30, 2**33), (14, 2**32), (0, 2**30))
+
+
+def memory_budget(device: str) -> int:
+    """Bytes of per-run state one tensor program holds on ``device``: :data:`MEMORY_BUDGET` on
+    the CPU, the :data:`CUDA_BUDGETS` row of the card's total memory on CUDA."""
+    dev = torch.device(device)
+    if dev.type != "cuda":
+        return MEMORY_BUDGET
+    total_gib = torch.cuda.get_device_properties(dev).total_memory / 2**30
+    return next(budget for floor, budget in CUDA_BUDGETS if total_gib >= floor)
+
+
+def check_fits_device(cfg: TrainConfig) -> None:
+    """Refuse up front a CUDA run whose state alone exceeds its card's program budget."""
+    if torch.device(cfg.device).type == "cuda" and state_bytes(cfg) > memory_budget(cfg.device):
+        need, have = state_bytes(cfg) / 2**30, memory_budget(cfg.device) / 2**30
+        raise ConfigError(
+            "dim", f"one run needs about {need:.1f} GiB, over this card's {have:.0f} GiB program"
+        )
 
 
 def state_bytes(cfg: TrainConfig) -> int:
@@ -22,11 +49,12 @@ def state_bytes(cfg: TrainConfig) -> int:
 
 
 def group_runs(
-    configs: Sequence[TrainConfig], *, budget: int = MEMORY_BUDGET, max_runs: int | None = None
+    configs: Sequence[TrainConfig], *, budget: int | None = None, max_runs: int | None = None
 ) -> list[list[int]]:
     """Indices of ``configs`` grouped by :meth:`TrainConfig.batch_key` (groups in order of
     first appearance, runs in their order), each group cut into chunks that fit ``budget``
-    bytes and hold at most ``max_runs`` runs. A chunk is one tensor program."""
+    bytes (default :func:`memory_budget` of the device) and hold at most ``max_runs`` runs. A
+    chunk is one tensor program."""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, cfg in enumerate(configs):
         groups.setdefault(cfg.batch_key(), []).append(index)
@@ -38,10 +66,12 @@ def group_runs(
 
 
 def runs_per_chunk(
-    cfg: TrainConfig, *, budget: int = MEMORY_BUDGET, max_runs: int | None = None
+    cfg: TrainConfig, *, budget: int | None = None, max_runs: int | None = None
 ) -> int:
     """How many runs of this config's group one tensor program holds: what fits ``budget``
-    bytes, and at most ``max_runs``."""
+    bytes (default :func:`memory_budget` of its device), and at most ``max_runs``."""
+    check_fits_device(cfg)
+    budget = memory_budget(cfg.device) if budget is None else budget
     size = max(1, budget // state_bytes(cfg))
     return size if max_runs is None else min(size, max_runs)
 
