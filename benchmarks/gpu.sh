@@ -13,17 +13,17 @@ device=${1:-cuda}
 py=${PYTHON:-python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-am() { "$py" -m assocmem "$@"; }
 limit=${STEP_TIMEOUT:-150}
 
-# seconds of a command (its output to $work/NAME.out; a failure or time-out prints its tail)
+# seconds of an assocmem command (its output to $work/NAME.out; a failure or time-out prints
+# its tail)
 timed() {
     local name=$1
     shift
     local start end
     start=$(date +%s.%N)
-    if ! timeout "$limit" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-        echo "FAILED: $name ($*)" >&2
+    if ! timeout "$limit" "$py" -m assocmem "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+        echo "FAILED: $name (assocmem $*)" >&2
         tail -n 5 "$work/$name.err" >&2
         echo nan
         return
@@ -45,8 +45,8 @@ EOF
 printf '%-44s %10s %10s %9s\n' figure "$device" cpu "cpu/dev"
 
 # 1. reproduce --full (every judged claim must pass on both)
-t_dev=$(timed repro_dev am reproduce --full --device "$device" --out "$work/repro-dev" --quiet)
-t_cpu=$(timed repro_cpu am reproduce --full --device cpu --out "$work/repro-cpu" --quiet)
+t_dev=$(timed repro_dev reproduce --full --device "$device" --out "$work/repro-dev" --quiet)
+t_cpu=$(timed repro_cpu reproduce --full --device cpu --out "$work/repro-cpu" --quiet)
 row "reproduce --full (s)" "$t_dev" "$t_cpu"
 grep -h "claims" "$work/repro_dev.out" | head -n 2 | sed "s/^/  $device: /"
 grep -h "claims" "$work/repro_cpu.out" | head -n 2 | sed 's/^/  cpu: /'
@@ -55,8 +55,8 @@ grep -h "claims" "$work/repro_cpu.out" | head -n 2 | sed 's/^/  cpu: /'
 sed "s/^alpha = 2.0$/alpha = 2.0\ndevice = \"$device\"/" \
     "$("$py" -c 'from assocmem.sweep.spec import resolve_spec_path as r; print(r("paper_training_grid"))')" \
     >"$work/grid-dev.toml"
-t_dev=$(timed grid_dev am sweep run "$work/grid-dev.toml" --db "$work/grid-dev.db" --shard 7/48 --quiet)
-t_cpu=$(timed grid_cpu am sweep run paper_training_grid --db "$work/grid-cpu.db" --shard 7/48 --quiet)
+t_dev=$(timed grid_dev sweep run "$work/grid-dev.toml" --db "$work/grid-dev.db" --shard 7/48 --quiet)
+t_cpu=$(timed grid_cpu sweep run paper_training_grid --db "$work/grid-cpu.db" --shard 7/48 --quiet)
 row "grid shard 7/48 (s; x48 for the grid)" "$t_dev" "$t_cpu"
 row "  the whole grid, estimated (s)" "$(awk -v t="$t_dev" 'BEGIN { print 48 * t }')" \
     "$(awk -v t="$t_cpu" 'BEGIN { print 48 * t }')"
@@ -64,21 +64,21 @@ row "  the whole grid, estimated (s)" "$(awk -v t="$t_dev" 'BEGIN { print 48 * t
 # 3. closed form N = 10^6, d <= 16,384, in law: seconds a trial (3 trials)
 cf=(closed-form -N 1000000 --schemes population threshold:P=d/8 --dims 64 256 1024 4096 16384
     --n-samples inf --sampler in_law --trials 3 --memory-gb 8 --format json --quiet)
-t_dev=$(timed cf_dev am "${cf[@]}" --device "$device")
-t_cpu=$(timed cf_cpu am "${cf[@]}" --device cpu)
+t_dev=$(timed cf_dev "${cf[@]}" --device "$device")
+t_cpu=$(timed cf_cpu "${cf[@]}" --device cpu)
 per_trial() { "$py" -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['provenance']['wall_seconds'] / 3)" "$1" 2>/dev/null || echo nan; }
 row "closed form N=1e6 in law (s a trial)" "$(per_trial "$work/cf_dev.out")" "$(per_trial "$work/cf_cpu.out")"
 
 # 4. training, 72 runs: N = 1000, d in {100, 1000, 4096}, T = 20,000
 tr=(train -N 1000 --dims 100 1000 4096 --n-samples 20000 --batch-sizes 64 --models matrix learned
     --optimizers sgd adam --layer-norm off on --seeds 3 --format json --quiet)
-t_dev=$(timed train_dev am "${tr[@]}" --device "$device")
-t_cpu=$(timed train_cpu am "${tr[@]}" --device cpu)
+t_dev=$(timed train_dev "${tr[@]}" --device "$device")
+t_cpu=$(timed train_cpu "${tr[@]}" --device cpu)
 row "train 72 runs, N=1000, d<=4096 (s)" "$t_dev" "$t_cpu"
 
 # 5. bits: the same spec twice on the device gives the same numbers
-timed train_dev2 am "${tr[@]}" --device "$device" >/dev/null
-timed cf_dev2 am "${cf[@]}" --device "$device" >/dev/null
+timed train_dev2 "${tr[@]}" --device "$device" >/dev/null
+timed cf_dev2 "${cf[@]}" --device "$device" >/dev/null
 "$py" - "$work" <<'EOF'
 import json, sys
 work = sys.argv[1]

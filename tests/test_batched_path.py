@@ -121,3 +121,41 @@ def test_batched_path_agrees_with_per_run_kernels(
     assert all("compiled" not in r.kernel for r in results)
     scale = 1 + per_run.abs().max().item()
     assert (batched - per_run).abs().max().item() <= 2e-5 * scale
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+
+def cuda_group(model: str, optimizer: str, layer_norm: bool) -> list[TrainConfig]:
+    fields = {"model": model, "optimizer": optimizer, "layer_norm": layer_norm, "device": "cuda"}
+    return group(6, **fields, n_samples=256, batch_size=16)
+
+
+@cuda
+@pytest.mark.parametrize(("model", "optimizer", "layer_norm"), grid_combinations())
+def test_cuda_graph_replay_is_bit_identical_to_eager(
+    model: str, optimizer: str, layer_norm: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configs = cuda_group(model, optimizer, layer_norm)
+    _, replayed = run_group(configs)
+    monkeypatch.setenv("ASSOCMEM_CUDA_GRAPHS", "0")
+    _, eager = run_group(configs)
+    assert torch.equal(replayed, eager)
+
+
+@cuda
+@pytest.mark.parametrize(("model", "optimizer", "layer_norm"), grid_combinations())
+def test_cuda_same_spec_same_numbers_and_cpu_law(
+    model: str, optimizer: str, layer_norm: bool
+) -> None:
+    """Same spec on the same card: the same bits; against the CPU's per-run kernels: float
+    rounding only (a few steps, as test_batched_path_agrees_with_per_run_kernels)."""
+    configs = cuda_group(model, optimizer, layer_norm)
+    _, first = run_group(configs)
+    _, second = run_group(configs)
+    assert torch.equal(first, second)
+    short = [c.with_(n_samples=64, device="cuda") for c in configs]
+    _, on_cuda = run_group(short)
+    _, on_cpu = run_group([c.with_(device="cpu") for c in short])
+    scale = 1 + on_cpu.abs().max().item()
+    assert (on_cuda.cpu() - on_cpu).abs().max().item() <= 2e-5 * scale

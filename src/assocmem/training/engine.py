@@ -28,6 +28,7 @@ from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
+from assocmem.training.graphs import GraphedSteps, graphs_enabled
 from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_kernel
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
@@ -286,10 +287,13 @@ def train_steps(
 ) -> None:
     """Advance the kernel through all ``cfg.steps`` steps, in spans that end at record points
     (spans of one step where each step has its own targets, noisy labels, or where a
-    :class:`ShadowW` takes its step of W before each of the kernel's)."""
+    :class:`ShadowW` takes its step of W before each of the kernel's); on CUDA each step is
+    replayed as a CUDA graph where it can be (:mod:`~assocmem.training.graphs`)."""
     runs, B = inputs.lr.shape[0], cfg.batch_size
     one_by_one = inputs.labels is not None or shadow is not None
-    span = SPAN_STEPS if kernel.spans and not one_by_one else 1
+    graphed = not one_by_one and graphs_enabled(kernel, cfg.device)
+    stepper: AbstractKernel | GraphedSteps = GraphedSteps(kernel) if graphed else kernel
+    span = SPAN_STEPS if (kernel.spans or graphed) and not one_by_one else 1
     recorder.record(0, kernel)
     t = 0
     while t < cfg.steps:
@@ -305,7 +309,7 @@ def train_steps(
         if shadow is not None:
             with intra_op_threads(1):  # a run's W never depends on its companions
                 shadow.step(kernel, t + 1, weights[:, 0], rates[:, 0])
-        kernel.advance(t, tokens, weights, rates)
+        stepper.advance(t, tokens, weights, rates)
         if progress is not None:
             progress.update(runs * (end - t))
         t = end

@@ -61,6 +61,10 @@ class Adam(AbstractOptimizer):
     def stateless(self) -> bool:
         return self.sign_like and not self.weight_decay
 
+    @property
+    def depends_on_step(self) -> bool:
+        return not self.sign_like  # the bias corrections 1 − β^t
+
     def direction(self, grad: torch.Tensor) -> torch.Tensor:
         return grad / (grad.abs() + self.eps)
 

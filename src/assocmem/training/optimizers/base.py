@@ -93,6 +93,12 @@ class AbstractOptimizer(ABC):
         with a zero gradient do not move."""
         return False
 
+    @property
+    def depends_on_step(self) -> bool:
+        """Whether a step reads its step count t (beyond its state): such a step is not one
+        program replayed every step (:mod:`~assocmem.training.graphs`)."""
+        return False
+
     def direction(self, grad: torch.Tensor) -> torch.Tensor:
         """The step direction of a stateless optimiser for a gradient (a new tensor)."""
         raise NotImplementedError(f"{self.name} has no stateless direction")
