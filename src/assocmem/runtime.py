@@ -87,21 +87,26 @@ def uses_batched_path(device: torch.device | str) -> bool:
 
 
 TF32_SWITCH = "ASSOCMEM_TF32"  # "1": TF32 matrix products on CUDA (faster, ~1e-3 relative)
+DETERMINISTIC_SWITCH = "ASSOCMEM_DETERMINISTIC"  # "0": torch's default (faster) CUDA algorithms
 CUBLAS_WORKSPACE = ":4096:8"  # cuBLAS's setting for reproducible products (its docs)
 
 
 def cuda_numerics(device: torch.device | str) -> dict[str, bool]:
     """How CUDA work on ``device`` computes, for a run's provenance: deterministic algorithms
-    (always), and TF32 products only where ``ASSOCMEM_TF32=1`` asks for them. Empty off CUDA."""
+    unless ``ASSOCMEM_DETERMINISTIC=0``, and TF32 products only where ``ASSOCMEM_TF32=1`` asks
+    for them. Empty off CUDA."""
     if torch.device(device).type != "cuda":
         return {}
-    return {"deterministic": True, "tf32": os.environ.get(TF32_SWITCH, "0") == "1"}
+    return {
+        "deterministic": os.environ.get(DETERMINISTIC_SWITCH, "1") != "0",
+        "tf32": os.environ.get(TF32_SWITCH, "0") == "1",
+    }
 
 
 @contextmanager
 def device_numerics(device: torch.device | str) -> Iterator[None]:
-    """Run the block with :func:`cuda_numerics` in force on CUDA (deterministic algorithms, TF32
-    as asked), then restore torch's previous settings; a no-op on the CPU.
+    """Run the block with :func:`cuda_numerics` in force on CUDA (deterministic algorithms and
+    TF32 as asked), then restore torch's previous settings; a no-op on the CPU.
 
     The same spec, device kind and torch version then give the same numbers (docs:
     reproducibility.md)."""
@@ -115,7 +120,7 @@ def device_numerics(device: torch.device | str) -> Iterator[None]:
         torch.backends.cuda.matmul.allow_tf32,
         torch.backends.cudnn.allow_tf32,
     )
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(numerics["deterministic"])
     torch.backends.cuda.matmul.allow_tf32 = numerics["tf32"]
     torch.backends.cudnn.allow_tf32 = numerics["tf32"]
     try:

@@ -152,7 +152,7 @@ def run_command(args: argparse.Namespace) -> int:
             print(format_table(["plan", "value"], [[k, v] for k, v in info.items()]))
         return 0
     report = run_sweep(
-        spec,
+        plan,
         args.db,
         executor=args.executor,
         workers=args.workers,

@@ -24,7 +24,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.progress import progress_bar
 from assocmem.runtime import cuda_numerics
 from assocmem.sweep.kinds import Outcome, RunKind, get_kind
-from assocmem.sweep.plan import Batch, Run, make_plan, shard_batches
+from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
 from assocmem.sweep.store import RunRecord, Store
 
@@ -232,7 +232,7 @@ def _dask(
 
 
 def run_sweep(
-    spec: SweepSpec | str | Path,
+    spec: SweepSpec | Plan | str | Path,
     db: str | Path,
     *,
     executor: str = "local",
@@ -252,8 +252,10 @@ def run_sweep(
 
     Parameters
     ----------
-    spec : SweepSpec, str or pathlib.Path
-        The sweep, or a spec file / shipped spec name for :func:`load_spec`.
+    spec : SweepSpec, Plan, str or pathlib.Path
+        The sweep, its plan (:func:`~assocmem.sweep.plan.make_plan`: a caller that planned
+        to validate need not plan again), or a spec file / shipped spec name for
+        :func:`load_spec`.
     db : str or pathlib.Path
         The SQLite results database (created if missing).
     executor : {"local", "dask"}, default "local"
@@ -287,9 +289,11 @@ def run_sweep(
     -----
     Read the results with :func:`load_results`.
     """
-    if not isinstance(spec, SweepSpec):
-        spec = load_spec(spec)
-    plan = make_plan(spec)
+    if isinstance(spec, Plan):
+        plan, spec = spec, spec.spec
+    else:
+        spec = spec if isinstance(spec, SweepSpec) else load_spec(spec)
+        plan = make_plan(spec)
     if client is None:
         check_executor(executor, workers, scheduler)
     hooks = hooks or Hooks()

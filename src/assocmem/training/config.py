@@ -12,6 +12,7 @@ hyper-parameters. TOML specs, the CLI and records spell a config flat (``optimiz
 reads that spelling and :meth:`TrainConfig.flat_values` / :meth:`TrainConfig.to_dict` write it.
 """
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
@@ -20,6 +21,7 @@ from typing import Any
 import torch
 
 from assocmem.config.errors import ConfigError
+from assocmem.config.fields import field_names
 from assocmem.laws import check_label_noise, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.training.optimizers import FLAT_DEFAULTS, OPTIMIZERS, AbstractOptimizer
@@ -162,7 +164,7 @@ class TrainConfig:
     @classmethod
     def flat_keys(cls) -> tuple[str, ...]:
         """Every key :meth:`from_flat` takes."""
-        names = [f.name for f in fields(cls) if f.name != "extra"]
+        names = [name for name in field_names(cls) if name != "extra"]
         return (*names, *hyper_parameter_defaults())
 
     @property
@@ -186,7 +188,9 @@ class TrainConfig:
     def batch_key(self) -> tuple[Any, ...]:
         """Runs with equal keys share one tensor program: everything but seed and lr."""
         return tuple(
-            getattr(self, f.name) for f in fields(self) if f.name not in ("seed", "lr", "extra")
+            getattr(self, name)
+            for name in field_names(type(self))
+            if name not in ("seed", "lr", "extra")
         )
 
     def flat_values(self) -> dict[str, Any]:
@@ -194,7 +198,7 @@ class TrainConfig:
         its name, then every field, the optimiser's hyper-parameters after ``lr_scaling``
         (where they were fields), ``momentum``, ``weight_decay``, ``betas`` and ``eps`` always
         (at :data:`FLAT_DEFAULTS` when the optimiser lacks them)."""
-        items = [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "extra"]
+        items = [(name, getattr(self, name)) for name in field_names(type(self)) if name != "extra"]
         at = [name for name, _ in items].index("lr_scaling") + 1
         hyper = list(self.optimizer.flat_values().items())
         values = dict(items[:at] + hyper + items[at:])
@@ -219,8 +223,15 @@ def optimizer_entry(name: Any) -> type[AbstractOptimizer]:
 def hyper_parameter_defaults() -> dict[str, Any]:
     """Every optimiser hyper-parameter key, at the value a config without it records: the
     :data:`FLAT_DEFAULTS`, then a newer optimiser's own fields at their defaults."""
+    return dict(_hyper_parameter_defaults(tuple(OPTIMIZERS.values())))
+
+
+@functools.cache
+def _hyper_parameter_defaults(entries: tuple[type[AbstractOptimizer], ...]) -> dict[str, Any]:
+    """:func:`hyper_parameter_defaults` of these registry entries (a new registration is a new
+    key: planning builds tens of thousands of configs and asks each time)."""
     defaults = dict(FLAT_DEFAULTS)
-    for entry in OPTIMIZERS.values():
+    for entry in entries:
         for f in fields(entry):
             if f.name not in defaults:
                 defaults[f.name] = f.default if f.default is not MISSING else None

@@ -1,6 +1,7 @@
 """Planning a set of training runs: which run together (one group per batch key, cut to a
 memory budget), and rough sizes and costs. Reads configs only: nothing is compiled or drawn."""
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +25,13 @@ def memory_budget(device: str) -> int:
     dev = torch.device(device)
     if dev.type != "cuda":
         return MEMORY_BUDGET
-    total_gib = torch.cuda.get_device_properties(dev).total_memory / 2**30
+    return _cuda_budget(torch.cuda.current_device() if dev.index is None else dev.index)
+
+
+@functools.cache
+def _cuda_budget(index: int) -> int:
+    """:func:`memory_budget` of CUDA card ``index`` (asked once: planning asks per batch)."""
+    total_gib = torch.cuda.get_device_properties(index).total_memory / 2**30
     return next(budget for floor, budget in CUDA_BUDGETS if total_gib >= floor)
 
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import torch
 
 from assocmem.config.errors import ConfigError
+from assocmem.config.fields import field_names
 
 # The optimiser keys of every flat config record (TOML, CLI, records, run hashes), at the value
 # a record holds for an optimiser without that hyper-parameter.
@@ -130,7 +131,7 @@ class AbstractOptimizer(ABC):
 
     @classmethod
     def hyper_parameters(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
+        return field_names(cls)
 
 
 class LinearOptimizer(AbstractOptimizer):
