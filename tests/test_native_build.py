@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from assocmem.training import native
+from assocmem.training.optimizers import OPTIMIZERS
 
 Outputs = tuple[torch.Tensor, ...]
 C_TYPES = {"int64_t": native.I64, "int": native.I32, "float": native.F32, "void": None}
@@ -95,7 +96,7 @@ def test_dense_steps_same_bits(case: str, d: int, m: int, monkeypatch: pytest.Mo
         native.dense_steps(
             W_ if options["W"] else None, E_, U_, weights, targets, lr,
             learned=options["learned"], layer_norm=options["layer_norm"],  # type: ignore[arg-type]
-            optimizer=options["optimizer"], eps=1e-8,  # type: ignore[arg-type]
+            optimizer=OPTIMIZERS[options["optimizer"]](),  # type: ignore[index]
         )  # fmt: skip
         return W_.contiguous(), E_, U_
 
@@ -115,7 +116,7 @@ def test_projected_steps_same_bits(d: int, m: int, optimizer: str, monkeypatch):
     def compute() -> Outputs:
         V_ = V.clone()
         native.projected_steps(
-            V_, E, native.padded(U), weights, targets, lr, optimizer=optimizer, eps=1e-8
+            V_, E, native.padded(U), weights, targets, lr, optimizer=OPTIMIZERS[optimizer]()
         )
         return (V_,)
 

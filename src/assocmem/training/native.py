@@ -44,10 +44,12 @@ from typing import NamedTuple
 import torch
 
 from assocmem import runtime
+from assocmem.training.optimizers import AbstractOptimizer
+from assocmem.training.optimizers.adam import Adam
+from assocmem.training.optimizers.sign_sgd import SignSGD
 
 PARALLEL_ELEMENTS = 2**20  # d² × runs above which the runs are split over threads
 VECTOR = 16  # floats per vector in kernels.c (VW)
-MODES = {"adam": 0, "sign_sgd": 1, "sgd": 2}  # optimiser → step shape of the C kernels
 MAX_OUTPUTS = 8  # M ≤ 8 is compiled with register accumulators; larger M uses torch ops
 
 FOLDER = Path(__file__).parent
@@ -216,7 +218,7 @@ def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) 
     P_t, U_padded = P_t.contiguous(), padded(U)
     runs, m, d = P_t.shape
     out = torch.empty(runs, d, m, dtype=P_t.dtype)
-    mode = MODES["sign_sgd" if sign else "adam"]
+    mode = (SignSGD if sign else Adam).native_mode
 
     def block(runs_: range) -> None:
         first, count = runs_.start, len(runs_)
@@ -297,8 +299,7 @@ def dense_steps(
     *,
     learned: Sequence[str],
     layer_norm: bool,
-    optimizer: str,
-    eps: float,
+    optimizer: AbstractOptimizer,
 ) -> None:
     """S optimiser steps of every run of a model ``h = W e_x`` or ``h = ReLU(e_x)``, in place.
 
@@ -306,10 +307,11 @@ def dense_steps(
     :func:`padded_length`), or None for the ReLU model; E (R, N, d), U (R, M, d): float32 on the
     CPU. W (if any) always learns, E and U when ``learned`` names them. ``weights`` (R, S, N):
     c(x)/B or p(x) of every token at every step (a step uses the tokens of nonzero weight);
-    targets (N,); ``lr`` (R, S, 3) the rates of W, E and U. ``optimizer``: "adam" (betas
-    (0, 0)), "sign_sgd" or "sgd". The d×d gradient is never stored: one pass over W forms it a
-    block at a time, shapes it, updates W and accumulates E's gradient through the old W. A run
-    takes its S steps in a row, so its W stays in cache; blocks of runs go to threads.
+    targets (N,); ``lr`` (R, S, 3) the rates of W, E and U. ``optimizer``: a stateless entry
+    with a ``native_mode`` (sign-like Adam, sign-SGD or plain SGD). The d×d gradient is never
+    stored: one pass over W forms it a block at a time, shapes it, updates W and accumulates E's
+    gradient through the old W. A run takes its S steps in a row, so its W stays in cache;
+    blocks of runs go to threads.
     """
     lib = load()
     assert lib is not None and all(t.is_contiguous() and available(t) for t in (E, U))
@@ -321,7 +323,7 @@ def dense_steps(
     learn = (1 if "E" in learned else 0) | (2 if "U" in learned else 0)
     run_spans(
         lib.dense_steps, (d, ld, n, m), (W, E, U), weights, targets,
-        (int(layer_norm), learn, MODES[optimizer], eps), lr,
+        (int(layer_norm), learn, *_mode_eps(optimizer)), lr,
         scratch=lambda k: lib.dense_scratch(d, ld, m, k), elements=d * d,
     )  # fmt: skip
 
@@ -334,15 +336,13 @@ def projected_steps(
     targets: torch.Tensor,
     lr: torch.Tensor,
     *,
-    optimizer: str,
-    eps: float,
+    optimizer: AbstractOptimizer,
 ) -> None:
     """S sign-like steps of every run of the matrix model (fixed E, U), in place on the state
     ``V = Wᵀ Uᵀ`` (R, d, M), M ≤ 8: the batch's logits ``e_x V``, its weighted softmax error
     ``Δ``, ``Pᵀ = Δᵀ e`` and ``V −= lr · shape(P U) Uᵀ`` (as :func:`sign_project`), a span of
     steps of a run per call. E (R, N, d); U (R, M, ld) as :func:`padded` makes it; weights and
-    targets as in :func:`dense_steps`; lr (R, S); optimizer "adam" (betas (0, 0)) or
-    "sign_sgd".
+    targets as in :func:`dense_steps`; lr (R, S); optimizer: sign-like Adam or sign-SGD.
     """
     lib = load()
     assert lib is not None and supports(V) and all(t.is_contiguous() for t in (V, E, U))
@@ -351,9 +351,16 @@ def projected_steps(
     assert V.shape == (runs, d, m) and ld == padded_length(d) and lr.shape == weights.shape[:2]
     run_spans(
         lib.projected_steps, (d, ld, n, m), (E, U, V), weights, targets,
-        (MODES[optimizer], eps), lr, scratch=lambda k: lib.projected_scratch(d, m),
+        _mode_eps(optimizer), lr, scratch=lambda k: lib.projected_scratch(d, m),
         elements=d * d,
     )  # fmt: skip
+
+
+def _mode_eps(optimizer: AbstractOptimizer) -> tuple[int, float]:
+    """The compiled kernels' (mode, eps) of a stateless optimiser entry: its own
+    ``native_mode``, never its name."""
+    assert optimizer.stateless and optimizer.native_mode is not None, optimizer
+    return optimizer.native_mode, getattr(optimizer, "eps", 0.0)
 
 
 def table_steps(

@@ -40,7 +40,7 @@ class DenseKernel(AnalyticKernel):
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
-        if native.available(inputs.E):
+        if native.available(inputs.E) and self.optimizer.native_mode is not None:
             self.steps_by = "compiled"
         elif cfg.model != "relu" and cfg.dim >= DENSE_MIN_DIM:  # pays with d×d matrices only
             self.steps_by = "runs"
@@ -71,8 +71,7 @@ class DenseKernel(AnalyticKernel):
         native.dense_steps(
             self.state.get("W"), self.state["E"], self.state["U"], weights, self.targets,
             lr[:, :, None] * factors, learned=self.model.learned,
-            layer_norm=self.cfg.layer_norm, optimizer=self.optimizer.name,
-            eps=getattr(self.optimizer, "eps", 0.0),
+            layer_norm=self.cfg.layer_norm, optimizer=self.optimizer,
         )  # fmt: skip
 
     def step(

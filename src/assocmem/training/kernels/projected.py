@@ -25,7 +25,7 @@ from assocmem.training.optimizers import NORM_FLOOR, lr_factor
 class ProjectedMatrixKernel(AbstractKernel):
     """Matrix model under sign-like steps without weight decay: track ``V = Wᵀ Uᵀ``.
 
-    Compiled (the optimisers of ``native.MODES``), a run takes a span of whole steps per call
+    Compiled (the optimisers with a ``native_mode``), a run takes a span of whole steps per call
     (:func:`native.projected_steps`); otherwise :meth:`step` does one step of every run.
     """
 
@@ -40,7 +40,8 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.gram_outputs = gram(self.U)  # (R, M, M)
         self.V = inputs.W_product  # (R, d, M)
         self.lr_factor = lr_factor(cfg, "W")
-        self.compiled = self.optimizer.stateless and native.supports(self.V)
+        stateless = self.optimizer.stateless and self.optimizer.native_mode is not None
+        self.compiled = stateless and native.supports(self.V)
         if self.compiled:  # U's rows padded to whole vectors (zeros: no effect)
             self.U_padded = native.padded(inputs.U)
 
@@ -72,7 +73,7 @@ class ProjectedMatrixKernel(AbstractKernel):
             return
         native.projected_steps(
             self.V, self.E, self.U_padded, weights, self.targets, lr * self.lr_factor,
-            optimizer=self.optimizer.name, eps=getattr(self.optimizer, "eps", 0.0),
+            optimizer=self.optimizer,
         )  # fmt: skip
 
     def step(

@@ -38,6 +38,7 @@ class Adam(AbstractOptimizer):
     """
 
     name: ClassVar[str] = "adam"
+    native_mode: ClassVar[int | None] = 0
     paper_lr_scaling: ClassVar[bool] = True
 
     betas: tuple[float, float] = (0.0, 0.0)  # (0, 0): the paper's sign-like Adam

@@ -59,6 +59,8 @@ class AbstractOptimizer(ABC):
     ----------
     name : str
         The config name (class attribute).
+    native_mode : int or None
+        The compiled kernels' mode of its stateless step (class attribute), or None.
     paper_lr_scaling : bool
         Under ``lr_scaling = "paper"``, W moves by lr/d and learned embeddings by lr/√d.
     linear : bool
@@ -74,6 +76,9 @@ class AbstractOptimizer(ABC):
 
     name: ClassVar[str]
     paper_lr_scaling: ClassVar[bool] = False  # lr "paper": W moves by lr/d, embeddings lr/√d
+    # Its step's shape in the compiled kernels (kernels.c: 0 g/(|g|+eps), 1 sign, 2 g), for a
+    # stateless step; None: the compiled kernels do not take it.
+    native_mode: ClassVar[int | None] = None
     linear: ClassVar[bool] = False
 
     weight_decay: float = 0.0

@@ -29,6 +29,7 @@ class SGD(LinearOptimizer):
     """
 
     name: ClassVar[str] = "sgd"
+    native_mode: ClassVar[int | None] = 2
 
     momentum: float = 0.0  # μ
     weight_decay: float = 0.0  # λ

@@ -25,6 +25,7 @@ class SignSGD(AbstractOptimizer):
     """
 
     name: ClassVar[str] = "sign_sgd"
+    native_mode: ClassVar[int | None] = 1
     weight_decay: float = 0.0
 
     @property
