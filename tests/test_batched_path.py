@@ -8,6 +8,7 @@
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -21,6 +22,8 @@ from assocmem.sweep.spec import load_spec
 from assocmem.training import TrainConfig
 from assocmem.training.engine import Recorder, run_group, stack_runs, step_weights, train_steps
 from assocmem.training.kernels import AbstractKernel, DenseKernel, RunInputs, select_kernel
+from assocmem.training.memorize import AdamSettings, memorize
+from assocmem.training.superposition import HeadsTraining, train_heads
 from assocmem.training.task import Task
 
 
@@ -30,9 +33,12 @@ class OpCounter(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
         self.ops: Counter[str] = Counter()
+        self.views: set[str] = set()  # the names of the counted ops that are views
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         self.ops[str(func)] += 1
+        if func.is_view:
+            self.views.add(str(func))
         return func(*args, **(kwargs or {}))
 
 
@@ -175,3 +181,41 @@ def test_cuda_same_spec_same_numbers(model: str, optimizer: str, layer_norm: boo
     on_cuda = train_on("cuda", short)
     scale = 1 + on_cpu.abs().max().item()
     assert (on_cuda - on_cpu).abs().max().item() <= 2e-5 * scale
+
+
+def ops_of(run: Any, *, views: bool = True) -> int:
+    """Ops dispatched by ``run()``; without ``views``, only those that are not views (a view
+    only relabels memory: no kernel runs)."""
+    with OpCounter() as counter:
+        run()
+    return sum(n for name, n in counter.ops.items() if views or name not in counter.views)
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_superposition_trainer_ops_per_step_do_not_grow_with_runs(optimizer: str) -> None:
+    """The trainer of memories in parallel: ops of 8 more steps at R = 2 and R = 32 (the draws
+    and the evaluation, one run at a time, are outside the difference). From R = 2 on: at R = 1
+    its broadcast (R, H, ·, ·) products are views where more runs need a copy (one op a step
+    more, whatever R)."""
+
+    def per_steps(runs: int) -> int:
+        def train(n_samples: int) -> Callable[[], Any]:
+            setting = HeadsTraining(30, 5, 2.0, 2, 6, n_samples, 8, optimizer)
+            return lambda: train_heads(setting, list(range(runs)), [0.1] * runs)
+
+        return ops_of(train(128)) - ops_of(train(64))
+
+    assert per_steps(2) == per_steps(32) > 0
+
+
+def test_capacity_trainer_ops_do_not_grow_with_runs() -> None:
+    """Full-batch memorisation (the trained capacity frontier): every op but views, at R = 1 and
+    32 (a batched product of one run takes one view more a step than of many)."""
+    targets = torch.arange(40) % 7
+
+    def memorised(runs: int) -> Callable[[], Any]:
+        E, U = torch.randn(runs, 40, 8), torch.randn(runs, 7, 8)
+        settings = AdamSettings(max_steps=5, window=0)
+        return lambda: memorize(E, U, targets, tau=1.1, settings=settings)
+
+    assert ops_of(memorised(1), views=False) == ops_of(memorised(32), views=False)

@@ -35,9 +35,10 @@ from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import mod_targets, sample_tokens, zipf_probabilities
 from assocmem.rng import generator
 from assocmem.runtime import intra_op_threads
+from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
+from assocmem.training.optimizers.base import Slot
 
-OPTIMIZERS = ("sgd", "adam")  # adam: Adam(β = (0, 0)), the paper's sign-like Adam
-ADAM_EPS = 1e-8  # ε of the sign-like Adam step g / (|g| + ε), as torch.optim.Adam's default
+HEAD_OPTIMIZERS = ("sgd", "adam")  # registry names; adam: the paper's sign-like Adam(β = (0, 0))
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,15 @@ class HeadsTraining:
     def probabilities(self) -> torch.Tensor:
         return zipf_probabilities(self.n_inputs, self.alpha)
 
+    def optimizer_entry(self) -> AbstractOptimizer:
+        """The registry's optimiser of this name at its defaults (Adam: the sign-like
+        β = (0, 0))."""
+        return OPTIMIZERS[self.optimizer]()
+
     def lr_factor(self) -> float:
-        """Each head's multiplier of the user's lr: ``1/d_h`` under Adam, 1 under SGD."""
-        return 1.0 / self.head_dim if self.optimizer == "adam" else 1.0
+        """Each head's multiplier of the user's lr: ``1/d_h`` for an optimiser of the paper's
+        lr scaling (Adam), 1 otherwise (SGD)."""
+        return 1.0 / self.head_dim if self.optimizer_entry().paper_lr_scaling else 1.0
 
 
 def draw_heads(setting: HeadsTraining, seed: int) -> dict[str, torch.Tensor]:
@@ -120,16 +127,6 @@ def gradient(
     residual /= tokens.shape[1]
     stored = residual.transpose(1, 2)[:, None] @ rows  # Gᵀ E_b: (R, H, M, d)
     return U.transpose(-1, -2) @ stored
-
-
-def step(W: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, optimizer: str) -> None:
-    """One step in place: ``W −= lr · g`` (SGD) or ``W −= lr · g/(|g| + ε)`` (sign-like Adam);
-    lr (R,) already carries the head factor."""
-    rate = lr[:, None, None, None]
-    if optimizer == "adam":
-        W.sub_(rate * grad / (grad.abs() + ADAM_EPS))
-    else:
-        W.sub_(rate * grad)
 
 
 @dataclass(frozen=True)
@@ -245,9 +242,11 @@ def train_heads(
         targets = mod_targets(setting.n_inputs, setting.n_outputs)
         lr = torch.tensor(lrs, dtype=setting.dtype) * setting.lr_factor()
         B = setting.batch_size
+        optimizer = setting.optimizer_entry()
+        slot: Slot = {}  # the optimiser's state (none for SGD and the sign-like Adam)
         for t in range(setting.steps):
             batch = tokens[:, t * B : (t + 1) * B]
-            step(W, gradient(E, U, W, batch, targets[batch]), lr, setting.optimizer)
+            optimizer.step(slot, W, gradient(E, U, W, batch, targets[batch]), lr, t + 1)
         return _results(setting, E, U, W, seeds)
 
 

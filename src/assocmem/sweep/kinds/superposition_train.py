@@ -13,8 +13,6 @@ from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 from assocmem.sweep.kinds.superposition import BUDGETS, common_fields, merged_values, one_of
 
-OPTIMIZERS = ("sgd", "adam")  # adam: the sign-like Adam(β = (0, 0)), lr / d_h per head
-
 
 @dataclass(frozen=True)
 class HeadsTrainConfig:
@@ -57,6 +55,8 @@ def build_heads_train(values: Mapping[str, Any]) -> HeadsTrainConfig:
     ConfigError
         Naming the first field at fault.
     """
+    from assocmem.training.superposition import HEAD_OPTIMIZERS
+
     merged = merged_values(HeadsTrainConfig, values)
     cfg = HeadsTrainConfig(
         **common_fields(merged),
@@ -65,7 +65,7 @@ def build_heads_train(values: Mapping[str, Any]) -> HeadsTrainConfig:
         dim=int_at_least("dim", merged["dim"], 1),
         n_samples=int_at_least("n_samples", merged["n_samples"], 1),
         batch_size=int_at_least("batch_size", merged["batch_size"], 1),
-        optimizer=one_of("optimizer", merged["optimizer"], OPTIMIZERS),
+        optimizer=one_of("optimizer", merged["optimizer"], HEAD_OPTIMIZERS),
         lr=positive_number("lr", merged["lr"]),
         memory_gb=check_memory_gb(merged["memory_gb"]),
     )
