@@ -19,12 +19,14 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from assocmem.evaluation import population_metrics
 from assocmem.runtime import batched_path, uses_batched_path
 from assocmem.sweep.spec import load_spec
-from assocmem.training import TrainConfig
-from assocmem.training.engine import Recorder, run_group, stack_runs, step_weights, train_steps
+from assocmem.training import TrainConfig, train
+from assocmem.training.engine import run_group, stack_runs, step_weights, train_steps
 from assocmem.training.kernels import AbstractKernel, DenseKernel, RunInputs, select_kernel
 from assocmem.training.memorize import AdamSettings, memorize
+from assocmem.training.records import Recorder
 from assocmem.training.superposition import HeadsTraining, train_heads
 from assocmem.training.task import Task
+from assocmem.training.trajectories import share_trajectories, trajectory_key
 
 
 class OpCounter(TorchDispatchMode):
@@ -219,3 +221,38 @@ def test_capacity_trainer_ops_do_not_grow_with_runs() -> None:
         return lambda: memorize(E, U, targets, tau=1.1, settings=settings)
 
     assert ops_of(memorised(1), views=False) == ops_of(memorised(32), views=False)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"model": "matrix", "optimizer": "adam"},
+        {"model": "matrix", "optimizer": "sgd", "eval_every": 4},
+        {"model": "learned", "optimizer": "adam", "layer_norm": True},
+        {"model": "relu", "optimizer": "sgd", "snapshot_steps": (2, 12)},
+        {"model": "matrix", "optimizer": "sgd", "layer_norm": True},
+        {"model": "qupdate", "optimizer": "sgd"},
+    ],
+    ids=lambda f: "-".join(str(v) for v in f.values()),
+)
+def test_runs_that_differ_in_t_share_one_trajectory_exactly(fields: dict[str, Any]) -> None:
+    """T ∈ {32, 96, 160} (4, 12, 20 steps) trained as one trajectory give the records of the
+    runs trained alone, bit for bit on the CPU (and a T that is no multiple of B)."""
+    base = {"n_inputs": 30, "dim": 12, "batch_size": 8} | fields
+    configs = [
+        TrainConfig(n_samples=t, seed=s, lr=lr, **base)
+        for t in (160, 32, 101, 96)
+        for s, lr in ((0, 0.5), (1, 2.0))
+    ]
+    assert len(share_trajectories(configs)[0]) == 2  # two trajectories: (seed, lr) pairs
+    shared = train(configs)
+    alone = [train([cfg])[0] for cfg in configs]
+    assert [r.to_dict() for r in shared] == [r.to_dict() for r in alone]
+
+
+def test_only_exact_families_share() -> None:
+    one_pass = TrainConfig(n_inputs=30, dim=8, n_samples=64, batch_size=8)
+    assert trajectory_key(one_pass) == trajectory_key(replace(one_pass, n_samples=640))
+    assert trajectory_key(one_pass) != trajectory_key(replace(one_pass, seed=1))
+    assert trajectory_key(replace(one_pass, label_noise=0.1)) is None
+    assert trajectory_key(replace(one_pass, full_batch=True, n_steps=3)) is None

@@ -236,15 +236,19 @@ def test_shipped_specs_load_and_count() -> None:
 
 
 def test_paper_grid_plan_structure() -> None:
-    """The authors' grid: 40,320 distinct runs; a batch only varies seed and lr."""
+    """The authors' grid: 40,320 distinct runs; a batch only varies seed, lr and T (the runs
+    that differ only in T share a trajectory)."""
     plan = make_plan(load_spec("paper_training_grid"))
     assert len(plan.runs) == len({r.key for r in plan.runs}) == 40_320
     configs = [r.config for r in plan.runs]
     assert all(isinstance(c, TrainConfig) for c in configs)
     assert {(c.n_inputs, c.n_outputs, c.alpha) for c in configs} == {(100, 5, 2.0)}
+    varied = ("seed", "lr", "n_samples")
     for batch in plan.batches[::50]:
-        keys = {r.config.batch_key() for r in batch.runs}
+        keys = {tuple(v for k, v in r.config.flat_values().items() if k not in varied)
+                for r in batch.runs}  # fmt: skip
         assert len(keys) == 1
+    assert len({(r.config.n_samples, r.config.dim) for r in plan.batches[0].runs}) == 3
     assert sum(len(b.runs) for b in plan.batches) == 40_320
 
 

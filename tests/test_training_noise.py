@@ -139,7 +139,7 @@ def test_noisy_and_excess_errors_are_the_closed_form_definitions() -> None:
         error = float(metrics.error[0])
         assert error == pytest.approx(record["mean"], abs=1e-9)
         train_like = TrainConfig(n_outputs=4, label_noise=eps)
-        from assocmem.training.engine import noisy_fields
+        from assocmem.training.records import noisy_fields
 
         fields = noisy_fields(error, train_like)
         assert fields["noisy_error"] == pytest.approx(record["noisy_mean"])

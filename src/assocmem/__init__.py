@@ -27,7 +27,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ClosedFormResult": ("assocmem.closed_form.result", "ClosedFormResult"),
     # Trained memories
     "train": ("assocmem.training.engine", "train"),
-    "RunResult": ("assocmem.training.engine", "RunResult"),
+    "RunResult": ("assocmem.training.records", "RunResult"),
     "TrainedState": ("assocmem.training.state", "TrainedState"),
     "runs_frame": ("assocmem.training.frames", "runs_frame"),
     "curves_frame": ("assocmem.training.frames", "curves_frame"),
@@ -372,7 +372,7 @@ if TYPE_CHECKING:
     from assocmem.sweep.results import load_curves, load_results
     from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
     from assocmem.training.config import TrainConfig
-    from assocmem.training.engine import RunResult, train
+    from assocmem.training.engine import train
     from assocmem.training.frames import curves_frame, runs_frame
     from assocmem.training.optimizers.adam import Adam
     from assocmem.training.optimizers.base import AbstractOptimizer
@@ -381,6 +381,7 @@ if TYPE_CHECKING:
     from assocmem.training.optimizers.registry import OPTIMIZERS, register_optimizer
     from assocmem.training.optimizers.sgd import SGD
     from assocmem.training.optimizers.sign_sgd import SignSGD
+    from assocmem.training.records import RunResult
     from assocmem.training.state import TrainedState
     from assocmem.training.superposition import HeadsTraining, participation_ratio, train_heads
 

@@ -2,7 +2,7 @@
 
 Both comparisons run an ordinary training grid (:func:`assocmem.training.grid.expand_grid`) and
 return flat per-run records (the config fields and the metrics of
-:class:`~assocmem.training.engine.RunResult`, without curves and snapshots), the shape that
+:class:`~assocmem.training.records.RunResult`, without curves and snapshots), the shape that
 :func:`assocmem.figures.beyond` reads, plus power-law fits in d:
 
 - :func:`compare_trained_laws`: the same grid on ``words:LANG`` and on the Zipf law over the same
@@ -28,8 +28,9 @@ import numpy as np
 from assocmem.analysis.fit import PowerLawFit, fit_scaling
 from assocmem.analysis.lr_selection import best_lr_records
 from assocmem.laws.words import word_distribution
-from assocmem.training.engine import RunResult, train
+from assocmem.training.engine import train
 from assocmem.training.grid import expand_grid
+from assocmem.training.records import RunResult
 
 METRICS = ("error", "head_error", "tail_error", "cross_entropy", "p_correct", "noisy_error",
            "bayes_error", "excess_error")  # fmt: skip

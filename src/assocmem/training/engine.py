@@ -16,14 +16,12 @@ carries the run's trained tensors (:class:`~assocmem.training.state.TrainedState
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import torch
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import PopulationMetrics, population_metrics
-from assocmem.laws.tokens import mod_targets, noisy_error, sample_tokens
+from assocmem.evaluation import population_metrics
+from assocmem.laws.tokens import mod_targets, sample_tokens
 from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads
@@ -33,78 +31,13 @@ from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_k
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
 from assocmem.training.planning import group_runs
+from assocmem.training.records import Recorder, RunResult, results, shorter_results
 from assocmem.training.shadow import ShadowW, final_w
 from assocmem.training.state import TrainedState
 from assocmem.training.task import Task
+from assocmem.training.trajectories import share_trajectories
 
 SPAN_STEPS = 256  # steps per call of a kernel that ``spans`` (its inputs: R × S × N weights)
-
-
-@dataclass
-class RunResult:
-    """One training run's record: its config, status and exact population metrics.
-
-    Attributes
-    ----------
-    config : TrainConfig
-    status : {"ok", "diverged"}
-        "diverged": some logits non-finite (those tokens count as errors).
-    error, head_error, tail_error : float
-        The population 0-1 error, and its parts on the head and tail tokens.
-    cross_entropy : float
-        The population cross-entropy.
-    curve : list of (int, float)
-        (step, error) every ``eval_every`` steps.
-    snapshots : dict of int to list of list of float
-        Step → the N×M softmax of the scores.
-    p_correct : float
-        ``Σ_x p(x) softmax(logits_x)[f*(x)]``.
-    noisy_error, bayes_error, excess_error : float
-        Under label noise ε: the error against noisy labels, ε, and their difference.
-    kernel : str
-        The kernel that trained it, e.g. "DenseKernel (compiled avx512)".
-    state : TrainedState or None
-        With ``train(..., return_state=True)``, the trained memory; never part of a stored
-        record.
-    """
-
-    config: TrainConfig
-    status: str  # "ok" | "diverged" (some logits non-finite; those tokens count as errors)
-    error: float
-    head_error: float
-    tail_error: float
-    cross_entropy: float
-    curve: list[tuple[int, float]] = field(default_factory=list)  # (step, error)
-    snapshots: dict[int, list[list[float]]] = field(default_factory=dict)  # step -> N×M softmax
-    p_correct: float = math.nan  # Σ_x p(x) softmax(logits_x)[f*(x)]
-    noisy_error: float = math.nan  # error against noisy labels, ε + (1 − εM/(M−1))·error
-    bayes_error: float = 0.0  # ε: the error of f*, the Bayes rule, against noisy labels
-    excess_error: float = math.nan  # noisy_error − bayes_error
-    kernel: str = ""  # the kernel that trained it, e.g. "DenseKernel (compiled avx512)"
-    state: TrainedState | None = field(default=None, compare=False, repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data: ``config`` (flat), ``status`` and the metrics.
-
-        Returns
-        -------
-        dict
-        """
-        return {
-            "config": self.config.to_dict(),
-            "status": self.status,
-            "error": self.error,
-            "head_error": self.head_error,
-            "tail_error": self.tail_error,
-            "cross_entropy": self.cross_entropy,
-            "p_correct": self.p_correct,
-            "noisy_error": self.noisy_error,
-            "bayes_error": self.bayes_error,
-            "excess_error": self.excess_error,
-            "curve": [list(point) for point in self.curve],
-            "snapshots": {str(step): table for step, table in self.snapshots.items()},
-            "kernel": self.kernel,
-        }
 
 
 def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
@@ -184,11 +117,19 @@ def train_group(
     progress: Bar | None = None,
     return_state: bool = False,
     keep_w: bool = False,
+    shorter: Sequence[tuple[TrainConfig, int]] = (),
 ) -> list[RunResult]:
     """Train runs sharing one :meth:`TrainConfig.batch_key` in one tensor program (see
-    :func:`train` for ``fast``, ``return_state`` and ``keep_w``)."""
+    :func:`train` for ``fast``, ``return_state`` and ``keep_w``). ``shorter``: (config, r)
+    pairs of runs that end early on the trajectory of ``configs[r]``
+    (:mod:`~assocmem.training.trajectories`); their results follow those of ``configs``."""
     return run_group(
-        configs, fast=fast, progress=progress, return_state=return_state, keep_w=keep_w
+        configs,
+        fast=fast,
+        progress=progress,
+        return_state=return_state,
+        keep_w=keep_w,
+        shorter=shorter,
     )[0]
 
 
@@ -200,6 +141,7 @@ def run_group(
     kernel_class: type[AbstractKernel] | None = None,
     return_state: bool = False,
     keep_w: bool = False,
+    shorter: Sequence[tuple[TrainConfig, int]] = (),
 ) -> tuple[list[RunResult], torch.Tensor]:
     """:func:`train_group`, also returning the final logits of every run, (R, N, M).
 
@@ -207,7 +149,7 @@ def run_group(
     CUDA the group runs under :func:`~assocmem.runtime.device_numerics` (deterministic
     algorithms, TF32 off unless asked for)."""
     with device_numerics(configs[0].device):
-        return _run_group(configs, fast, progress, kernel_class, return_state, keep_w)
+        return _run_group(configs, fast, progress, kernel_class, return_state, keep_w, shorter)
 
 
 def _run_group(
@@ -217,6 +159,7 @@ def _run_group(
     kernel_class: type[AbstractKernel] | None,
     return_state: bool,
     keep_w: bool,
+    shorter: Sequence[tuple[TrainConfig, int]],
 ) -> tuple[list[RunResult], torch.Tensor]:
     cfg = configs[0]
     assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
@@ -231,13 +174,14 @@ def _run_group(
             shadow = ShadowW(cfg, W0, inputs.E, inputs.U)
     if cfg.label_noise and cfg.full_batch:
         kernel.targets = task.law  # the expected gradient over noisy labels
-    recorder = Recorder(cfg, len(configs), task)
+    recorder = Recorder(cfg, len(configs), task, ends=[run.steps for run, _ in shorter])
     with flush_denormals(cfg.device == "cpu"):  # tests compare with torch.optim without it
         train_steps(kernel, cfg, inputs, task, recorder, progress, shadow)
     with intra_op_threads(1):  # a run's numbers never depend on its companions
         final_logits = kernel.logits()
         final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
     out = results(configs, final, recorder, kernel.describe())
+    out += shorter_results(configs, shorter, recorder, kernel.describe())
     if return_state or keep_w:
         fixed = {"E": inputs.E, "U": inputs.U}  # the drawn embeddings, where not learned
         held = fixed | kernel.memory_tensors()
@@ -246,34 +190,6 @@ def _run_group(
         for result, state in zip(out, states, strict=True):
             result.state = state
     return out, final_logits
-
-
-class Recorder:
-    """The error curves and softmax snapshots of a group's runs at their record points."""
-
-    def __init__(self, cfg: TrainConfig, runs: int, task: Task) -> None:
-        self.cfg, self.task = cfg, task
-        self.curves: list[list[tuple[int, float]]] = [[] for _ in range(runs)]
-        self.snapshots: list[dict[int, list[list[float]]]] = [{} for _ in range(runs)]
-
-    def stops_after(self, t: int) -> list[int]:
-        """The record points after step t."""
-        cfg, stops = self.cfg, [s for s in self.cfg.snapshot_steps if s > t]
-        if cfg.eval_every:
-            stops.append((t // cfg.eval_every + 1) * cfg.eval_every)
-        return stops
-
-    def record(self, step: int, kernel: AbstractKernel) -> None:
-        cfg = self.cfg
-        with intra_op_threads(1):
-            if cfg.eval_every and step % cfg.eval_every == 0:
-                metrics = population_metrics(kernel.logits(), self.task.targets, self.task.probs)
-                for curve, value in zip(self.curves, metrics.error.tolist(), strict=True):
-                    curve.append((step, value))
-            if step in cfg.snapshot_steps:
-                scores = torch.softmax(kernel.logits().double(), dim=2).tolist()
-                for snap, table in zip(self.snapshots, scores, strict=True):
-                    snap[step] = table
 
 
 def train_steps(
@@ -323,45 +239,6 @@ def scheduled_lr(cfg: TrainConfig, lr: torch.Tensor, start: int, end: int) -> to
         return rates
     factors = [schedule_factor(cfg, s) for s in range(start, end)]
     return rates * torch.tensor(factors, dtype=DTYPE, device=lr.device)
-
-
-def results(
-    configs: Sequence[TrainConfig], final: PopulationMetrics, recorder: Recorder, kernel: str
-) -> list[RunResult]:
-    """Every run's record from the group's final population metrics."""
-    cfg = configs[0]
-    out = []
-    for r, run_cfg in enumerate(configs):
-        finite = bool(final.finite[r])
-        noisy = noisy_fields(float(final.error[r]), cfg)
-        out.append(
-            RunResult(
-                config=run_cfg,
-                status="ok" if finite else "diverged",
-                error=float(final.error[r]),
-                head_error=float(final.head_error[r]),
-                tail_error=float(final.tail_error[r]),
-                cross_entropy=float(final.cross_entropy[r]) if finite else math.nan,
-                curve=recorder.curves[r],
-                snapshots=recorder.snapshots[r],
-                noisy_error=noisy["noisy_error"],
-                bayes_error=noisy["bayes_error"],
-                excess_error=noisy["excess_error"],
-                p_correct=float(final.p_correct[r]) if final.p_correct is not None else math.nan,
-                kernel=kernel,
-            )
-        )
-    return out
-
-
-def noisy_fields(error: float, cfg: TrainConfig) -> dict[str, float]:
-    """Error against noisy labels, Bayes error ε and excess error (the closed-form definitions)."""
-    noisy = noisy_error(error, cfg.label_noise, cfg.n_outputs)
-    return {
-        "noisy_error": noisy,
-        "bayes_error": cfg.label_noise,
-        "excess_error": noisy - cfg.label_noise,
-    }
 
 
 def train(
@@ -420,20 +297,22 @@ def train(
     (torch.Size([8, 8]), torch.Size([20, 8]), torch.Size([5, 8]))
     """
     results: list[RunResult | None] = [None] * len(configs)
-    total = sum(cfg.steps for cfg in configs)
+    sharing = not (return_state or keep_w)
+    leaders, shorter = share_trajectories(configs) if sharing else (list(range(len(configs))), {})
+    total = sum(configs[i].steps for i in leaders)
     with progress_bar(total, None, "run-step", progress) as bar:
-        for chunk in group_runs(configs, budget=budget):
-            for index, result in zip(
-                chunk,
-                train_group(
-                    [configs[i] for i in chunk],
-                    fast=fast,
-                    progress=bar,
-                    return_state=return_state,
-                    keep_w=keep_w,
-                ),
-                strict=True,
-            ):
+        for chunk in group_runs([configs[i] for i in leaders], budget=budget):
+            runs = [leaders[j] for j in chunk]
+            ends = [(k, r) for r, i in enumerate(runs) for k in shorter.get(i, [])]
+            group = train_group(
+                [configs[i] for i in runs],
+                fast=fast,
+                progress=bar,
+                return_state=return_state,
+                keep_w=keep_w,
+                shorter=[(configs[k], r) for k, r in ends],
+            )
+            for index, result in zip([*runs, *(k for k, _ in ends)], group, strict=True):
                 results[index] = result
     assert all(r is not None for r in results)
     return [r for r in results if r is not None]

@@ -4,7 +4,7 @@ gives the same runs once stored by a sweep (so a notebook can mix the two)."""
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assocmem.training.engine import RunResult
+from assocmem.training.records import RunResult
 
 if TYPE_CHECKING:
     import pandas as pd

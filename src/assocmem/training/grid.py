@@ -18,7 +18,7 @@ from typing import Any
 from assocmem.config.errors import ConfigError
 from assocmem.laws.words import parse_distribution
 from assocmem.training.config import TrainConfig
-from assocmem.training.engine import RunResult
+from assocmem.training.records import RunResult
 
 AXES = {
     "models": "model",

@@ -1,6 +1,6 @@
 """The trained memory of one run: the tensors that determine its logits, as its kernel left them.
 
-``train(configs, return_state=True)`` gives every :class:`~assocmem.training.engine.RunResult` a
+``train(configs, return_state=True)`` gives every :class:`~assocmem.training.records.RunResult` a
 :class:`TrainedState`. Its tensors are copies of the trained ones, bit for bit, on the CPU in
 float32, and they do not depend on which runs shared the run's tensor program.
 

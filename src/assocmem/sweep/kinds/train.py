@@ -1,5 +1,6 @@
-"""Training runs: one :class:`TrainConfig` each; a batch is one ``train_group`` call over runs
-that differ only in seed and lr, cut to the engine's memory budget."""
+"""Training runs: one :class:`TrainConfig` each; a batch is one ``train`` call over runs that
+differ only in seed, lr and T (the runs of one T-family share one trajectory:
+:mod:`~assocmem.training.trajectories`), cut to the engine's memory budget."""
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import fields
@@ -9,6 +10,7 @@ import numpy as np
 
 from assocmem.analysis.stats import METRICS
 from assocmem.config.errors import ConfigError
+from assocmem.config.fields import field_names
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 from assocmem.training.config import TrainConfig
 
@@ -54,10 +56,13 @@ class TrainKind(RunKind):
         return build_train(values)
 
     def group_key(self, config: Any) -> Hashable:
-        """Every field but seed and lr: the runs of one ``train_group`` tensor program (the
-        training layer's own grouping, :meth:`TrainConfig.batch_key`)."""
-        key: Hashable = config.batch_key()
-        return key
+        """Every field but seed, lr and T: the runs of one ``train`` call, whose runs that
+        differ only in T share a trajectory and the others one tensor program (the training
+        layer's own grouping, :meth:`TrainConfig.batch_key` but for T)."""
+        varied = ("seed", "lr", "n_samples", "extra")
+        return tuple(
+            getattr(config, name) for name in field_names(TrainConfig) if name not in varied
+        )
 
     def batch_limit(self, config: Any, runs_per_batch: int | None) -> int:
         """At most ``runs_per_batch`` (default 256), and what fits the engine's memory budget
@@ -67,12 +72,12 @@ class TrainKind(RunKind):
         return runs_per_chunk(config, max_runs=runs_per_batch or self.default_runs_per_batch)
 
     def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
-        """One ``train_group`` call: runs that differ only in seed and lr."""
-        from assocmem.training.engine import train_group
+        """One ``train`` call: runs that differ only in seed, lr and T."""
+        from assocmem.training.engine import train
 
         assert all(isinstance(c, TrainConfig) for c in configs) and not any(trials)
         out: list[Outcome] = []
-        for result in train_group(list(configs)):
+        for result in train(list(configs)):
             metrics: dict[str, Any] = {name: getattr(result, name) for name in METRICS}
             metrics["kernel"] = result.kernel  # provenance: which kernel (and library) ran it
             if result.curve:

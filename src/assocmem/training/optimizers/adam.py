@@ -75,7 +75,8 @@ class Adam(AbstractOptimizer):
         beta1, beta2 = self.betas
         grad = self.decayed(param, grad)
         if self.sign_like:  # m = g, v = g² (sqrt(g²) = |g| exactly): no state needed
-            param.addcmul_(self.direction(grad), per_run(lr, param), value=-1)
+            # (lr · g) / (|g| + eps): the association the studies' trainers were measured with
+            param.sub_(per_run(lr, param) * grad / (grad.abs() + self.eps))
             return
         if not slot:
             slot["m"] = torch.zeros_like(param)
