@@ -175,7 +175,7 @@ class _Adam:
     def __init__(self, tensors: list[torch.Tensor], lr: float) -> None:
         self.tensors, self.step = tensors, 0
         self.optimizer = Adam(betas=BETAS, eps=EPS)
-        self.lr = torch.tensor([lr], dtype=tensors[0].dtype)
+        self.lr = torch.tensor([lr], dtype=torch.float64)  # exact, as given
         self.slots: list[Slot] = [{} for _ in tensors]
 
     def update(self, grads: list[torch.Tensor]) -> None:

@@ -86,7 +86,7 @@ def _memorize(
     W = E.new_zeros(runs, dim, dim)
     adam = cfg.optimizer()
     slot: Slot = {}  # Adam's moments of W
-    lr = torch.full((runs,), cfg.lr, dtype=E.dtype, device=E.device)
+    lr = torch.full((runs,), cfg.lr, dtype=torch.float64, device=E.device)  # exact, as given
     rows = torch.arange(n, device=E.device)
     U_t = U.transpose(1, 2)  # (R, d, M)
     checkpoint = (0, 0.0)  # (step, mean accuracy) at the last hopeless check
