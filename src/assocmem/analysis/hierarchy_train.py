@@ -37,8 +37,6 @@ from assocmem.config.errors import ConfigError
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
 from assocmem.runtime import flush_denormals, intra_op_threads
-from assocmem.training.optimizers.adam import Adam
-from assocmem.training.optimizers.base import Slot
 
 BETAS, EPS = (0.9, 0.999), 1e-8
 METRICS = (
@@ -170,18 +168,21 @@ def direct_gradient(
 
 
 class _Adam:
-    """The registry's Adam on a list of tensors, in place, one slot each."""
+    """Adam on a list of tensors, in place (torch.optim's bias-corrected update)."""
 
     def __init__(self, tensors: list[torch.Tensor], lr: float) -> None:
-        self.tensors, self.step = tensors, 0
-        self.optimizer = Adam(betas=BETAS, eps=EPS)
-        self.lr = torch.tensor([lr], dtype=torch.float64)  # exact, as given
-        self.slots: list[Slot] = [{} for _ in tensors]
+        self.tensors, self.lr, self.step = tensors, lr, 0
+        self.first = [torch.zeros_like(t) for t in tensors]
+        self.second = [torch.zeros_like(t) for t in tensors]
 
     def update(self, grads: list[torch.Tensor]) -> None:
         self.step += 1
-        for tensor, grad, slot in zip(self.tensors, grads, self.slots, strict=True):
-            self.optimizer.step(slot, tensor, grad, self.lr, self.step)
+        (beta1, beta2), t = BETAS, self.step
+        for tensor, grad, m, v in zip(self.tensors, grads, self.first, self.second, strict=True):
+            m.lerp_(grad, 1 - beta1)
+            v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            denom = (v / (1 - beta2**t)).sqrt_().add_(EPS)
+            tensor.addcdiv_(m, denom, value=-self.lr / (1 - beta1**t))
 
 
 def normalized_mutual_information(

@@ -4,6 +4,7 @@ With ``betas = (0, 0)`` (the paper's sign-like "Adam") ``m = g`` and ``√v = |g
 the step is ``lr · g / (|g| + eps)`` and needs no state.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -83,11 +84,8 @@ class Adam(AbstractOptimizer):
         m, v = slot["m"], slot["v"]
         m.lerp_(grad, 1 - beta1)
         v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = (v / (1 - beta2**t)).sqrt_().add_(self.eps)
-        # The step size lr / (1 − β₁^t) rounded once from float64, as torch.optim's Python
-        # float; then (−size · m) / denom, torch's addcdiv order, with a size per run.
-        size = (lr.to(torch.float64) / (1 - beta1**t)).to(param.dtype)
-        param.add_(per_run(size, param).neg() * m / denom)
+        denom = (v.sqrt() / math.sqrt(1 - beta2**t)).add_(self.eps)
+        param.sub_(per_run(lr / (1 - beta1**t), param) * (m / denom))
 
     def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
         return torch.optim.Adam(
