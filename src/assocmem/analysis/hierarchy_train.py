@@ -36,6 +36,7 @@ from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import flush_denormals, intra_op_threads
 
 BETAS, EPS = (0.9, 0.999), 1e-8
@@ -145,9 +146,8 @@ def bottleneck_gradients(
     weights = torch.softmax(hidden @ keys.T, dim=1)  # π, (B, K)
     mixed = weights @ values  # v, (B, h)
     logits = (mixed @ second.T) @ outputs.T  # (B, M)
-    delta = torch.softmax(logits, dim=1)  # d(mean CE)/d(logits)
-    loss = -float(torch.log(delta[torch.arange(len(labels)), labels]).mean())
-    delta[torch.arange(len(labels)), labels] -= 1.0
+    delta = softmax_error(logits, labels)  # d(CE)/d(logits), (B, M)
+    loss = -float(torch.log1p(delta.gather(1, labels[:, None])).mean())  # log p = log1p(p − 1)
     delta /= len(labels)
     back = delta @ outputs  # d/d(W₂ v), (B, h)
     grad_mixed = back @ second  # (B, h)
@@ -162,8 +162,7 @@ def direct_gradient(
     matrix: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
     """The gradient of the mean cross-entropy of ``u_yᵀ W e_x`` in W (d, d)."""
-    delta = torch.softmax((inputs @ matrix.T) @ outputs.T, dim=1)
-    delta[torch.arange(len(labels)), labels] -= 1.0
+    delta = softmax_error((inputs @ matrix.T) @ outputs.T, labels)
     return (delta @ outputs).T @ inputs / len(labels)
 
 

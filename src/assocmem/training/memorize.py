@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import torch
 
 from assocmem.evaluation import wrong_tokens
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import flush_denormals
 
 
@@ -80,7 +81,6 @@ def _memorize(
     beta1, beta2 = cfg.betas
     W = E.new_zeros(runs, dim, dim)
     first, second = torch.zeros_like(W), torch.zeros_like(W)
-    rows = torch.arange(n, device=E.device)
     U_t = U.transpose(1, 2)  # (R, d, M)
     checkpoint = (0, 0.0)  # (step, mean accuracy) at the last hopeless check
     for step in range(1, cfg.max_steps + 1):
@@ -94,9 +94,7 @@ def _memorize(
             if mean + gain_rate * (cfg.max_steps - step + 1) < tau:
                 return MemorizeResult(acc, step - 1, "hopeless")
             checkpoint = (step - 1, mean)
-        delta = torch.softmax(logits, dim=2)
-        delta[:, rows, targets] -= 1.0
-        delta /= n  # (R, N, M): d(mean CE)/d(logits)
+        delta = softmax_error(logits, targets).div_(n)  # (R, N, M): d(mean CE)/d(logits)
         grad = torch.bmm(U_t, torch.bmm(delta.transpose(1, 2), E))  # Uᵀ Dᵀ E, (R, d, d)
         first.lerp_(grad, 1 - beta1)
         second.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)

@@ -33,6 +33,7 @@ import torch
 from assocmem.embeddings import draw_embeddings
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import mod_targets, sample_tokens, zipf_probabilities
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.rng import generator
 from assocmem.runtime import intra_op_threads
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
@@ -122,9 +123,7 @@ def gradient(
     R, H, _, d = E.shape
     rows = E.gather(2, tokens[:, None, :, None].expand(R, H, -1, d))  # (R, H, B, d)
     logits = (rows @ (W.transpose(-1, -2) @ U.transpose(-1, -2))).sum(1)  # (R, B, M)
-    residual = torch.softmax(logits, dim=-1)
-    residual.scatter_add_(2, labels[:, :, None], -torch.ones_like(residual[:, :, :1]))
-    residual /= tokens.shape[1]
+    residual = softmax_error(logits, labels).div_(tokens.shape[1])  # (R, B, M)
     stored = residual.transpose(1, 2)[:, None] @ rows  # Gᵀ E_b: (R, H, M, d)
     return U.transpose(-1, -2) @ stored
 

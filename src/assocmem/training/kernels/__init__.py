@@ -5,13 +5,13 @@ One module per kernel (or pair); :func:`select_kernel` walks the preference orde
 holds.
 """
 
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.training.kernels.analytic import AnalyticKernel
 from assocmem.training.kernels.autograd import AutogradKernel, LabelLawAutogradKernel
 from assocmem.training.kernels.base import (
     DTYPE,
     AbstractKernel,
     RunInputs,
-    softmax_error,
     weighted_softmax_error,
 )
 from assocmem.training.kernels.dense import DenseKernel

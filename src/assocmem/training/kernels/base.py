@@ -18,6 +18,7 @@ from typing import ClassVar
 import torch
 import torch.nn.functional as F
 
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import intra_op_threads, uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
@@ -53,18 +54,6 @@ def per_run_products(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
 def gram(X: torch.Tensor) -> torch.Tensor:
     """``X Xᵀ`` of every run, (R, n, n) from (R, n, d), one run at a time."""
     return per_run_products(X, X.transpose(1, 2))
-
-
-def softmax_error(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """``δ = softmax(logits) − onehot(f*)`` for all N tokens, (R, N, M).
-
-    Floating ``targets`` are a label law L(y|x), (N, M) or (R, N, M): ``δ = softmax − L``.
-    """
-    if targets.is_floating_point():
-        return torch.softmax(logits, dim=2).sub_(targets)
-    delta = torch.softmax(logits, dim=2)
-    index = targets.expand(logits.shape[0], -1)[:, :, None]
-    return delta.scatter_add_(2, index, torch.full_like(delta[:, :, :1], -1.0))
 
 
 def weighted_softmax_error(

@@ -3,6 +3,7 @@ a time: analytic gradients over the distinct tokens of each batch."""
 
 import torch
 
+from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
@@ -105,7 +106,7 @@ class DenseKernel(AnalyticKernel):
             z = h / scale
         else:
             z = h
-        delta = torch.softmax(z @ U.T, dim=1).sub_(self.onehot.index_select(0, rows))  # (k, M)
+        delta = softmax_error(z @ U.T, self.targets.index_select(0, rows))  # (k, M)
         delta.mul_(weights[:, None])  # Δ: the weighted softmax error
         grad_z = delta @ U  # (k, d)
         if self.cfg.layer_norm:

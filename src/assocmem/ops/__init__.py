@@ -1,0 +1,1 @@
+"""The operations every memory computes, written once (docs/architecture.md, "Written once")."""
