@@ -325,10 +325,15 @@ def test_prediction_claim_fails_when_the_curves_part(small_frames):
 
 
 def test_exponent_claim_fails_when_the_slopes_part(small_frames):
-    assert study.claim_exponents(small_frames, "full").passed is True
+    """Steeper measured curves (slope −0.05 more) move the predictions outside the intervals.
+
+    The unscaled small frames (N = 300, 6 trials) sit at the claim's margin: 0.011 outside on
+    an Intel Xeon VM, inside on an AMD EPYC one (the BLAS rounds differently), so only the
+    change is checked here; the claim itself is judged at scale by ``reproduce --beyond``."""
+    good = study.claim_exponents(small_frames, "full").measured["largest_distance_outside"]
     steeper = _scaled(small_frames, lambda f: (f["dim"] / 64.0) ** -0.05)
     bad = study.claim_exponents(steeper, "full")
-    assert bad.passed is False and bad.measured["largest_distance_outside"] > 0.01
+    assert bad.passed is False and bad.measured["largest_distance_outside"] > good + 0.02
 
 
 def test_single_exponent_claim_fails_on_a_law_that_follows_it(small_frames):
