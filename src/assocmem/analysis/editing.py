@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from assocmem.ops.scores import memory_scores
+
 METHODS = ("replace", "rome", "rome_cov")
 OPERATIONS = ("edit", "erase")
 
@@ -100,9 +102,9 @@ def closed_form_memory(
     EditableMemory
     """
     onehot = np.eye(U.shape[0])[targets]  # (N, M)
+    stored = torch.from_numpy(onehot * q[:, None])[:, None]  # diag(q) F, (N, 1, M)
     keys, outputs = torch.from_numpy(E), torch.from_numpy(U)
-    sums = torch.from_numpy(onehot * q[:, None]).T @ keys  # (M, d)
-    scores = ((keys @ sums.T) @ (outputs @ outputs.T)).numpy()
+    scores = memory_scores(keys, stored, outputs, left="weights")[:, 0].numpy()
     return EditableMemory(E, U, scores, targets, probs, q.astype(np.float64))
 
 

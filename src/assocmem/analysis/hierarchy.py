@@ -40,6 +40,8 @@ from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
+from assocmem.ops.scores import memory_scores as ops_scores
+from assocmem.ops.scores import one_hot_weights
 from assocmem.schemes import Scheme, parse_scheme
 
 CONCEPT_MAPS = ("balanced", "banded")
@@ -312,11 +314,10 @@ def memory_scores(
     inputs (N, d), outputs (M, d), targets (N,), weights (S, N). Only the stored tokens
     (``q > 0`` in some weighting) enter ``S = Eᵀ diag(q) F``.
     """
-    n_schemes, n_outputs = weights.shape[0], outputs.shape[0]
     stored = (weights > 0).any(0).nonzero()[:, 0]
-    onehot = torch.nn.functional.one_hot(targets[stored], n_outputs).to(inputs.dtype)
-    stored_rows = weights[:, stored, None].to(inputs.dtype) * onehot  # (S, n, M)
+    rows = one_hot_weights(weights[:, stored].to(inputs.dtype), targets[stored], len(outputs))
     # Two-dimensional products (a broadcast matmul would copy the inputs S times).
-    summary = inputs[stored].T @ stored_rows.transpose(0, 1).reshape(len(stored), -1)  # (d, S·M)
-    summary = (summary.view(-1, n_schemes, n_outputs) @ (outputs @ outputs.T)).flatten(1)
-    return (inputs @ summary).view(-1, n_schemes, n_outputs).transpose(0, 1)  # (S, N, M)
+    scores = ops_scores(
+        inputs, rows.transpose(0, 1), outputs, keys=inputs[stored], order="readout"
+    )  # (N, S, M)
+    return scores.transpose(0, 1)  # (S, N, M)

@@ -27,6 +27,7 @@ from assocmem.analysis.hierarchy import (
 )
 from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.ops.scores import memory_scores as ops_scores
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme
 
@@ -135,7 +136,8 @@ class _Trial:
             self.f2, cfg.n_outputs
         ).to(first.dtype)  # (K, M): q₂(z) 1{f₂(z) = y}
         readout = stored @ (outputs @ outputs.T)  # A[z, y] = q₂(z) u_y·u_{f₂(z)}
-        second_soft = (concepts @ concepts.T) @ readout  # u_yᵀ W₂ˢ c_z, (K, M)
+        # u_yᵀ W₂ˢ c_z, (K, M): (C Cᵀ)(A G)
+        second_soft = ops_scores(concepts, stored[:, None], outputs, order="gram")[:, 0]
         wrong2 = wrong_tokens(second[None], self.f2)[0][f1]  # memory 2 wrong on f₁(x), (N,)
         wrong2_soft = wrong_tokens(second_soft[None], self.f2)[0][f1]
         answer2 = strict_argmax(second)  # g₂(z), −1 on a tie
