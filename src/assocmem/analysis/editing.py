@@ -108,28 +108,6 @@ def closed_form_memory(
     return EditableMemory(E, U, scores, targets, probs, q.astype(np.float64))
 
 
-def correct(scores: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """(N,) bool: the target's score is the strict maximum of its row (ties are errors).
-
-    scores: (N, M); targets: (N,) int."""
-    return correct_columns(np.ascontiguousarray(scores.T), targets)
-
-
-def correct_columns(
-    table: np.ndarray, targets: np.ndarray, flat: np.ndarray | None = None
-) -> np.ndarray:
-    """:func:`correct` of the transposed table (M, N) (fast: reductions over the short axis).
-
-    ``flat``: the flat positions ``targets · N + x`` of the targets' scores, if known."""
-    if flat is None:
-        flat = targets * table.shape[1] + np.arange(table.shape[1])
-    mine = table.take(flat)
-    rest = table.copy()
-    rest.put(flat, -np.inf)
-    beaten: np.ndarray = mine > rest.max(axis=0)
-    return beaten
-
-
 def key_columns(
     E: np.ndarray, probs: np.ndarray, tokens: np.ndarray, *, covariance: bool, reg: float
 ) -> np.ndarray:

@@ -33,7 +33,6 @@ from assocmem.analysis.editing import (
     OPERATIONS,
     EditableMemory,
     closed_form_memory,
-    correct,
     key_columns,
 )
 from assocmem.analysis.editing_sequence import EditSequence, rank_bins, run_sequence
@@ -42,6 +41,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
+from assocmem.ops.population import correct
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme
 

@@ -23,7 +23,7 @@ can be given its best threshold); memory 2 uses ``concept_scheme``.
 
 Never forms W: scores come from ``E (Eᵀ diag(q) F) G`` (G the Gram of the output embeddings),
 O(N·d·K) per scheme. The population errors are exact p-weighted sums
-(:class:`assocmem.evaluation.PopulationError`), so the decomposition of the hard error,
+(:class:`assocmem.ops.population.PopulationError`), so the decomposition of the hard error,
 ``E_hard = E₁ + E₂ − B − L`` (B: both memories wrong; L: a wrong concept that still gives the
 right output), holds to rounding (≤ 1e-15).
 """
@@ -297,13 +297,6 @@ def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
     scale = rows.norm(dim=1, keepdim=True) if unit else math.sqrt(dim)
     out: torch.Tensor = rows / scale
     return out
-
-
-def strict_argmax(scores: torch.Tensor) -> torch.Tensor:
-    """The index of the strict maximum of the last axis, −1 where the maximum is tied."""
-    best, index = scores.max(dim=-1)
-    tied = (scores == best[..., None]).sum(-1) > 1
-    return torch.where(tied, -1, index)
 
 
 def memory_scores(

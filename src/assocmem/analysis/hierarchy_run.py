@@ -22,11 +22,10 @@ from assocmem.analysis.hierarchy import (
     draw_coordinates,
     embedding_at,
     memory_scores,
-    strict_argmax,
     token_frequencies,
 )
-from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.ops.population import PopulationError, strict_argmax, wrong_tokens
 from assocmem.ops.scores import memory_scores as ops_scores
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme

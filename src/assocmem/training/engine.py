@@ -22,8 +22,8 @@ from typing import Any
 import torch
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import mod_targets, noisy_error, sample_tokens
+from assocmem.ops.population import PopulationMetrics, population_metrics
 from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads

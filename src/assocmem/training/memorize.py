@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from assocmem.evaluation import wrong_tokens
+from assocmem.ops.population import wrong_tokens
 from assocmem.runtime import flush_denormals
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import mod_targets
+from assocmem.ops.population import PopulationMetrics, population_metrics
 from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.runtime import intra_op_threads
 from assocmem.training.config import TrainConfig
@@ -138,7 +138,7 @@ class TrainedState:
 
     def metrics(self) -> PopulationMetrics:
         """The exact population metrics of :meth:`logits` against the config's input law,
-        targets and label law (:func:`assocmem.evaluation.population_metrics`), each (1,)."""
+        targets and label law (:func:`assocmem.ops.population.population_metrics`), each (1,)."""
         task = Task.of(self.config.with_(device="cpu"))
         return population_metrics(self.logits()[None], task.targets, task.probs, law=task.law)
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import torch
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import mod_targets, sample_tokens, zipf_probabilities
+from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.rng import generator
 from assocmem.runtime import intra_op_threads
