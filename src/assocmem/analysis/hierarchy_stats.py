@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from assocmem.ops.lr_selection import best_lr_rows
 from assocmem.ops.stats import mean_se
 
 POINT = ("n_concepts", "alpha", "concept_map", "n_samples")  # one point of a hierarchy sweep
@@ -102,10 +103,8 @@ def trained_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for key, group in frame.groupby(list(TRAINED), sort=True):
         for model, metric in MODELS.items():
-            means = group.groupby("lr")[metric].mean()
-            # the lowest mean, first lr on ties; an lr whose every seed failed (NaN) sorts last
-            lr = float(means.sort_values(kind="stable").index[0])
-            runs = group[group["lr"] == lr]
+            runs = best_lr_rows(group, [], metric)  # ties: the smallest lr; all-NaN lrs last
+            lr = float(runs["lr"].iloc[0])
             row = dict(zip(TRAINED, key, strict=True)) | {"model": model, "lr": lr}
             names = (metric, "nmi", "nmi_output", "nmi_null", "concepts_used")
             for name in names if model == "hierarchy" else (metric,):

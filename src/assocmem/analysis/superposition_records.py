@@ -14,6 +14,7 @@ import pandas as pd
 
 from assocmem.analysis.fit import PowerLawFit, fit_scaling
 from assocmem.analysis.superposition import predict_superposition
+from assocmem.ops.lr_selection import best_lr_rows
 from assocmem.ops.stats import grouped_mean_se
 
 
@@ -122,11 +123,7 @@ def exponents(frame: pd.DataFrame, min_dim: int, *, auto: bool = False) -> dict[
 def best_lr(frame: pd.DataFrame) -> pd.DataFrame:
     """The runs at the lr of lowest seed-averaged error of each (heads, optimizer); diverged runs
     count with their error (non-finite logits are wrong), failed runs have none."""
-    ok = frame[frame["status"] != "failed"]
-    means = ok.groupby(["heads", "optimizer", "lr"])["error"].mean().reset_index()
-    best = means.loc[means.groupby(["heads", "optimizer"])["error"].idxmin()]
-    keys = best[["heads", "optimizer", "lr"]]
-    return ok.merge(keys, on=["heads", "optimizer", "lr"])
+    return best_lr_rows(frame[frame["status"] != "failed"], ["heads", "optimizer"])
 
 
 def rank_profile(frame: pd.DataFrame) -> pd.DataFrame:
