@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 from assocmem.laws.words import parse_distribution
 from assocmem.ops.stats import mean_se
@@ -36,7 +37,7 @@ TUPLE_FIELDS = ("betas", "decay_steps", "snapshot_steps")
 
 
 def _as_list(key: str, value: Any) -> list[Any]:
-    if key == "seeds" and isinstance(value, int) and not isinstance(value, bool):
+    if key == "seeds" and is_int(value):
         if value < 1:
             raise ConfigError("seeds", f"a count of seeds must be ≥ 1, got {value}")
         return list(range(value))
