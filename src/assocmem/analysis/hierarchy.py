@@ -40,8 +40,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
-from assocmem.ops.scores import memory_scores as ops_scores
-from assocmem.ops.scores import one_hot_weights
+from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.schemes import Scheme, parse_scheme
 
 CONCEPT_MAPS = ("balanced", "banded")
@@ -299,7 +298,7 @@ def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
     return out
 
 
-def memory_scores(
+def scheme_scores(
     inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
     """``u_yᵀ W_q e_x`` for every weighting, without forming W: (S, N, M).
@@ -310,7 +309,7 @@ def memory_scores(
     stored = (weights > 0).any(0).nonzero()[:, 0]
     rows = one_hot_weights(weights[:, stored].to(inputs.dtype), targets[stored], len(outputs))
     # Two-dimensional products (a broadcast matmul would copy the inputs S times).
-    scores = ops_scores(
+    scores = memory_scores(
         inputs, rows.transpose(0, 1), outputs, keys=inputs[stored], order="readout"
     )  # (N, S, M)
     return scores.transpose(0, 1)  # (S, N, M)
