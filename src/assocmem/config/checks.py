@@ -16,13 +16,11 @@ def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def int_at_least(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """``value`` if it is an integer ≥ ``low`` (and ≤ ``high`` when given; not a bool), else a
-    ConfigError naming ``name``."""
-    if not is_int(value) or value < low or (high is not None and value > high):
-        bound = f"≥ {low}" if high is None else f"in [{low}, {high}]"
-        raise ConfigError(name, f"must be an integer {bound}, got {value!r}")
-    return int(value)
+def int_at_least(name: str, value: Any, low: int) -> int:
+    """``value`` if it is an integer ≥ ``low`` (not a bool), else a ConfigError naming ``name``."""
+    if not is_int(value) or value < low:
+        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
+    return value
 
 
 def ints_at_least(name: str, values: Sequence[Any], low: int) -> list[int]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from assocmem.config.checks import int_at_least
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 
 
@@ -66,7 +66,8 @@ class BinomialTree:
 
 def check_total(n_draws: int) -> None:
     """A count total: an integer in [0, 2⁵³] (float64 counts stay exact)."""
-    int_at_least("n_samples", n_draws, 0, high=2**53)
+    if not is_int(n_draws) or not 0 <= n_draws <= 2**53:
+        raise ConfigError("n_samples", f"must be integers in [0, 2^53], got {n_draws!r}")
 
 
 def multinomial_prefix_counts(
