@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from assocmem.evaluation import population_metrics
+from assocmem.ops.population import population_metrics
 from assocmem.runtime import batched_path, uses_batched_path
 from assocmem.sweep.spec import load_spec
 from assocmem.training import TrainConfig, train

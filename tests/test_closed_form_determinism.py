@@ -79,8 +79,8 @@ def test_population_error_is_the_correctly_rounded_sum_for_any_batch_shape():
 
     import torch
 
-    from assocmem.evaluation import PopulationError, head_mask
     from assocmem.laws.tokens import zipf_probabilities
+    from assocmem.ops.population import PopulationError, head_mask
 
     probs = zipf_probabilities(3000, 1.5)
     wrong = torch.rand(4, 5, 3000, generator=torch.Generator().manual_seed(1)) < 0.6
@@ -101,7 +101,7 @@ def test_population_error_is_the_correctly_rounded_sum_for_any_batch_shape():
 def test_head_is_the_most_probable_tenth():
     import torch
 
-    from assocmem.evaluation import head_mask
+    from assocmem.ops.population import head_mask
 
     probs = torch.tensor([0.1, 0.4, 0.05, 0.3, 0.05, 0.1])
     assert head_mask(probs).nonzero().flatten().tolist() == [1]  # ⌈6/10⌉ = 1 token

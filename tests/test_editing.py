@@ -33,12 +33,12 @@ from assocmem import (
     run_sequence,
     train,
 )
-from assocmem.analysis.editing import correct
 from assocmem.analysis.editing_study import closed_form_trial_memory, law
 from assocmem.analysis.editing_theory import EditPrediction
 from assocmem.analysis.theory import zipf
 from assocmem.cli import main
 from assocmem.experiments.editing_claims import CLAIMS
+from assocmem.ops.population import correct
 from assocmem.sweep.kinds import get_kind
 
 METHODS = [("replace", "edit"), ("replace", "erase"), ("rome", "edit"), ("rome", "erase"),

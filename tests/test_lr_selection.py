@@ -1,4 +1,5 @@
-"""One lr selection (assocmem.analysis.lr_selection) gives what each former copy gave."""
+"""One lr selection (assocmem.ops.lr_selection, and the methods of
+assocmem.analysis.lr_selection) gives what each former copy gave."""
 
 import statistics
 
@@ -6,12 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from assocmem.analysis.lr_selection import (
-    best_lr_records,
-    per_seed_oracle,
-    select_lr,
-    tuned,
-)
+from assocmem.analysis.lr_selection import per_seed_oracle, select_lr, tuned
+from assocmem.ops.lr_selection import best_lr_records, best_lr_rows
 
 
 def _runs(seed: int = 0) -> pd.DataFrame:
@@ -87,3 +84,27 @@ def test_select_lr_methods_label_their_rows():
     expected = _old_tuned(frame, ["optimizer"]).sort_values(["optimizer", "dim"])
     np.testing.assert_array_equal(mean["lr"], expected["lr"])
     np.testing.assert_array_equal(mean["error_mean"], expected["mean"])
+
+
+def _old_superposition_best_lr(frame: pd.DataFrame) -> pd.DataFrame:
+    ok = frame[frame["status"] != "failed"]
+    means = ok.groupby(["heads", "optimizer", "lr"])["error"].mean().reset_index()
+    best = means.loc[means.groupby(["heads", "optimizer"])["error"].idxmin()]
+    return ok.merge(best[["heads", "optimizer", "lr"]], on=["heads", "optimizer", "lr"])
+
+
+def _old_hierarchy_lr(group: pd.DataFrame) -> float:
+    means = group.groupby("lr")["error"].mean()
+    return float(means.sort_values(kind="stable").index[0])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_study_selections_match_their_former_copies(seed):
+    """The superposition study's idxmin and the hierarchy study's stable sort (ties: the
+    smallest lr), on shuffled runs with many ties."""
+    frame = _runs(seed).rename(columns={"dim": "heads"})
+    pd.testing.assert_frame_equal(
+        best_lr_rows(frame, ["heads", "optimizer"]), _old_superposition_best_lr(frame)
+    )
+    for _, group in frame.groupby(["heads", "optimizer"]):
+        assert best_lr_rows(group, [])["lr"].iloc[0] == _old_hierarchy_lr(group)

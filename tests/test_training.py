@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from assocmem.config.errors import ConfigError
-from assocmem.evaluation import population_metrics
+from assocmem.ops.population import population_metrics
 from assocmem.training import TrainConfig, native, select_kernel, train
 from assocmem.training.engine import draw_run, run_group, stack_runs
 from assocmem.training.grid import expand_grid, summarize

@@ -10,9 +10,9 @@ import torch
 from assocmem.closed_form import run_closed_form, trial_scores
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
-from assocmem.evaluation import population_metrics
 from assocmem.laws.tokens import label_law, mod_targets
 from assocmem.laws.words import parse_distribution
+from assocmem.ops.population import population_metrics
 from assocmem.training import TrainConfig, train
 from assocmem.training.engine import draw_run, run_group
 from assocmem.training.grid import expand_grid, summarize

@@ -24,6 +24,7 @@ from assocmem import rng
 from assocmem.analysis.memory import check_capacity_memory
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.checks import int_at_least, ints_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB
 from assocmem.embeddings import draw_embeddings
@@ -149,15 +150,13 @@ def hebbian_frontier(
 
 def check_search(dims: Sequence[int], tau: float, trials: int, repeats: int) -> None:
     """The settings every frontier search shares: distinct dims ≥ 1, τ in (0, 1), counts ≥ 1."""
-    if not dims or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
-        raise ConfigError("dims", f"must be integers ≥ 1, got {list(dims)}")
+    ints_at_least("dims", dims, 1)
     if len(set(dims)) != len(dims):
         raise ConfigError("dims", f"each d may be given once, got {list(dims)}")
     if not 0 < tau < 1:
         raise ConfigError("tau", f"must be in (0, 1), got {tau}")
-    for name, value in (("trials", trials), ("repeats", repeats)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(name, f"must be an integer ≥ 1, got {value!r}")
+    int_at_least("trials", trials, 1)
+    int_at_least("repeats", repeats, 1)
 
 
 def _median_ci(values: np.ndarray, gen: np.random.Generator, n_boot: int) -> tuple[float, float]:

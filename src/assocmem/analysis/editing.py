@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from assocmem.ops.scores import memory_scores
+
 METHODS = ("replace", "rome", "rome_cov")
 OPERATIONS = ("edit", "erase")
 
@@ -100,32 +102,10 @@ def closed_form_memory(
     EditableMemory
     """
     onehot = np.eye(U.shape[0])[targets]  # (N, M)
+    stored = torch.from_numpy(onehot * q[:, None])[:, None]  # diag(q) F, (N, 1, M)
     keys, outputs = torch.from_numpy(E), torch.from_numpy(U)
-    sums = torch.from_numpy(onehot * q[:, None]).T @ keys  # (M, d)
-    scores = ((keys @ sums.T) @ (outputs @ outputs.T)).numpy()
+    scores = memory_scores(keys, stored, outputs, left="weights")[:, 0].numpy()
     return EditableMemory(E, U, scores, targets, probs, q.astype(np.float64))
-
-
-def correct(scores: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """(N,) bool: the target's score is the strict maximum of its row (ties are errors).
-
-    scores: (N, M); targets: (N,) int."""
-    return correct_columns(np.ascontiguousarray(scores.T), targets)
-
-
-def correct_columns(
-    table: np.ndarray, targets: np.ndarray, flat: np.ndarray | None = None
-) -> np.ndarray:
-    """:func:`correct` of the transposed table (M, N) (fast: reductions over the short axis).
-
-    ``flat``: the flat positions ``targets · N + x`` of the targets' scores, if known."""
-    if flat is None:
-        flat = targets * table.shape[1] + np.arange(table.shape[1])
-    mine = table.take(flat)
-    rest = table.copy()
-    rest.put(flat, -np.inf)
-    beaten: np.ndarray = mine > rest.max(axis=0)
-    return beaten
 
 
 def key_columns(

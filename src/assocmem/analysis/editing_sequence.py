@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assocmem.analysis.editing import EditableMemory, correct_columns, edit_steps
+from assocmem.analysis.editing import EditableMemory, edit_steps
+from assocmem.ops.population import correct_columns
 
 
 def rank_bins(n_inputs: int) -> list[tuple[int, int]]:

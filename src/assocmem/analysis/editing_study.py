@@ -33,15 +33,15 @@ from assocmem.analysis.editing import (
     OPERATIONS,
     EditableMemory,
     closed_form_memory,
-    correct,
     key_columns,
 )
 from assocmem.analysis.editing_sequence import EditSequence, rank_bins, run_sequence
-from assocmem.config.checks import int_at_least, positive_number
+from assocmem.config.checks import int_at_least, ints_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
+from assocmem.ops.population import correct
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme
 
@@ -139,10 +139,7 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
     int_at_least("seed", cfg.seed, 0)
     for name in ("alpha", "margin", "covariance_reg", "rise", "lr", "memory_gb"):
         positive_number(name, getattr(cfg, name))
-    if not cfg.checkpoints or any(
-        isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in cfg.checkpoints
-    ):
-        raise ConfigError("checkpoints", f"must be integers ≥ 1, got {list(cfg.checkpoints)}")
+    ints_at_least("checkpoints", cfg.checkpoints, 1)
     if max(cfg.checkpoints) > cfg.searched_edits:
         raise ConfigError("checkpoints", "must not exceed max_edits nor n_inputs − 1")
     if cfg.band_edits > min(10, cfg.n_inputs - 1):

@@ -5,23 +5,25 @@ settings of the runs. Frames in, frames out: the editing study's claims and figu
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.core.groupby import SeriesGroupBy
 
 from assocmem.analysis.editing_study import TRAINED, EditingConfig, law, scheme_weights
 from assocmem.analysis.editing_theory import EditPrediction, predict_edits
 from assocmem.analysis.fit import fit_power_law
+from assocmem.ops.stats import grouped_mean_se
 
 MEMORY_KEYS = ["memory", "alpha", "n_inputs", "dim"]
 
 
-def mean_se(values: pd.Series) -> pd.Series:
-    """Mean, two standard errors (0 for one value) and count of a column over trials."""
-    count = int(values.count())
-    spread = float(values.std(ddof=1)) if count > 1 else 0.0
-    two_se = 2.0 * spread / np.sqrt(count) if count > 1 else 0.0
-    return pd.Series({"mean": float(values.mean()), "two_se": two_se, "n": count})
+def mean_two_se(grouped: "SeriesGroupBy[Any, Any]") -> pd.DataFrame:
+    """Mean, two standard errors (NaN for one value: :mod:`assocmem.ops.stats`) and count of a
+    column over trials, per group: columns ``mean``, ``two_se``, ``n``."""
+    stats = grouped_mean_se(grouped)
+    return pd.DataFrame({"mean": stats["mean"], "two_se": 2.0 * stats["sem"], "n": stats["count"]})
 
 
 def checkpoint_summary(frame: pd.DataFrame, value: str = "damage") -> pd.DataFrame:
@@ -29,7 +31,7 @@ def checkpoint_summary(frame: pd.DataFrame, value: str = "damage") -> pd.DataFra
     ``mean``, ``two_se``, ``n``."""
     keys = [*MEMORY_KEYS, "method", "operation", "band", "k"]
     grouped = frame.groupby(keys, sort=True)[value]
-    return grouped.apply(mean_se).unstack().reset_index()
+    return mean_two_se(grouped).reset_index()
 
 
 def relative_damage(frame: pd.DataFrame) -> pd.Series:

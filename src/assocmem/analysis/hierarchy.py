@@ -23,7 +23,7 @@ can be given its best threshold); memory 2 uses ``concept_scheme``.
 
 Never forms W: scores come from ``E (Eᵀ diag(q) F) G`` (G the Gram of the output embeddings),
 O(N·d·K) per scheme. The population errors are exact p-weighted sums
-(:class:`assocmem.evaluation.PopulationError`), so the decomposition of the hard error,
+(:class:`assocmem.ops.population.PopulationError`), so the decomposition of the hard error,
 ``E_hard = E₁ + E₂ − B − L`` (B: both memories wrong; L: a wrong concept that still gives the
 right output), holds to rounding (≤ 1e-15).
 """
@@ -40,6 +40,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
+from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.schemes import Scheme, parse_scheme
 
 CONCEPT_MAPS = ("balanced", "banded")
@@ -297,14 +298,7 @@ def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
     return out
 
 
-def strict_argmax(scores: torch.Tensor) -> torch.Tensor:
-    """The index of the strict maximum of the last axis, −1 where the maximum is tied."""
-    best, index = scores.max(dim=-1)
-    tied = (scores == best[..., None]).sum(-1) > 1
-    return torch.where(tied, -1, index)
-
-
-def memory_scores(
+def scheme_scores(
     inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
     """``u_yᵀ W_q e_x`` for every weighting, without forming W: (S, N, M).
@@ -312,11 +306,10 @@ def memory_scores(
     inputs (N, d), outputs (M, d), targets (N,), weights (S, N). Only the stored tokens
     (``q > 0`` in some weighting) enter ``S = Eᵀ diag(q) F``.
     """
-    n_schemes, n_outputs = weights.shape[0], outputs.shape[0]
     stored = (weights > 0).any(0).nonzero()[:, 0]
-    onehot = torch.nn.functional.one_hot(targets[stored], n_outputs).to(inputs.dtype)
-    stored_rows = weights[:, stored, None].to(inputs.dtype) * onehot  # (S, n, M)
+    rows = one_hot_weights(weights[:, stored].to(inputs.dtype), targets[stored], len(outputs))
     # Two-dimensional products (a broadcast matmul would copy the inputs S times).
-    summary = inputs[stored].T @ stored_rows.transpose(0, 1).reshape(len(stored), -1)  # (d, S·M)
-    summary = (summary.view(-1, n_schemes, n_outputs) @ (outputs @ outputs.T)).flatten(1)
-    return (inputs @ summary).view(-1, n_schemes, n_outputs).transpose(0, 1)  # (S, N, M)
+    scores = memory_scores(
+        inputs, rows.transpose(0, 1), outputs, keys=inputs[stored], order="readout"
+    )  # (N, S, M)
+    return scores.transpose(0, 1)  # (S, N, M)

@@ -21,12 +21,12 @@ from assocmem.analysis.hierarchy import (
     concept_map,
     draw_coordinates,
     embedding_at,
-    memory_scores,
-    strict_argmax,
+    scheme_scores,
     token_frequencies,
 )
-from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.ops.population import PopulationError, strict_argmax, wrong_tokens
+from assocmem.ops.scores import memory_scores
 from assocmem.runtime import intra_op_threads
 from assocmem.schemes import parse_scheme
 
@@ -90,7 +90,7 @@ class _Trial:
         inputs = embedding_at(self.coords["direct_inputs"], dim, unit=False)
         outputs = embedding_at(self.coords["direct_outputs"], dim, unit=True)
         q = self.weights(self.freq, self.cfg.parsed, dim)
-        scores = memory_scores(inputs, outputs, self.targets, q)
+        scores = scheme_scores(inputs, outputs, self.targets, q)
         return self.error(wrong_tokens(scores, self.targets))[0].cpu().numpy()
 
     def first_scores(self, hiddens: list[int]) -> Iterator[tuple[int, torch.Tensor]]:
@@ -110,7 +110,7 @@ class _Trial:
             q1 = self.weights(self.freq, cfg.parsed, hidden)  # (S, N)
             if not by_gram:
                 inputs = embedding_at(coords, hidden, unit=False)
-                yield hidden, memory_scores(inputs, concepts, f1, q1)
+                yield hidden, scheme_scores(inputs, concepts, f1, q1)
                 continue
             raw += coords[done:hidden].T @ coords[done:hidden]  # Σ_{k<h} coordinate k's outer
             done = hidden
@@ -130,12 +130,13 @@ class _Trial:
         # Memory 2 (one scheme): hard, on its own inputs c'_z; soft, reading c_z.
         q2 = self.weights(self.freq2, [parse_scheme(cfg.concept_scheme)], hidden)  # (1, K)
         concept_inputs = embedding_at(self.coords["concept_inputs"], hidden, unit=False)
-        second = memory_scores(concept_inputs, outputs, self.f2, q2)[0]  # (K, M)
+        second = scheme_scores(concept_inputs, outputs, self.f2, q2)[0]  # (K, M)
         stored = q2[0].to(first.dtype)[:, None] * torch.nn.functional.one_hot(
             self.f2, cfg.n_outputs
         ).to(first.dtype)  # (K, M): q₂(z) 1{f₂(z) = y}
         readout = stored @ (outputs @ outputs.T)  # A[z, y] = q₂(z) u_y·u_{f₂(z)}
-        second_soft = (concepts @ concepts.T) @ readout  # u_yᵀ W₂ˢ c_z, (K, M)
+        # u_yᵀ W₂ˢ c_z, (K, M): (C Cᵀ)(A G)
+        second_soft = memory_scores(concepts, stored[:, None], outputs, order="gram")[:, 0]
         wrong2 = wrong_tokens(second[None], self.f2)[0][f1]  # memory 2 wrong on f₁(x), (N,)
         wrong2_soft = wrong_tokens(second_soft[None], self.f2)[0][f1]
         answer2 = strict_argmax(second)  # g₂(z), −1 on a tie

@@ -8,10 +8,12 @@ bias shared by both sides. A comparison is paired: the hierarchy and the direct 
 trial share f₁ (and the samples), so the uncertainty is that of the per-trial differences.
 """
 
-import math
 from collections.abc import Sequence
 
 import pandas as pd
+
+from assocmem.ops.lr_selection import best_lr_rows
+from assocmem.ops.stats import mean_se
 
 POINT = ("n_concepts", "alpha", "concept_map", "n_samples")  # one point of a hierarchy sweep
 
@@ -27,13 +29,6 @@ def best_of_schemes(
     chosen = order.drop_duplicates(keys, keep="first")[[*keys, "scheme"]]
     picked = frame.merge(chosen, on=[*keys, "scheme"])
     return picked[[*keys, "trial", "scheme", metric]].rename(columns={metric: "value"})
-
-
-def _summary(values: pd.Series) -> tuple[float, float]:
-    """Mean and standard error (0 for one value)."""
-    n = values.count()
-    sem = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-    return float(values.mean()), sem
 
 
 def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -> pd.DataFrame:
@@ -52,9 +47,9 @@ def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -
     hidden = rows.groupby(keys, dropna=False)["hidden"].first().to_dict()
     out = []
     for key, group in paired.groupby(keys, dropna=False, sort=True):
-        mean, sem = _summary(group["value"])
-        direct_mean, direct_sem = _summary(group["value_direct"])
-        diff, diff_sem = _summary(group["diff"])
+        mean, sem = mean_se(group["value"])
+        direct_mean, direct_sem = mean_se(group["value_direct"])
+        diff, diff_sem = mean_se(group["diff"])
         values = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
         out.append(
             {
@@ -108,18 +103,16 @@ def trained_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for key, group in frame.groupby(list(TRAINED), sort=True):
         for model, metric in MODELS.items():
-            means = group.groupby("lr")[metric].mean()
-            # the lowest mean, first lr on ties; an lr whose every seed failed (NaN) sorts last
-            lr = float(means.sort_values(kind="stable").index[0])
-            runs = group[group["lr"] == lr]
+            runs = best_lr_rows(group, [], metric)  # ties: the smallest lr; all-NaN lrs last
+            lr = float(runs["lr"].iloc[0])
             row = dict(zip(TRAINED, key, strict=True)) | {"model": model, "lr": lr}
             names = (metric, "nmi", "nmi_output", "nmi_null", "concepts_used")
             for name in names if model == "hierarchy" else (metric,):
-                mean, sem = _summary(runs[name])
+                mean, sem = mean_se(runs[name])
                 row[("error" if name == metric else name) + "_mean"] = mean
                 row[("error" if name == metric else name) + "_sem"] = sem
             if model == "hierarchy":
-                row["gap_mean"], row["gap_sem"] = _summary(runs["nmi"] - runs["nmi_null"])
+                row["gap_mean"], row["gap_sem"] = mean_se(runs["nmi"] - runs["nmi_null"])
             row["seeds"] = int(runs[metric].count())
             out.append(row)
     return pd.DataFrame(out)

@@ -34,9 +34,9 @@ from assocmem import rng
 from assocmem.analysis.hierarchy import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
-from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
 from assocmem.ops.cross_entropy import softmax_error
+from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.runtime import flush_denormals, intra_op_threads
 
 BETAS, EPS = (0.9, 0.999), 1e-8

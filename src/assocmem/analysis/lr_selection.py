@@ -9,29 +9,23 @@ point: every setting but the lr and the seed), unless asked otherwise. Three met
 - ``per_seed_oracle``: each seed at its own best lr, then averaged (optimistic; what the
   paper's code does).
 
-Ties go to the first candidate in table order (for sorted tables, the smallest lr).
+Ties go to the first candidate in table order (for sorted tables, the smallest lr). The rule
+itself, and the selection the studies use, is :mod:`assocmem.ops.lr_selection`.
 """
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 
 from assocmem.analysis.stats import aggregate, group_columns, seed_summary
 from assocmem.config.errors import ConfigError
+from assocmem.ops.lr_selection import lowest
 
 LR_METHODS = {
     "mean": "best lr of the seed-averaged error",
     "heldout": "lr chosen on held-out seeds, error reported on the other seeds",
     "per_seed_oracle": "best lr per seed (optimistic oracle, as in the paper's code)",
 }
-
-
-def lowest(frame: pd.DataFrame, keys: Sequence[str], column: str) -> pd.DataFrame:
-    """The row of lowest ``column`` in each group of ``keys`` (ties: the first row; NaN last),
-    in table order."""
-    order = frame.sort_values(column, kind="stable", na_position="last")
-    return order.groupby(list(keys), dropna=False, sort=True).head(1).sort_index()
 
 
 def select_lr(
@@ -120,24 +114,3 @@ def per_seed_oracle(frame: pd.DataFrame, metric: str = "error") -> float:
     """The paper's "tuned lr" of one point: each seed's own best lr, then the mean over seeds."""
     best = lowest(frame, ["seed"], metric).sort_values("seed", kind="stable")
     return float(best[metric].mean())
-
-
-def best_lr_records(
-    records: Sequence[dict[str, Any]], keys: Sequence[str], metric: str = "error"
-) -> list[dict[str, Any]]:
-    """Of records (dicts with ``lr``, ``keys`` and ``metric``), those at the lr of lowest mean
-    ``metric`` over the records of each point (``keys``); one record per (point, lr) when they
-    are already seed-averaged. Points in order of first appearance, records in input order."""
-    if not records:
-        return []
-    frame = pd.DataFrame(
-        {**{k: [r.get(k) for r in records] for k in [*keys, "lr"]},
-         "value": [r[metric] for r in records]}
-    )  # fmt: skip
-    point = frame.groupby(list(keys), dropna=False, sort=False).ngroup()
-    lrs = frame.assign(_point=point).groupby(["_point", "lr"], dropna=False, sort=False)
-    means = lrs["value"].mean().reset_index()
-    chosen = lowest(means, ["_point"], "value")[["_point", "lr"]]
-    kept = frame.assign(_point=point, _row=range(len(records))).merge(chosen, on=["_point", "lr"])
-    kept = kept.sort_values(["_point", "_row"], kind="stable")
-    return [records[i] for i in kept["_row"]]

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 
@@ -95,7 +96,7 @@ def _seed_count(spec: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
     one = dict(spec)
     for key in ("seeds", "seed"):
         value = spec.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and key == "seeds":
+        if is_int(value) and key == "seeds":
             one[key] = 1 if value >= 1 else value
             return max(value, 1), one
         if isinstance(value, list | tuple) and value:

@@ -47,6 +47,7 @@ from assocmem.analysis.majority_vote import (
     vote_table,
 )
 from assocmem.analysis.predict import EmbeddingLaw, token_success
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.schemes import SizeRule
 
@@ -252,8 +253,7 @@ def predict_min_count(
     p = p / p.sum()
     if label_rule not in LABEL_RULES:
         raise ConfigError("label_rule", f"{label_rule!r}; allowed: {', '.join(LABEL_RULES)}")
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
-        raise ConfigError("n_samples", f"must be an integer ≥ 1, got {n_samples!r}")
+    int_at_least("n_samples", n_samples, 1)
     if any(int(k) < 1 for k in min_counts):
         raise ConfigError("min_counts", "every k must be an integer ≥ 1")
     law = law or EmbeddingLaw()

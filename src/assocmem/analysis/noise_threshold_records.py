@@ -26,6 +26,7 @@ from assocmem.analysis.noise_threshold import noisy_data_floor, predict_min_coun
 from assocmem.analysis.predict import EmbeddingLaw
 from assocmem.config.errors import ConfigError
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.ops.stats import column_mean_se, mean_se
 from assocmem.schemes import parse_scheme
 
 __all__ = ["CELL", "NoiseThresholdRecords", "analyse_records", "balance_dims"]
@@ -111,9 +112,7 @@ def _best(means: np.ndarray) -> int:
 
 def _paired(errors: np.ndarray, i: int, j: int) -> tuple[float, float]:
     """Mean and standard error of the per-trial difference of columns i and j."""
-    diff = errors[:, i] - errors[:, j]
-    se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
-    return float(diff.mean()), se
+    return mean_se(errors[:, i] - errors[:, j])
 
 
 def analyse_records(frame: pd.DataFrame, at_k: int = 30) -> NoiseThresholdRecords:
@@ -145,8 +144,7 @@ def analyse_records(frame: pd.DataFrame, at_k: int = 30) -> NoiseThresholdRecord
         cell: tuple[Any, ...] = tuple(key)  # a CELL tuple
         values = block[list(ks)].to_numpy()  # (n_trials, n_k)
         errors[cell] = values
-        means = values.mean(axis=0)
-        sems = values.std(axis=0, ddof=1) / math.sqrt(len(values)) if len(values) > 1 else means * 0
+        means, sems = column_mean_se(values)
         pred = predicted[cell[:-1]][:, dims.index(int(cell[-1]))]
         for i, k in enumerate(ks):
             curves.append([*cell, k, means[i], sems[i], len(values), pred[i]])

@@ -45,6 +45,7 @@ from scipy.special import log_ndtr
 
 from assocmem import rng
 from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.laws.counts import multinomial_prefix_counts
 from assocmem.laws.tokens import (
@@ -364,8 +365,7 @@ def predict_config(
     -----
     See :func:`predict_errors`.
     """
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int) or n_draws < 1:
-        raise ConfigError("n_draws", f"must be an integer ≥ 1, got {n_draws!r}")
+    int_at_least("n_draws", n_draws, 1)
     law = embedding_law(cfg)
     probs = _probs(cfg).numpy()
     dims = sorted(set(cfg.dims))
@@ -434,8 +434,7 @@ def compare_records(
 
 def check_min_dim(min_dim: int) -> None:
     """The smallest d of the large-d summaries: an integer ≥ 1."""
-    if isinstance(min_dim, bool) or not isinstance(min_dim, int) or min_dim < 1:
-        raise ConfigError("min_dim", f"must be an integer ≥ 1, got {min_dim!r}")
+    int_at_least("min_dim", min_dim, 1)
 
 
 def summarise_comparison(rows: list[dict[str, Any]], min_dim: int) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.analysis.effective_tokens import EffectiveTokens, fit_effective_tokens
+from assocmem.ops.stats import column_mean_se, mean_se
 
 DATA_SCHEME = "seen_once"  # the memory of the error-vs-T rows (every seen token, weight 1)
 DIM_SCHEME = "threshold:P=d/8"  # the memory of the error-vs-d rows (infinite data)
@@ -49,16 +50,6 @@ def dim_rows(frame: pd.DataFrame, **equal: Any) -> pd.DataFrame:
 def by_trial(rows: pd.DataFrame, x: str, value: str) -> pd.DataFrame:
     """Trials × x table of one value (each trial one row)."""
     return rows.pivot_table(index="trial", columns=x, values=value)
-
-
-def mean_se(values: Any) -> tuple[float, float]:
-    """Mean and standard error over trials (NaN-free values)."""
-    array = np.asarray(values, dtype=float)
-    array = array[np.isfinite(array)]
-    if len(array) == 0:
-        return math.nan, math.nan
-    se = float(array.std(ddof=1) / math.sqrt(len(array))) if len(array) > 1 else math.nan
-    return float(array.mean()), se
 
 
 def paired(first: pd.Series, second: pd.Series) -> tuple[float, float]:
@@ -122,7 +113,5 @@ def curve_summary(rows: pd.DataFrame, x: str, values: Mapping[str, str]) -> pd.D
     """Mean and s.e. over trials of each value against x: columns ``NAME`` and ``NAME_se``."""
     out = {}
     for name, column in values.items():
-        table = by_trial(rows, x, column)
-        out[name] = table.mean()
-        out[f"{name}_se"] = table.std(ddof=1) / np.sqrt(table.notna().sum())
+        out[name], out[f"{name}_se"] = column_mean_se(by_trial(rows, x, column))
     return pd.DataFrame(out)

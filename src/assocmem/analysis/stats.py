@@ -1,9 +1,12 @@
 """Seed and trial statistics of result tables: which columns identify a point, and the mean,
-standard deviation and standard error of every metric over replicates."""
+standard deviation and standard error of every metric over replicates (the rule, and
+:func:`mean_se` of one sample, from :mod:`assocmem.ops.stats`)."""
 
 from collections.abc import Sequence
 
 import pandas as pd
+
+from assocmem.ops.stats import grouped_mean_se, mean_se
 
 REPLICATES = ("seed", "trial")  # what aggregation averages over
 METRICS = (
@@ -50,17 +53,18 @@ def aggregate(df: pd.DataFrame, over: Sequence[str] = REPLICATES) -> pd.DataFram
         n=("status", "size"), n_diverged=("_diverged", "sum"), n_failed=("_failed", "sum")
     )
     for metric in metrics:
-        values = grouped[metric]
-        count = values.count()
-        out[f"{metric}_mean"] = values.mean()
-        out[f"{metric}_std"] = values.std(ddof=1)
-        out[f"{metric}_sem"] = out[f"{metric}_std"] / count.pow(0.5)
+        stats = grouped_mean_se(grouped[metric])
+        out[f"{metric}_mean"] = stats["mean"]
+        out[f"{metric}_std"] = stats["std"]
+        out[f"{metric}_sem"] = stats["sem"]
     return out.reset_index()
 
 
 def seed_summary(frame: pd.DataFrame, by: Sequence[str], value: str = "error") -> pd.DataFrame:
-    """Mean, standard error (0 for one replicate) and count of ``value`` per group of ``by``."""
+    """Mean, standard error (NaN for one replicate: :mod:`assocmem.ops.stats`) and count of
+    ``value`` per group of ``by``."""
     grouped = frame.groupby(list(by), sort=True)[value]
-    out = grouped.agg(["mean", "sem", "count"]).reset_index()
-    out["sem"] = out["sem"].fillna(0.0)
-    return out
+    return grouped_mean_se(grouped)[["mean", "sem", "count"]].reset_index()
+
+
+__all__ = ["aggregate", "group_columns", "mean_se", "seed_summary"]

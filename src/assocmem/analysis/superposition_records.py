@@ -7,7 +7,6 @@ units; every cell of a trial shares its embeddings), predictions of
 exponents, and the trained heads' participation profile at their selected learning rate.
 """
 
-import math
 from typing import Any, cast
 
 import numpy as np
@@ -15,6 +14,8 @@ import pandas as pd
 
 from assocmem.analysis.fit import PowerLawFit, fit_scaling
 from assocmem.analysis.superposition import predict_superposition
+from assocmem.ops.lr_selection import best_lr_rows
+from assocmem.ops.stats import grouped_mean_se
 
 
 def ok_runs(frame: pd.DataFrame) -> pd.DataFrame:
@@ -31,12 +32,14 @@ def select(frame: pd.DataFrame, **where: Any) -> pd.DataFrame:
 
 
 def summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean, standard error and count of the error over trials, per group of ``keys``."""
+    """Mean, standard error (NaN for one trial) and count of the error over trials, per group
+    of ``keys``."""
     grouped = ok_runs(frame).groupby(keys, sort=True)
-    out = grouped.agg(mean=("error", "mean"), sem=("error", "sem"), n=("error", "size"))
+    stats = grouped_mean_se(grouped["error"])
+    out = pd.DataFrame({"mean": stats["mean"], "sem": stats["sem"], "n": grouped["error"].size()})
     if "head_dim" in frame:
         out["head_dim"] = grouped["head_dim"].first()
-    return out.reset_index().fillna({"sem": 0.0})
+    return out.reset_index()
 
 
 def predicted(row: Any, n_inputs: int, n_outputs: int, spread: bool = False) -> float:
@@ -66,12 +69,6 @@ def paired(frame: pd.DataFrame, first: dict[str, Any], second: dict[str, Any]) -
     b = ok_runs(select(frame, **second)).set_index("trial")["error"]
     joined = a.to_frame("a").join(b.to_frame("b"), how="inner")
     return joined["a"] - joined["b"]
-
-
-def mean_se(diff: pd.Series) -> tuple[float, float]:
-    """The mean and its standard error (inf for a single value)."""
-    n = len(diff)
-    return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
 
 
 def first_int(frame: pd.DataFrame, column: str) -> int:
@@ -126,11 +123,7 @@ def exponents(frame: pd.DataFrame, min_dim: int, *, auto: bool = False) -> dict[
 def best_lr(frame: pd.DataFrame) -> pd.DataFrame:
     """The runs at the lr of lowest seed-averaged error of each (heads, optimizer); diverged runs
     count with their error (non-finite logits are wrong), failed runs have none."""
-    ok = frame[frame["status"] != "failed"]
-    means = ok.groupby(["heads", "optimizer", "lr"])["error"].mean().reset_index()
-    best = means.loc[means.groupby(["heads", "optimizer"])["error"].idxmin()]
-    keys = best[["heads", "optimizer", "lr"]]
-    return ok.merge(keys, on=["heads", "optimizer", "lr"])
+    return best_lr_rows(frame[frame["status"] != "failed"], ["heads", "optimizer"])
 
 
 def rank_profile(frame: pd.DataFrame) -> pd.DataFrame:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from assocmem.analysis.fit import PowerLawFit, fit_scaling
-from assocmem.analysis.lr_selection import best_lr_records
 from assocmem.laws.words import word_distribution
+from assocmem.ops.lr_selection import best_lr_records
 from assocmem.training.engine import train
 from assocmem.training.grid import expand_grid
 from assocmem.training.records import RunResult

@@ -172,8 +172,8 @@ def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assocmem.analysis.lr_selection import best_lr_records
     from assocmem.analysis.memory import check_train_grid_memory
+    from assocmem.ops.lr_selection import best_lr_records
     from assocmem.training.engine import train
     from assocmem.training.grid import SETTING_COLUMNS, expand_grid, summarize, summary_headers
 

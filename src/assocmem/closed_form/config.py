@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from assocmem.closed_form import cost
+from assocmem.config.checks import int_at_least, is_int
 from assocmem.config.errors import ConfigError
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
@@ -152,11 +153,6 @@ class ClosedFormConfig:
         return asdict(self)
 
 
-def _check_int(field: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(field, f"must be an integer ≥ {low}, got {value!r}")
-
-
 def validate(cfg: ClosedFormConfig) -> None:
     """Check every field; raise :class:`ConfigError` naming the first bad one."""
     if cfg.probabilities is not None:
@@ -170,12 +166,12 @@ def validate(cfg: ClosedFormConfig) -> None:
             or sum(cfg.probabilities) <= 0
         ):
             raise ConfigError("probabilities", "must be finite, ≥ 0, with a positive sum")
-    _check_int("n_inputs", cfg.n_inputs, 1)
+    int_at_least("n_inputs", cfg.n_inputs, 1)
     if cfg.words is not None:
         if cfg.probabilities is not None:
             raise ConfigError("words", "give either words or probabilities, not both")
         check_words(cfg.words, cfg.n_inputs)
-    _check_int("n_outputs", cfg.n_outputs, 1)
+    int_at_least("n_outputs", cfg.n_outputs, 1)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
     if not isinstance(cfg.alpha, int | float) or not cfg.alpha > 0 or not math.isfinite(cfg.alpha):
@@ -198,16 +194,16 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not cfg.dims:
         raise ConfigError("dims", "give at least one dimension d")
     for d in cfg.dims:
-        _check_int("dims", d, 1)
+        int_at_least("dims", d, 1)
     if "orthogonal" in (cfg.embedding, cfg.output_embedding) and min(cfg.dims) < cfg.n_inputs:
         raise ConfigError("dims", f"orthogonal embeddings need every d ≥ n_inputs = {cfg.n_inputs}")
     if not cfg.n_samples:
         raise ConfigError("n_samples", "give at least one sample size T (or inf)")
     for t in cfg.n_samples:
         if t is not None:
-            _check_int("n_samples", t, 0)
-    _check_int("trials", cfg.trials, 1)
-    _check_int("seed", cfg.seed, 0)
+            int_at_least("n_samples", t, 0)
+    int_at_least("trials", cfg.trials, 1)
+    int_at_least("seed", cfg.seed, 0)
     if cfg.dtype not in DTYPES:
         raise ConfigError("dtype", f"unknown dtype {cfg.dtype!r}; allowed: {', '.join(DTYPES)}")
     _check_device(cfg.device)
@@ -268,7 +264,7 @@ def _check_groups(cfg: ClosedFormConfig) -> None:
                     field, "is used only with embedding = 'clustered' or target = 'group'"
                 )
         return
-    _check_int("n_groups", cfg.n_groups, 1)
+    int_at_least("n_groups", cfg.n_groups, 1)
     if cfg.n_groups > cfg.n_inputs:
         raise ConfigError("n_groups", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_groups}")
     value = cfg.similarity
@@ -331,7 +327,7 @@ def parse_sample_size(value: Any) -> int | None:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise ConfigError("n_samples", f"must be integers ≥ 0 or 'inf', got {value!r}")
     return value
 

@@ -10,7 +10,6 @@ import torch
 from assocmem import rng
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.result import Column
-from assocmem.evaluation import PopulationError
 from assocmem.laws.counts import multinomial_prefix_label_counts
 from assocmem.laws.groups import group_targets, token_groups
 from assocmem.laws.tokens import (
@@ -24,6 +23,7 @@ from assocmem.laws.tokens import (
     sample_tokens,
     zipf_probabilities,
 )
+from assocmem.ops.population import PopulationError
 from assocmem.schemes import Scheme
 
 T = TypeVar("T")

@@ -24,7 +24,7 @@ frequent tokens), so every arrangement holds the same tokens as one memory of wi
 Like :mod:`assocmem.closed_form.kernel`, W is never formed: with ``S_h = E_hᵀ diag(q_h) F``
 (d_h×M, F the one-hot targets) and ``G_h = U_h U_hᵀ`` the scores of head h are
 ``(E_h S_h) G_h``, O(N·d_h·M) per weighting; the population error is exact
-(:class:`~assocmem.evaluation.PopulationError`). Each head's randomness is its own named
+(:class:`~assocmem.ops.population.PopulationError`). Each head's randomness is its own named
 stream of (seed, trial, head); coordinates are drawn at the largest d_h a head needs and the
 first d_h are used at every smaller one (the law at each d_h is exact: Gaussian rows scaled by
 ``1/√d_h``, output rows normalised at d_h), so a trial's numbers never depend on which other
@@ -39,7 +39,8 @@ import torch
 
 from assocmem import rng
 from assocmem.embeddings import standard_coordinates
-from assocmem.evaluation import PopulationError, wrong_tokens
+from assocmem.ops.population import PopulationError, wrong_tokens
+from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.schemes import parse_scheme
 
 ARRANGEMENTS = ("same", "band", "random", "band-gated", "random-gated")
@@ -142,12 +143,8 @@ def head_scores(
 
     inputs E (N, d), outputs U (M, d), weights (K, N), targets (N,); returns (N, K, M).
     """
-    n, m = inputs.shape[0], outputs.shape[0]
-    one_hot = torch.nn.functional.one_hot(targets, m).to(inputs.dtype)  # (N, M)
-    stored = (weights.T.to(inputs.dtype)[:, :, None] * one_hot[:, None, :]).reshape(n, -1)
-    summary = inputs.T @ stored  # S = Eᵀ diag(q) F for every weighting: (d, K·M)
-    aggregated = (inputs @ summary).view(-1, m)  # E S: (N·K, M), one 2-D product below
-    return (aggregated @ (outputs @ outputs.T)).view(n, -1, m)  # (E S) G
+    stored = one_hot_weights(weights.to(inputs.dtype), targets, outputs.shape[0])  # (K, N, M)
+    return memory_scores(inputs, stored.transpose(0, 1), outputs)  # (E (Eᵀ A)) G
 
 
 @dataclass(frozen=True)

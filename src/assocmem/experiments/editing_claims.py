@@ -15,7 +15,7 @@ from assocmem.analysis.editing_summary import (
     capacity_exponent,
     capacity_table,
     checkpoint_summary,
-    mean_se,
+    mean_two_se,
     relative_damage,
 )
 from assocmem.experiments.editing_common import (
@@ -116,7 +116,7 @@ def trial_means(rows: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame
     """Per group: the mean over trials of each trial's average of ``value`` (over the other
     settings, which share the trial's edit plan), with two standard errors."""
     per_trial = rows.groupby([*keys, "trial"])[value].mean().reset_index()
-    result: pd.DataFrame = per_trial.groupby(keys)[value].apply(mean_se).unstack().reset_index()
+    result: pd.DataFrame = mean_two_se(per_trial.groupby(keys)[value]).reset_index()
     return result
 
 
@@ -265,8 +265,8 @@ def claim_covariance(frames: Any, scale: str) -> Claim:
     paired = rows.pivot_table(index=["memory", "dim", "trial"], columns="method", values="damage")
     paired["gain"] = paired["rome"] - paired["rome_cov"]
     grouped = paired.reset_index().groupby(["memory", "dim"])
-    rome = grouped["rome"].apply(mean_se).unstack()
-    gain = grouped["gain"].apply(mean_se).unstack()
+    rome = mean_two_se(grouped["rome"])
+    gain = mean_two_se(grouped["gain"])
     before = rows[rows["method"] == "rome"].groupby(["memory", "dim"])["error_before"].mean()
     resolved = (rome["mean"] > rome["two_se"]) & (rome["mean"] > tol["rise"] * before)
     significant = (gain["mean"] - gain["two_se"] > 0)[resolved]

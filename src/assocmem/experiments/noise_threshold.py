@@ -24,6 +24,7 @@ from assocmem.analysis.noise_threshold_records import (
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
 from assocmem.figures.noise_threshold import CAPPED, noise_threshold_figure
+from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
 from assocmem.sweep.spec import SweepSpec
 
@@ -130,9 +131,8 @@ def _rule_pairs(rec: NoiseThresholdRecords, min_noise: float) -> pd.DataFrame:
         for rule, row in by_rule.items():
             cell = (*key[:2], rule, CAPPED, *key[2:])
             best[rule] = rec.errors[cell][:, index[int(row["k_star"])]]
-        diff = best["majority"] - best["soft"]
-        se = diff.std(ddof=1) / math.sqrt(diff.size) if diff.size > 1 else 0.0
-        rows.append([*key, diff.mean(), se, best["majority"].mean(), best["soft"].mean()])
+        diff, se = mean_se(best["majority"] - best["soft"])
+        rows.append([*key, diff, se, best["majority"].mean(), best["soft"].mean()])
     columns = ["alpha", "label_noise", "n_samples", "dim", "diff", "se", "majority", "soft"]
     return pd.DataFrame(rows, columns=columns)
 

@@ -22,7 +22,6 @@ from assocmem.analysis.similar_frames import (
     data_rows,
     dim_rows,
     effective_table,
-    mean_se,
     paired,
     select,
 )
@@ -35,6 +34,7 @@ from assocmem.experiments.experiment import (
     spec_tolerances,
 )
 from assocmem.figures.similar import similar_figure
+from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
 
 SPEC = "similar"

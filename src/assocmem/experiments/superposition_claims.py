@@ -19,7 +19,6 @@ from assocmem.analysis.superposition_records import (
     exponents,
     first_int,
     heads_above_one,
-    mean_se,
     ok_runs,
     paired,
     rank_profile,
@@ -32,6 +31,7 @@ from assocmem.experiments.experiment import (
     Judge,
     spec_tolerances,
 )
+from assocmem.ops.stats import mean_se
 from assocmem.report import Claim
 
 CLOSED, TRAINED = "superposition", "superposition_trained"  # shipped specs = sweep names

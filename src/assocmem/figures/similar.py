@@ -20,6 +20,7 @@ from assocmem.analysis.similar_frames import (
     window_cap,
 )
 from assocmem.figures.style import BAND_Z, colors, new_figure
+from assocmem.ops.stats import column_mean_se
 
 LAW = {"alpha": 2.0, "grouping": "random"}
 
@@ -147,8 +148,7 @@ def _interference(ax: Axes, frame: pd.DataFrame, groups: int) -> None:
     for rho, color in zip(rhos, colors(len(rhos) + 1)[1:], strict=True):
         part = rows[rows["similarity"] == rho]
         excess = by_trial(part, "n_samples", "error") - base
-        count = excess.notna().sum()
-        mean, se = excess.mean(), excess.std(ddof=1) / np.sqrt(count)
+        mean, se = column_mean_se(excess)
         xs = mean.index.to_numpy(float)
         _band(ax, xs, mean.to_numpy(), np.nan_to_num(se.to_numpy()), color, f"ρ = {rho:g}", False)
         theory = (by_trial(part, "n_samples", "theory_error") - base_theory).mean()

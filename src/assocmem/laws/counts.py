@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 
 
@@ -65,7 +66,7 @@ class BinomialTree:
 
 def check_total(n_draws: int) -> None:
     """A count total: an integer in [0, 2⁵³] (float64 counts stay exact)."""
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int) or not 0 <= n_draws <= 2**53:
+    if not is_int(n_draws) or not 0 <= n_draws <= 2**53:
         raise ConfigError("n_samples", f"must be integers in [0, 2^53], got {n_draws!r}")
 
 

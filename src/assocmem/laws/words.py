@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 
 CREDITS = (
@@ -102,8 +103,7 @@ def vocabulary_size(language: str) -> int:
 @cache
 def word_distribution(language: str, n_inputs: int) -> WordDistribution:
     """The law of the ``n_inputs`` most frequent words of ``language`` (wordfreq's best list)."""
-    if isinstance(n_inputs, bool) or not isinstance(n_inputs, int) or n_inputs < 2:
-        raise ConfigError("n_inputs", f"a word law needs an integer n_inputs ≥ 2, got {n_inputs!r}")
+    int_at_least("n_inputs", n_inputs, 2)  # a word law needs two words
     wordfreq = _check_language(language)
     freqs = wordfreq.get_frequency_dict(language, wordlist=WORDLIST)
     if n_inputs > len(freqs):

@@ -35,6 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
@@ -180,17 +181,13 @@ class _Problems:
         self.items.append(f"{location}: {message}")
 
 
-def _int_at_least(value: Any, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
 def _parse_seeds(value: Any, problems: _Problems) -> list[int] | None:
     if value is None:
         return None
-    if _int_at_least(value, 1) and value <= SEEDS_MAX:
+    if is_int(value) and 1 <= value <= SEEDS_MAX:
         return list(range(value))
     if isinstance(value, list) and value:
-        bad = [i for i, s in enumerate(value) if not _int_at_least(s, 0)]
+        bad = [i for i, s in enumerate(value) if not (is_int(s) and s >= 0)]
         for i in bad:
             problems.add(f"seeds[{i}]", f"must be an integer ≥ 0, got {value[i]!r}")
         if not bad and len(set(value)) != len(value):
@@ -282,9 +279,9 @@ def _check_trials(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) ->
     if not kind.has_trials and "trials" in raw:
         with_trials = ", ".join(name for name, k in RUN_KINDS.items() if k.has_trials)
         problems.add("trials", f"only {with_trials} sweeps have trials; use seeds")
-    elif not _int_at_least(trials, 1) or trials > SEEDS_MAX:
+    elif not (is_int(trials) and 1 <= trials <= SEEDS_MAX):
         problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
-    return int(trials) if _int_at_least(trials, 1) else 1
+    return trials if is_int(trials) and trials >= 1 else 1
 
 
 def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tuple[str, str]:
@@ -367,7 +364,7 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     trials = _check_trials(kind, raw, problems)
     claims = _check_claims(raw.get("claims"), problems)
     runs_per_batch = raw.get("runs_per_batch")
-    if runs_per_batch is not None and not _int_at_least(runs_per_batch, 1):
+    if runs_per_batch is not None and not (is_int(runs_per_batch) and runs_per_batch >= 1):
         problems.add("runs_per_batch", f"must be an integer ≥ 1, got {runs_per_batch!r}")
     if problems.items:
         raise SpecError(source, problems.items)

@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
 from assocmem.laws import check_label_noise, check_words
@@ -243,11 +244,6 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
         raise ConfigError(name, f"unknown value {value!r}; allowed: {', '.join(allowed)}")
 
 
-def _positive_int(name: str, value: Any, minimum: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(name, f"must be an integer ≥ {minimum}, got {value!r}")
-
-
 def _finite(name: str, value: Any, *, low: float = -math.inf, strict: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < low or (strict and value == low):
@@ -257,8 +253,8 @@ def _finite(name: str, value: Any, *, low: float = -math.inf, strict: bool = Fal
 
 def validate(cfg: TrainConfig) -> None:
     """Raise :class:`ConfigError` naming the first invalid field."""
-    _positive_int("n_inputs", cfg.n_inputs)
-    _positive_int("n_outputs", cfg.n_outputs, 2)
+    int_at_least("n_inputs", cfg.n_inputs, 1)
+    int_at_least("n_outputs", cfg.n_outputs, 2)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
     _finite("alpha", cfg.alpha, low=0.0, strict=True)
@@ -267,7 +263,7 @@ def validate(cfg: TrainConfig) -> None:
     check_label_noise(cfg.label_noise, cfg.n_outputs)
     if cfg.label_noise and cfg.model == "qupdate":
         raise ConfigError("label_noise", "the qupdate approximation has no noisy labels; use 0")
-    _positive_int("dim", cfg.dim)
+    int_at_least("dim", cfg.dim, 1)
     for name in ("layer_norm", "full_batch"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(name, f"must be true or false, got {getattr(cfg, name)!r}")
@@ -286,19 +282,19 @@ def validate(cfg: TrainConfig) -> None:
     _finite("lr", cfg.lr, low=0.0, strict=True)
     _finite("decay_factor", cfg.decay_factor, low=0.0, strict=True)
     if cfg.full_batch:
-        _positive_int("n_steps", cfg.n_steps)
+        int_at_least("n_steps", cfg.n_steps, 1)
     else:
-        _positive_int("n_samples", cfg.n_samples)
-        _positive_int("batch_size", cfg.batch_size)
+        int_at_least("n_samples", cfg.n_samples, 1)
+        int_at_least("batch_size", cfg.batch_size, 1)
         if cfg.batch_size > cfg.n_samples:
             raise ConfigError(
                 "batch_size", f"must be ≤ n_samples = {cfg.n_samples}, got {cfg.batch_size}"
             )
-    _positive_int("eval_every", cfg.eval_every, 0)
+    int_at_least("eval_every", cfg.eval_every, 0)
     for step in cfg.decay_steps:
-        _positive_int("decay_steps", step, 0)
+        int_at_least("decay_steps", step, 0)
     for step in cfg.snapshot_steps:
-        _positive_int("snapshot_steps", step, 0)
+        int_at_least("snapshot_steps", step, 0)
     if cfg.model == "qupdate" and (cfg.full_batch or cfg.optimizer.name != SGD.name):
         raise ConfigError("model", "qupdate approximates one-pass SGD: needs optimizer = sgd")
-    _positive_int("seed", cfg.seed, 0)
+    int_at_least("seed", cfg.seed, 0)

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import torch
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import population_metrics
 from assocmem.laws.tokens import mod_targets, sample_tokens
+from assocmem.ops.population import population_metrics
 from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads

@@ -10,13 +10,14 @@ of :class:`TrainConfig` in its flat spelling (:meth:`TrainConfig.from_flat`: ``m
 """
 
 import itertools
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError
 from assocmem.laws.words import parse_distribution
+from assocmem.ops.stats import mean_se
 from assocmem.training.config import TrainConfig
 from assocmem.training.records import RunResult
 
@@ -36,7 +37,7 @@ TUPLE_FIELDS = ("betas", "decay_steps", "snapshot_steps")
 
 
 def _as_list(key: str, value: Any) -> list[Any]:
-    if key == "seeds" and isinstance(value, int) and not isinstance(value, bool):
+    if key == "seeds" and is_int(value):
         if value < 1:
             raise ConfigError("seeds", f"a count of seeds must be ≥ 1, got {value}")
         return list(range(value))
@@ -107,7 +108,7 @@ def summarize(results: Sequence[RunResult]) -> list[dict[str, Any]]:
     for runs in groups.values():
         cfg = runs[0].config
         errors = [r.error for r in runs]
-        sem = statistics.stdev(errors) / math.sqrt(len(errors)) if len(errors) > 1 else 0.0
+        sem = mean_se(errors)[1]  # NaN for one seed
         rows.append(
             {
                 "model": cfg.model,

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from assocmem.evaluation import wrong_tokens
 from assocmem.ops.cross_entropy import softmax_error
+from assocmem.ops.population import wrong_tokens
 from assocmem.runtime import flush_denormals
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
-from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import noisy_error
+from assocmem.ops.population import PopulationMetrics, population_metrics
 from assocmem.runtime import intra_op_threads
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels import AbstractKernel

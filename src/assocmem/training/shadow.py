@@ -18,8 +18,8 @@ definition (Eq. 16 of Cabannes et al. 2024): it is formed once from the trained 
 """
 
 import torch
-import torch.nn.functional as F
 
+from assocmem.ops.scores import one_hot_weights
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.base import AbstractKernel, per_run_products, weighted_softmax_error
 from assocmem.training.models import LAYER_NORM_EPS
@@ -92,8 +92,7 @@ def q_memory(
     """``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` = ``Uᵀ (q·F)ᵀ E`` of every run, (R, d, d).
 
     q: (R, N); E: (R, N, d); U: (R, M, d); targets: (N,) the outputs f*(x)."""
-    onehot = F.one_hot(targets, U.shape[1]).to(q.dtype)  # (N, M)
-    stored = q[:, :, None] * onehot  # (R, N, M)
+    stored = one_hot_weights(q, targets, U.shape[1])  # diag(q) F, (R, N, M)
     return per_run_products(U.transpose(1, 2), per_run_products(stored.transpose(1, 2), E))
 
 

@@ -17,10 +17,10 @@ every kernel: W is stepped beside those kernels along the run's own trajectory
 from dataclasses import dataclass, fields
 
 import torch
-import torch.nn.functional as F
 
-from assocmem.evaluation import PopulationMetrics, population_metrics
 from assocmem.laws.tokens import mod_targets
+from assocmem.ops.population import PopulationMetrics, population_metrics
+from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.runtime import intra_op_threads
 from assocmem.training.config import TrainConfig
 from assocmem.training.models import MODEL_REGISTRY, layer_norm
@@ -109,10 +109,10 @@ class TrainedState:
             hidden = layer_norm(self.EW) if cfg.layer_norm else self.EW
             return torch.bmm(hidden[None], self.U.T[None])[0]
         if self.q is not None:
-            onehot = F.one_hot(mod_targets(cfg.n_inputs, cfg.n_outputs), cfg.n_outputs)
-            stored = self.q[:, None] * onehot.to(STATE_DTYPE)  # q(x) at column f*(x)
-            inner = torch.bmm(stored[None], (self.U @ self.U.T)[None])
-            return torch.bmm((self.E @ self.E.T)[None], inner)[0]
+            targets = mod_targets(cfg.n_inputs, cfg.n_outputs)
+            stored = one_hot_weights(self.q.to(STATE_DTYPE), targets, cfg.n_outputs)
+            scores = memory_scores(self.E, stored[:, None], self.U, order="gram", product=_bmm)
+            return scores[:, 0]
         state = {name: t[None] for name, t in self.tensors().items()}
         rows = torch.arange(cfg.n_inputs)[None]
         return MODEL_REGISTRY[cfg.model].logits(state, rows, normalize=cfg.layer_norm)[0]
@@ -138,9 +138,14 @@ class TrainedState:
 
     def metrics(self) -> PopulationMetrics:
         """The exact population metrics of :meth:`logits` against the config's input law,
-        targets and label law (:func:`assocmem.evaluation.population_metrics`), each (1,)."""
+        targets and label law (:func:`assocmem.ops.population.population_metrics`), each (1,)."""
         task = Task.of(self.config.with_(device="cpu"))
         return population_metrics(self.logits()[None], task.targets, task.probs, law=task.law)
+
+
+def _bmm(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+    """``left @ right`` as a batch of one ``bmm``, the product the kernels' evaluation takes."""
+    return torch.bmm(left[None], right[None])[0]
 
 
 def copy(tensor: torch.Tensor) -> torch.Tensor:

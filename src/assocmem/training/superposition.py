@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 import torch
 
 from assocmem.embeddings import draw_embeddings
-from assocmem.evaluation import PopulationError, wrong_tokens
 from assocmem.laws.tokens import mod_targets, sample_tokens, zipf_probabilities
 from assocmem.ops.cross_entropy import softmax_error
+from assocmem.ops.population import PopulationError, wrong_tokens
+from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.rng import generator
 from assocmem.runtime import intra_op_threads
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
@@ -187,9 +188,8 @@ def stored_scores(E: torch.Tensor, U: torch.Tensor, weights: torch.Tensor) -> to
     """Scores (R, H, N, M) of the closed-form heads ``W_h = Σ_x q_h(x) u^h_{f*(x)} e^{hᵀ}_x`` on
     the embeddings E (R, H, N, d), U (R, H, M, d), for weights q_h (R, H, N)."""
     n, m = E.shape[-2], U.shape[-2]
-    one_hot = torch.nn.functional.one_hot(mod_targets(n, m), m).to(E.dtype)
-    stored = weights.to(E.dtype)[..., None] * one_hot  # diag(q_h) F: (R, H, N, M)
-    return E @ (E.transpose(-1, -2) @ stored) @ (U @ U.transpose(-1, -2))
+    stored = one_hot_weights(weights.to(E.dtype), mod_targets(n, m), m)  # diag(q_h) F
+    return memory_scores(E, stored[..., None, :], U)[..., 0, :]  # (E (Eᵀ A)) G
 
 
 def reference_weights(

@@ -63,19 +63,3 @@ class Sampler(ABC):
         (len(dims), K·M, N), row ``k·M + y`` the column y of weighting k. A yielded tensor may
         be a reused buffer: valid until the next one is asked for.
         """
-
-
-def stored_rows(
-    q: torch.Tensor, labels: torch.Tensor, out: torch.Tensor | None = None
-) -> torch.Tensor:
-    """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
-
-    Without label noise L is the one-hot matrix F of f*. ``out``: a contiguous (..., K·M, N)
-    tensor to write them in.
-    """
-    shape = (*q.shape[:-1], *labels.shape[-2:])  # labels (K, M, N) match q's last K
-    if out is None:  # row-major whatever the inputs' strides: flattening copies nothing
-        dtype = torch.result_type(q, labels)
-        out = q.new_empty((*shape[:-3], shape[-3] * shape[-2], shape[-1]), dtype=dtype)
-    torch.mul(q.unsqueeze(-2), labels, out=out.view(shape))
-    return out

@@ -17,7 +17,8 @@ from functools import cached_property
 import torch
 
 from assocmem.closed_form.problem import Problem, Workspace
-from assocmem.closed_form.samplers.base import TrialWeights, stored_rows
+from assocmem.closed_form.samplers.base import TrialWeights
+from assocmem.ops.scores import stored_rows
 
 SPLIT_BASIS_ABOVE = 0  # tokens from which it is built by class without label noise: always
 

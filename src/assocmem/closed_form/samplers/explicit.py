@@ -23,13 +23,14 @@ import torch
 
 from assocmem import rng
 from assocmem.closed_form.problem import Problem
-from assocmem.closed_form.samplers.base import Sampler, TrialWeights, stored_rows
+from assocmem.closed_form.samplers.base import Sampler, TrialWeights
 from assocmem.embeddings import (
     CLUSTERED,
     clustered_coordinates,
     nested_row_scales,
     standard_coordinates,
 )
+from assocmem.ops.scores import stored_rows
 
 
 class Explicit(Sampler):

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from assocmem.config.checks import int_at_least, is_int
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
@@ -66,12 +67,6 @@ TRAINED_ONLY = ("lr", "max_steps", "rel_tol", "factor")
 _DEFAULTS = {f.name: f.default for f in fields(CapacityConfig)}
 
 
-def _int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be an integer ≥ {low}, got {value!r}")
-    return value
-
-
 def _number(name: str, value: Any, low: float, high: float = math.inf) -> float:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not low < value < high:
@@ -82,7 +77,7 @@ def _number(name: str, value: Any, low: float, high: float = math.inf) -> float:
 def _dims(value: Any) -> tuple[int, ...]:
     if not isinstance(value, list | tuple) or not value:
         raise ConfigError("dims", f"must be a non-empty list of integers, got {value!r}")
-    dims = tuple(_int("dims", d, 1) for d in value)
+    dims = tuple(int_at_least("dims", d, 1) for d in value)
     if any(b <= a for a, b in zip(dims, dims[1:], strict=False)):
         raise ConfigError("dims", f"must be increasing, got {list(dims)}")
     return dims
@@ -91,7 +86,7 @@ def _dims(value: Any) -> tuple[int, ...]:
 def _outputs(value: Any) -> int | None:
     if value == ALL_OUTPUTS or value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+    if not is_int(value) or value < 2:
         raise ConfigError("n_outputs", f'must be "N" or an integer ≥ 2, got {value!r}')
     return value
 
@@ -123,13 +118,13 @@ def build_capacity(values: Mapping[str, Any]) -> CapacityConfig:
     return CapacityConfig(
         memory=memory,
         dims=_dims(merged["dims"]),
-        trials=_int("trials", merged["trials"], 1),
-        repeats=_int("repeats", merged["repeats"], 1),
+        trials=int_at_least("trials", merged["trials"], 1),
+        repeats=int_at_least("repeats", merged["repeats"], 1),
         n_outputs=_outputs(merged["n_outputs"]),
         tau=_number("tau", merged["tau"], 0.0, 1.0),
-        seed=_int("seed", merged["seed"], 0),
+        seed=int_at_least("seed", merged["seed"], 0),
         lr=_number("lr", merged["lr"], 0.0),
-        max_steps=_int("max_steps", merged["max_steps"], 1),
+        max_steps=int_at_least("max_steps", merged["max_steps"], 1),
         rel_tol=_number("rel_tol", merged["rel_tol"], 0.0, 1.0),
         factor=_number("factor", merged["factor"], 1.0),
         device=merged["device"],

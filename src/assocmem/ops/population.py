@@ -9,6 +9,10 @@ Head and tail (one definition for closed-form and trained memories): the *head* 
 sorted by decreasing probability (Zipf, word frequencies) the head is the first ``⌈N/10⌉``
 tokens. The tail error is ``error − head error``.
 
+Correctness, the same rule everywhere: :func:`wrong_tokens` (torch, (R, N, M) logits),
+:func:`correct` and :func:`correct_columns` (numpy tables, the editing study's), and
+:func:`strict_argmax` (the answer itself, −1 on a tie: a composed memory reads it).
+
 The sums over tokens are exact, so they do not depend on the order a matrix product adds in
 (which changes with the batch shape, the thread count and the device): see
 :class:`PopulationError`.
@@ -18,6 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 HEAD_FRACTION = 0.1
@@ -114,6 +119,37 @@ def wrong_tokens(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return ~correct
 
 
+def strict_argmax(scores: torch.Tensor) -> torch.Tensor:
+    """The index of the strict maximum of the last axis, −1 where the maximum is tied."""
+    best, index = scores.max(dim=-1)
+    tied = (scores == best[..., None]).sum(-1) > 1
+    return torch.where(tied, -1, index)
+
+
+def correct(scores: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """(N,) bool: the target's score is the strict maximum of its row (ties are errors).
+
+    scores: (N, M); targets: (N,) int."""
+    return correct_columns(np.ascontiguousarray(scores.T), targets)
+
+
+def correct_columns(
+    table: np.ndarray, targets: np.ndarray, flat: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`correct` of the transposed table (M, N), in numpy (fast: reductions over the
+    short axis; the editing study changes such tables in place). The rule of
+    :func:`wrong_tokens`: correct only when the target's score is the strict maximum.
+
+    ``flat``: the flat positions ``targets · N + x`` of the targets' scores, if known."""
+    if flat is None:
+        flat = targets * table.shape[1] + np.arange(table.shape[1])
+    mine = table.take(flat)
+    rest = table.copy()
+    rest.put(flat, -np.inf)
+    beaten: np.ndarray = mine > rest.max(axis=0)
+    return beaten
+
+
 def population_metrics(
     logits: torch.Tensor,
     targets: torch.Tensor,
@@ -140,3 +176,17 @@ def population_metrics(
         finite=torch.isfinite(logits).flatten(1).all(1),
         p_correct=(target_log_prob.exp() * weights).sum(1),
     )
+
+
+__all__ = [
+    "HEAD_FRACTION",
+    "PopulationError",
+    "PopulationMetrics",
+    "correct",
+    "correct_columns",
+    "head_mask",
+    "head_size",
+    "population_metrics",
+    "strict_argmax",
+    "wrong_tokens",
+]

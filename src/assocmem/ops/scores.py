@@ -1,0 +1,107 @@
+"""The scores of a closed-form memory, ``u_yᵀ W_q e_x``, without forming W (written once).
+
+For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Eq. 16 of Cabannes et al. 2024; with label noise,
+``Σ_x q(x) Σ_y L(y|x) u_y e_xᵀ``) the scores of every input are ``E (Eᵀ A) G`` with
+``A = diag(q) L`` (N×M; L the one-hot matrix F of f* without noise) and ``G = U Uᵀ`` (M×M):
+O(N·d·M) work instead of the O(N·d²) of forming W (docs/architecture.md, idea 1).
+
+Every memory that scores this way calls :func:`memory_scores`; the association (which product
+is taken first) is a parameter, because it changes the float rounding and each caller keeps the
+one its records were made with. The closed-form samplers grow the same product block by block
+over nested dimensions (``closed_form/samplers``) from the rows of :func:`stored_rows`.
+"""
+
+from collections.abc import Callable
+from typing import Literal
+
+import torch
+
+Order = Literal["summary", "readout", "gram"]
+Product = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def stored_rows(
+    q: torch.Tensor, labels: torch.Tensor, out: torch.Tensor | None = None
+) -> torch.Tensor:
+    """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
+
+    Without label noise L is the one-hot matrix F of f*. ``out``: a contiguous (..., K·M, N)
+    tensor to write them in.
+    """
+    shape = (*q.shape[:-1], *labels.shape[-2:])  # labels (K, M, N) match q's last K
+    if out is None:  # row-major whatever the inputs' strides: flattening copies nothing
+        dtype = torch.result_type(q, labels)
+        out = q.new_empty((*shape[:-3], shape[-3] * shape[-2], shape[-1]), dtype=dtype)
+    torch.mul(q.unsqueeze(-2), labels, out=out.view(shape))
+    return out
+
+
+def one_hot_weights(q: torch.Tensor, targets: torch.Tensor, n_outputs: int) -> torch.Tensor:
+    """``A = diag(q) F``: q(x) at column f*(x), (..., N, M), from q (..., N) and targets (N,).
+
+    In q's dtype (F is exact in any float dtype)."""
+    onehot = torch.nn.functional.one_hot(targets, n_outputs).to(q.dtype)  # (N, M)
+    return q[..., None] * onehot
+
+
+def memory_scores(
+    inputs: torch.Tensor,
+    weights: torch.Tensor,
+    outputs: torch.Tensor,
+    *,
+    keys: torch.Tensor | None = None,
+    order: Order = "summary",
+    left: Literal["keys", "weights"] = "keys",
+    product: Product = torch.matmul,
+) -> torch.Tensor:
+    """``u_yᵀ W_k e_x`` for every input x, weighting k and output y: ``E (Kᵀ A_k) G``.
+
+    Parameters
+    ----------
+    inputs : torch.Tensor, shape (..., N, d)
+        The embeddings E of the inputs scored (the queries).
+    weights : torch.Tensor, shape (..., n, K, M)
+        ``A_k = diag(q_k) L`` of each weighting k, on the rows of ``keys``.
+    outputs : torch.Tensor, shape (..., M, d)
+        The output embeddings U; ``G = U Uᵀ``.
+    keys : torch.Tensor, shape (..., n, d), optional
+        The embeddings of the stored rows (the rows of ``weights``); default ``inputs`` (n = N).
+        Passing only the rows with ``q > 0`` skips the others' zero terms.
+    order : {"summary", "readout", "gram"}
+        Which products come first (the float rounding differs, the value does not):
+        ``"summary"``: ``(E (Kᵀ A)) G``, O(N·d·K·M + N·K·M²); ``"readout"``:
+        ``E ((Kᵀ A) G)``, O(n·d·K·M + d·K·M² + N·d·K·M); ``"gram"``: ``(E Kᵀ)(A G)``,
+        O(N·n·d + n·K·M² + N·n·K·M), for few tokens and many dimensions.
+    left : {"keys", "weights"}
+        The summary ``S = Kᵀ A`` as that product (``"keys"``) or as ``(Aᵀ K)ᵀ`` (``"weights"``):
+        the same sums, rounded differently by BLAS at large d.
+    product : callable
+        How the weights' products are taken (default ``@``; the Gram matrices ``U Uᵀ`` and
+        ``E Kᵀ`` always by ``@``): e.g. the training kernels' own, to reproduce their bits.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., N, K, M)
+    """
+    keys = inputs if keys is None else keys
+    batch, n_stored, k, m = weights.shape[:-3], *weights.shape[-3:]
+    n = inputs.shape[-2]
+    gram = outputs @ outputs.transpose(-1, -2)  # G = U Uᵀ, (..., M, M)
+    if order == "gram":
+        readout = product(weights.reshape(*batch, n_stored * k, m), gram)  # A G
+        scores = product(inputs @ keys.transpose(-1, -2), readout.view(*batch, n_stored, k * m))
+        return scores.view(*batch, n, k, m)
+    stored = weights.reshape(*batch, n_stored, k * m)
+    if left == "keys":
+        summary = product(keys.transpose(-1, -2), stored)  # S = Kᵀ A, (..., d, K·M)
+    else:
+        summary = product(stored.transpose(-1, -2), keys).transpose(-1, -2)
+    if order == "readout":  # S G as one 2-D product where there are no batch axes
+        dim = summary.shape[-2]
+        summary = product(summary.view(*batch, dim, k, m), gram).flatten(-2)
+        return product(inputs, summary).view(*batch, n, k, m)
+    aggregated = product(inputs, summary)  # E S, (..., N, K·M)
+    return product(aggregated.reshape(*batch, n * k, m), gram).view(*batch, n, k, m)
+
+
+__all__ = ["one_hot_weights", "memory_scores", "stored_rows"]

@@ -1,0 +1,39 @@
+"""docs/architecture.md's "Written once" table stays true: each function it names is defined
+once in the package, in a file the row names."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "assocmem"
+
+
+def _rows() -> list[tuple[list[str], list[str]]]:
+    """(names, files) of each row of the table: backticked identifiers and ``.py`` paths."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Written once", 1)[1].split("\n\n", 2)[1]
+    rows = []
+    for line in table.splitlines()[2:]:
+        ticked = re.findall(r"`([^`]+)`", line)
+        files = [t for t in ticked if t.endswith(".py")]
+        names = [t for t in ticked if re.fullmatch(r"[a-z_][a-z0-9_]*", t)]
+        rows.append((names, files))
+    return rows
+
+
+def _definitions(name: str) -> list[Path]:
+    pattern = re.compile(rf"^(def|class) {name}\b", re.MULTILINE)
+    return [p for p in PACKAGE.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
+
+
+def test_every_named_operation_is_defined_once_where_the_table_says():
+    checked = 0
+    for names, files in _rows():
+        for file in files:
+            assert (PACKAGE / file).is_file(), file
+        for name in names:
+            found = _definitions(name)
+            assert len(found) == 1, f"{name}: defined in {found}"
+            assert any(found[0] == PACKAGE / file for file in files), f"{name}: in {found[0]}"
+            checked += 1
+    assert checked >= 12  # the ops rows name at least this many functions
