@@ -6,6 +6,9 @@ empty output, or an error that does not help. Each test fails on the code before
 import contextlib
 import io
 import json
+import os
+import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -205,3 +208,45 @@ def test_a_library_error_ends_with_the_help_of_its_command(cwd: Path) -> None:
     assert line.endswith("(see assocmem closed-form --help)")
     line = refused(["sweep", "run", "nope.toml", "--db", "g.db"], "spec")
     assert line.endswith("(see assocmem sweep run --help)")
+
+
+# ---- tables are never cut --------------------------------------------------------------------
+
+LONG = [("a rather long description of a sweep, " * 2).strip(), 0.000123456, "x" * 30]  # 121 wide
+
+
+def test_a_piped_table_prints_every_column_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    from assocmem.cli.common import format_table
+
+    text = format_table(["spec", "value", "note"], [LONG, ["b", 2.0, None]])
+    lines = text.splitlines()
+    assert len(lines) == 4 and "…" not in text
+    assert LONG[0] in lines[2] and "0.0001235" in lines[2] and LONG[2] in lines[2]
+
+
+def test_a_narrow_terminal_gets_one_record_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assocmem.cli import common
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((40, 24)))
+    text = common.format_table(["spec", "value", "note"], [LONG, ["b", 2.0, None]])
+    assert text.splitlines() == [
+        f"spec: {LONG[0]} | value: 0.0001235 | note: {LONG[2]}",
+        "spec: b | value: 2",
+    ]
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((200, 24)))
+    assert len(common.format_table(["spec"], [["b"]]).splitlines()) == 3  # it fits: a table
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["theory", "--alpha", "1.5"],
+        ["sweep", "specs"],
+        ["train", "-N", "20", "--dims", "8", "16", "--seeds", "1", "--n-steps", "5"],
+    ],
+)
+def test_command_tables_are_never_cut(cwd: Path, argv: list[str]) -> None:
+    code, out, err = run(argv)
+    assert code == 0, err
+    assert "…" not in out  # before: headers and numbers cut with "…"
