@@ -250,3 +250,10 @@ def test_command_tables_are_never_cut(cwd: Path, argv: list[str]) -> None:
     code, out, err = run(argv)
     assert code == 0, err
     assert "…" not in out  # before: headers and numbers cut with "…"
+
+
+def test_the_hierarchy_table_has_rows_without_d_512() -> None:
+    # found by the property test: the table was at d = 512 only, empty for other settings
+    result = run_study("hierarchy", scale="tiny", settings={"dims": [16, 32]})
+    assert result.table is not None and result.table.rows
+    assert "d = 32" in result.table.title

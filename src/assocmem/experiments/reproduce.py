@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from assocmem import __version__
+from assocmem.closed_form.config import check_device
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
@@ -140,6 +141,7 @@ def reproduce(
     """
     start = time.perf_counter()
     to_draw, to_judge = selected(scale, only)
+    check_device(device)  # once, as the field it is, before any sweep is parsed
     specs: dict[str, SweepSpec] = {}
     for experiment in (*to_draw, *to_judge):
         specs |= experiment.specs(scale, device)
