@@ -257,3 +257,25 @@ def test_the_hierarchy_table_has_rows_without_d_512() -> None:
     result = run_study("hierarchy", scale="tiny", settings={"dims": [16, 32]})
     assert result.table is not None and result.table.rows
     assert "d = 32" in result.table.title
+
+
+def test_sample_free_schemes_say_why_t_is_inf() -> None:
+    # before: closed-form --n-samples 0 reported the run as T = inf, without a word
+    code, out, err = run(["closed-form", "--n-samples", "0", "--dims", "10", "--trials", "2"])
+    assert code == 0, err
+    assert "T = inf for uniform, population, threshold:P=d/8: sample-free schemes" in out
+    code, out, _ = run(["closed-form", "--dims", "10", "--trials", "2"])
+    assert "sample-free" not in out  # T = inf was asked for
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    # before: ``assocmem … --format json | head`` ended in a BrokenPipeError traceback
+    import shlex
+    import subprocess
+
+    sizes = " ".join(str(t) for t in range(1, 3001))
+    python = shlex.quote(sys.executable)
+    script = f"{python} -m assocmem theory --n-samples {sizes} --format json | head -c 10"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout == '{"kind": "'
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

@@ -3,7 +3,10 @@
 imports no torch, pandas or matplotlib: each handler imports the library when it runs."""
 
 import argparse
+import contextlib
 import importlib
+import io
+import os
 import re
 import sys
 from typing import Any, NoReturn
@@ -99,3 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assocmem: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (``assocmem … | head``): stop quietly
+        _silence_stdout()
+        return 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit raises no second BrokenPipeError."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
