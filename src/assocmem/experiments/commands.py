@@ -137,7 +137,7 @@ HIERARCHY_COMMAND = StudyCommand(
         ),  # fmt: skip
         Option("concept_scheme", "str", "closed form: memory 2's scheme"),
         Option("dim", "int", "trained: the direct memory's d", many=True, low=2),
-        Option("lr", "float", "trained: Adam's learning rates", many=True, low=0),
+        Option("lr", "float", "trained: Adam's learning rates", many=True, low=1e-12),
         Option("n_steps", "int", "trained: optimiser steps", low=1),
     ),
     tiny=(("trials", 1), ("dims", [16, 32]), ("dim", [32]), ("n_steps", 20)),
