@@ -279,3 +279,12 @@ def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout == '{"kind": "'
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+def test_results_of_a_sweep_not_stored_is_refused(cwd: Path) -> None:
+    # found by the property test: --sweep nope printed an empty list and exited 0
+    (cwd / "s.toml").write_text('name = "tiny"\nkind = "closed_form"\n[base]\ndims = [8]\n')
+    assert run(["sweep", "run", "s.toml", "--db", "g.db", "--quiet"])[0] == 0
+    line = refused(["sweep", "results", "--db", "g.db", "--sweep", "tinny"], "sweep")
+    assert "did you mean tiny?" in line
+    refused(["sweep", "results", "--db", "g.db", "--kind", "train"], "kind")

@@ -36,7 +36,9 @@ def did_you_mean(name: object, allowed: Iterable[str]) -> str:
     return f"did you mean {near[0]}? " if near else ""
 
 
-def unknown_name(field: str, what: str, name: object, allowed: Iterable[str]) -> ConfigError:
+def unknown_name(
+    field: str, what: str, name: object, allowed: Iterable[str], listed: str = "allowed"
+) -> ConfigError:
     """The error for a name that is not registered: ``FIELD: unknown WHAT 'NAME'; did you mean
     X? allowed: A, B, …`` (no ``'NAME'`` when it is the field, as for an unknown key).
 
@@ -50,8 +52,10 @@ def unknown_name(field: str, what: str, name: object, allowed: Iterable[str]) ->
         The name given.
     allowed : iterable of str
         The registered names, in the order to list them.
+    listed : str, default "allowed"
+        The word before the list (``"stored"`` for the names a database holds).
     """
     names = [str(a) for a in allowed]
     hint = did_you_mean(name, names)
     named = "" if name == field else f" {name!r}"  # a key: the field is the name
-    return ConfigError(field, f"unknown {what}{named}; {hint}allowed: {', '.join(names)}")
+    return ConfigError(field, f"unknown {what}{named}; {hint}{listed}: {', '.join(names)}")
