@@ -22,10 +22,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from cli_parsers import leaf_commands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assocmem.cli import build_parser, main
+from assocmem.cli import main
 from assocmem.cli.common import LazyChoices
 
 SAFE_POSITIONALS = {  # a harmless valid value for required positionals (by dest)
@@ -43,23 +44,7 @@ BAD_TEXT = ["", " ", "-", "nan", "inf", "-inf", "-1", "0", "1e999", "x" * 300, "
 BAD_FREE_TEXT = ["", "\x00", "a\x00b"]
 
 
-def _commands() -> list[tuple[list[str], argparse.ArgumentParser]]:
-    """Every leaf command as (words, parser): ``["sweep", "run"]`` etc."""
-    out = []
-
-    def walk(words: list[str], parser: argparse.ArgumentParser) -> None:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not subs:
-            out.append((words, parser))
-            return
-        for name, sub in subs[0].choices.items():
-            walk([*words, name], sub)
-
-    walk([], build_parser())
-    return out
-
-
-COMMANDS = _commands()
+COMMANDS = leaf_commands()
 
 
 def _options(parser: argparse.ArgumentParser) -> list[argparse.Action]:

@@ -81,6 +81,8 @@ def test_figure_command(tmp_path, capsys, joint):
     records = [r for r in joint.records if r["scheme"].startswith("empirical_threshold")]
     source.write_text(json.dumps({"kind": "closed_form", "records": records}))  # Figure 1's scheme
     out = tmp_path / "figs" / "fig1"
+    assert main(["figure", "1", "--from", str(source), "--out", str(out)]) == 2  # no folder figs
+    (tmp_path / "figs").mkdir()  # an output file's folder must exist (issue 36)
     assert main(["figure", "1", "--from", str(source), "--out", str(out)]) == 0
     assert (tmp_path / "figs" / "fig1.png").exists() and (tmp_path / "figs" / "fig1.svg").exists()
     (tmp_path / "bad.json").write_text("{")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import torch
 
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
 # Whether a kind's rows have i.i.d. N(0, σ²) entries (σ fixed at each d). Only then is the
@@ -41,7 +41,7 @@ DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never 
 
 def check_kind(field: str, kind: str, allowed: Sequence[str] = EMBEDDING_KINDS) -> None:
     if kind not in allowed:
-        raise ConfigError(field, f"unknown embedding kind {kind!r}; allowed: {', '.join(allowed)}")
+        raise unknown_name(field, "embedding kind", kind, allowed)
 
 
 def is_iid_gaussian(kind: str) -> bool:

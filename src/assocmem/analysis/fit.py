@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import least_squares
 
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 
 LOSSES = ("linear", "soft_l1", "huber")
 FLAT_SLOPE = -0.05  # a reference slope above this is "no decay"
@@ -36,7 +36,7 @@ FLAT_FRACTION = 2.0 / 3.0  # an end segment less steep than this fraction of g_r
 
 def _check_loss(loss: str) -> None:
     if loss not in LOSSES:
-        raise ConfigError("loss", f"unknown loss {loss!r}; allowed: {', '.join(LOSSES)}")
+        raise unknown_name("loss", "loss", loss, LOSSES)
 
 
 def _ols_slopes(log_x: np.ndarray, log_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

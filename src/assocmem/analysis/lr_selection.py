@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from assocmem.analysis.stats import aggregate, group_columns, seed_summary
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.ops.lr_selection import lowest
 
 LR_METHODS = {
@@ -68,9 +68,7 @@ def select_lr(
     "Tuned lr" in Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
     """
     if method not in LR_METHODS:
-        raise ConfigError(
-            "select_lr", f"unknown method {method!r}; allowed: {', '.join(LR_METHODS)}"
-        )
+        raise unknown_name("select_lr", "method", method, LR_METHODS)
     if "lr" not in df.columns or "seed" not in df.columns:
         raise ConfigError("select_lr", "needs runs with an lr and a seed (training sweeps)")
     if method == "mean":

@@ -176,7 +176,8 @@ def fit_records(
     Raises
     ------
     ConfigError
-        For bad options (window, loss) or records without the fitted variable.
+        For bad options (window, loss), records without the fitted variable, or records
+        without one curve of three points.
 
     Notes
     -----
@@ -188,6 +189,9 @@ def fit_records(
         alpha = None  # a user-given law has no α: no theory slope
     fits, joints = [], []
     by_scheme = _by_scheme(payload["records"], options.schemes)
+    if not options.joint and not any(_curves(records) for records in by_scheme.values()):
+        raise ConfigError("results", "nothing to fit: a slope needs three or more d at one T, or "
+                          "three or more finite T > 0 at one d, for one scheme")  # fmt: skip
     total = sum(len(_curves(records)) + options.joint for records in by_scheme.values())
     with progress_bar(total, "fit", "fit", progress) as bar:
         for spec, records in by_scheme.items():

@@ -52,7 +52,7 @@ from assocmem.closed_form.superposition import (
     scheme_weights,
     trial_route,
 )
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 
 BUDGETS = ("width", "matrix", "total")
@@ -88,7 +88,7 @@ def budget_head_dim(dim: int, heads: int, budget: str, n_inputs: int, n_outputs:
         For an unknown budget.
     """
     if budget not in BUDGETS:
-        raise ConfigError("budgets", f"unknown budget {budget!r}; allowed: {', '.join(BUDGETS)}")
+        raise unknown_name("budgets", "budget", budget, BUDGETS)
     if heads == 1:
         return dim
     if budget == "width":

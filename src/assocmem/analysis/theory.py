@@ -7,6 +7,7 @@ log-log *slope* of the error curve is ``-a``. ``≍`` means "up to constants dep
 logs)": the functions below give exponents, not constants.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -159,7 +160,7 @@ def finite_data_table(
         {
             "n_samples": float(t),
             "finite_data_error": float(e),
-            "asymptotic_shape": float(t ** -data_exponent(alpha)),
+            "asymptotic_shape": math.inf if t == 0 else float(t ** -data_exponent(alpha)),
             "optimal_dim": float(d),
         }
         for t, e, d in zip(sizes, exact, optimal, strict=True)

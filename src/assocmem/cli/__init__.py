@@ -3,14 +3,17 @@
 imports no torch, pandas or matplotlib: each handler imports the library when it runs."""
 
 import argparse
+import contextlib
 import importlib
+import io
+import os
 import re
 import sys
 from typing import Any, NoReturn
 
 from assocmem import __version__
 from assocmem.cli.common import HelpFormatter
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, did_you_mean
 
 # Subcommand modules, in the order ``assocmem --help`` lists them.
 COMMANDS = (
@@ -38,17 +41,41 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"assocmem: error: {_field_first(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"assocmem: error: {_field_first(message)}{help_hint(self.prog)}\n")
+
+
+def help_hint(prog: str) -> str:
+    """The end of every error line: where to read what the command accepts."""
+    return f" (see {prog} --help)"
 
 
 def _field_first(message: str) -> str:
     """argparse's ``argument -N/--n-inputs: …`` as ``n_inputs: …``, the field as a config or
-    :class:`ConfigError` names it."""
+    :class:`ConfigError` names it; an invalid choice says the nearest allowed one."""
     match = re.match(r"argument (\S+): (.*)", message, flags=re.DOTALL)
     if match is None:
         return " ".join(message.split())
     field = match.group(1).split("/")[-1].lstrip("-").replace("-", "_")
-    return f"{field}: {' '.join(match.group(2).split())}"
+    return f"{field}: {_near_choice(' '.join(match.group(2).split()))}"
+
+
+def _near_choice(message: str) -> str:
+    """``invalid choice: 'x' (choose from 'a', 'b')`` with ``did you mean a?`` before the list."""
+    match = re.match(r"invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if match is None:
+        return message
+    allowed = re.findall(r"'([^']*)'", match.group(2))
+    hint = did_you_mean(match.group(1), allowed)
+    return f"invalid choice: {match.group(1)!r}; {hint}allowed: {', '.join(allowed)}"
+
+
+def _set_help_hints(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)command's parser records its own name, for the hint of a handler's error."""
+    parser.set_defaults(prog=parser.prog)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _set_help_hints(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"assocmem.cli.{name}").register(subparsers)
+    _set_help_hints(parser)
     return parser
 
 
@@ -69,8 +97,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except ConfigError as err:
-        print(f"assocmem: error: {err}", file=sys.stderr)
+        print(f"assocmem: error: {err}{help_hint(args.prog)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("assocmem: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (``assocmem … | head``): stop quietly
+        _silence_stdout()
+        return 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit raises no second BrokenPipeError."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

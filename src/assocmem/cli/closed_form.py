@@ -148,4 +148,7 @@ def run(args: argparse.Namespace) -> int:
         f"\n{cfg.trials} trials, N = {cfg.n_inputs}, M = {cfg.n_outputs}, "
         f"{wall:.2f} s on {cfg.device}, {cfg.resolved_sampler} sampler"
     )
+    free = dict.fromkeys(r["scheme"] for r in result.records if r["n_samples"] is None)
+    if free and any(t is not None for t in cfg.n_samples):
+        print(f"T = inf for {', '.join(free)}: sample-free schemes, whatever --n-samples")
     return 0

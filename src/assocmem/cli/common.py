@@ -10,6 +10,7 @@ import argparse
 import importlib
 import json
 import math
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -33,8 +34,6 @@ __all__ = [
     "print_json",
     "show_progress",
 ]
-
-TABLE_WIDTH = 100  # text tables are cut to this many columns (--format json has everything)
 
 
 class LazyChoices(Sequence[str]):
@@ -181,33 +180,42 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _fit_widths(widths: list[int], width: int, gap: int) -> list[int]:
-    """Narrow the widest columns (never below 8 characters) until the table fits ``width``."""
-    widths = list(widths)
-    while sum(widths) + gap * (len(widths) - 1) > width:
-        widest = max(range(len(widths)), key=lambda i: widths[i])
-        if widths[widest] <= 8:
-            break
-        widths[widest] -= 1
-    return widths
+def _terminal_width() -> int | None:
+    """The columns of the terminal stdout writes to, or None when it is piped or redirected
+    (then a table is printed whole, however wide)."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def format_table(headers: list[str], rows: list[list[Any]], width: int | None = None) -> str:
+    """A plain aligned text table; floats in compact scientific-friendly form. Nothing is ever
+    cut: wider than ``width`` (default: the terminal's columns on a terminal, no limit when
+    piped), it is printed one record a line (``header: value`` pairs) instead.
 
-
-def format_table(headers: list[str], rows: list[list[Any]], width: int = TABLE_WIDTH) -> str:
-    """A plain aligned text table, at most ``width`` characters wide: the widest columns are
-    abbreviated (…) when needed; floats in compact scientific-friendly form."""
+    Parameters
+    ----------
+    headers : list of str
+        The column names, (C,).
+    rows : list of list
+        The rows, (R, C).
+    width : int, optional
+        The widest line allowed before switching to records.
+    """
     text = [[_cell(v) for v in row] for row in rows]
-    natural = [
-        max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)
-    ]
-    widths = _fit_widths(natural, width, 2)
+    widths = [max([len(h), *(len(r[i]) for r in text)]) for i, h in enumerate(headers)]
+    limit = _terminal_width() if width is None else width
+    if limit is not None and sum(widths) + 2 * (len(widths) - 1) > limit:
+        return "\n".join(_record(headers, cells) for cells in text)
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(_cut(c, w).rjust(w) for c, w in zip(cells, widths, strict=True))
+        return "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
 
     lines = [line(headers), "  ".join("-" * w for w in widths)]
     lines += [line(r) for r in text]
     return "\n".join(lines)
+
+
+def _record(headers: list[str], cells: list[str]) -> str:
+    """One row as one line of ``header: value`` pairs (the terminal wraps a long one)."""
+    return " | ".join(f"{h}: {c}" for h, c in zip(headers, cells, strict=True) if c != "")

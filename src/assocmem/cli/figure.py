@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
 
     for suffix in (".png", ".svg"):
         check_output_file("out", f"{args.out}{suffix}")
+    records = load_records(args.source)  # not found, not JSON: its own message
     try:
-        frame = frame_from_records(load_records(args.source))
+        frame = frame_from_records(records)
     except (KeyError, TypeError, ValueError) as err:
         raise ConfigError("from", f"malformed records: {type(err).__name__} {err}") from None
     check_figure_frame(args.figure, frame)

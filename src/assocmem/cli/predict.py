@@ -126,8 +126,7 @@ def run(args: argparse.Namespace) -> int:
             print_json({"kind": "prediction", "config": cfg.to_dict(), "records": predictions})
         else:
             table = [
-                [p["scheme"], p["n_samples"] or "inf", p["dim"], p["predicted"]]
-                for p in predictions
+                [p["scheme"], _size(p["n_samples"]), p["dim"], p["predicted"]] for p in predictions
             ]
             print(format_table(["scheme", "T", "d", "predicted"], table))
         return 0
@@ -138,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(payload | {"records": rows, "summary": summary})
         return 0
     compared = [
-        [r["scheme"], r["n_samples"] or "inf", r["dim"], r["predicted"], r["mc_mean"], r["mc_sem"],
+        [r["scheme"], _size(r["n_samples"]), r["dim"], r["predicted"], r["mc_mean"], r["mc_sem"],
          f"{100 * r['rel_error']:+.1f}%", f"{r['z']:+.1f}"]
         for r in rows
     ]  # fmt: skip
@@ -146,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(headers, compared))
     print(f"\n|relative error| of the predicted mean ({cfg.trials} MC trials):\n")
     summary_rows = [
-        [s["scheme"], s["n_samples"] or "inf", _pct(s["median_abs_rel"]), _pct(s["max_abs_rel"]),
+        [s["scheme"], _size(s["n_samples"]), _pct(s["median_abs_rel"]), _pct(s["max_abs_rel"]),
          _pct(s["median_abs_rel_large_d"]), _pct(s["max_abs_rel_large_d"]), s["max_abs_error"]]
         for s in summary
     ]  # fmt: skip
@@ -156,6 +155,11 @@ def run(args: argparse.Namespace) -> int:
     if any(t is not None for t in cfg.n_samples):
         print(f"\nfinite T: prediction averaged over the sampled counts of {n_draws} trials")
     return 0
+
+
+def _size(n_samples: int | None) -> Any:
+    """A sample size T as shown: None (infinite data) as inf, T = 0 as 0."""
+    return "inf" if n_samples is None else n_samples
 
 
 def _pct(value: float | None) -> str:

@@ -59,9 +59,10 @@ def register_study(subparsers: Any, command: StudyCommand) -> None:
     parser = subparsers.add_parser(command.name, help=command.help, description=command.description)
     parser.add_argument(
         "--scale",
-        choices=("quick", "full"),
+        choices=("quick", "full", "tiny"),
         default="quick",
-        help="quick (default: minutes on 2 cores) or full (the study's whole grid)",
+        help="quick (default: minutes on 2 cores), full (the study's whole grid) or tiny "
+        "(seconds: a few points of every part, to try options; measured, not judged)",
     )
     for option in command.options:
         _add_option(parser, option)

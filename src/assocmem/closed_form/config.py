@@ -11,7 +11,7 @@ import torch
 
 from assocmem.closed_form import cost
 from assocmem.config.checks import int_at_least, is_int
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
 from assocmem.laws.groups import GROUPINGS
@@ -177,14 +177,12 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not isinstance(cfg.alpha, int | float) or not cfg.alpha > 0 or not math.isfinite(cfg.alpha):
         raise ConfigError("alpha", f"must be a number > 0, got {cfg.alpha!r}")
     if cfg.target not in TARGETS:
-        raise ConfigError("target", f"unknown target {cfg.target!r}; allowed: {', '.join(TARGETS)}")
+        raise unknown_name("target", "target", cfg.target, TARGETS)
     check_label_noise(cfg.label_noise, cfg.n_outputs)
     check_kind("embedding", cfg.embedding, INPUT_EMBEDDING_KINDS)
     check_kind("output_embedding", cfg.output_embedding)
     if cfg.nested not in NESTED_CONVENTIONS:
-        raise ConfigError(
-            "nested", f"unknown convention {cfg.nested!r}; allowed: {', '.join(NESTED_CONVENTIONS)}"
-        )
+        raise unknown_name("nested", "convention", cfg.nested, NESTED_CONVENTIONS)
     if not cfg.schemes:
         raise ConfigError("schemes", "give at least one scheme")
     for scheme in cfg.parsed_schemes:
@@ -205,8 +203,8 @@ def validate(cfg: ClosedFormConfig) -> None:
     int_at_least("trials", cfg.trials, 1)
     int_at_least("seed", cfg.seed, 0)
     if cfg.dtype not in DTYPES:
-        raise ConfigError("dtype", f"unknown dtype {cfg.dtype!r}; allowed: {', '.join(DTYPES)}")
-    _check_device(cfg.device)
+        raise unknown_name("dtype", "dtype", cfg.dtype, DTYPES)
+    check_device(cfg.device)
     if not cfg.memory_gb > 0:
         raise ConfigError("memory_gb", f"must be > 0, got {cfg.memory_gb}")
     if not 0 < cfg.head_fraction <= 1:
@@ -228,9 +226,7 @@ def _check_label_rule(cfg: ClosedFormConfig) -> None:
 
 def _check_sampler(cfg: ClosedFormConfig) -> None:
     if cfg.sampler not in cost.CHOICES:
-        raise ConfigError(
-            "sampler", f"unknown sampler {cfg.sampler!r}; allowed: {', '.join(cost.CHOICES)}"
-        )
+        raise unknown_name("sampler", "sampler", cfg.sampler, cost.CHOICES)
     if cfg.sampler == "in_law" and not cost.in_law_exact(cfg):
         raise ConfigError(
             "sampler",
@@ -247,9 +243,7 @@ def _check_counts(cfg: ClosedFormConfig) -> None:
     """The count draw, and T ≤ 2⁵³ for multinomial counts (the tokens' T is the memory
     guard's business: O(T) bytes)."""
     if cfg.counts not in COUNTS:
-        raise ConfigError(
-            "counts", f"unknown count draw {cfg.counts!r}; allowed: {', '.join(COUNTS)}"
-        )
+        raise unknown_name("counts", "count draw", cfg.counts, COUNTS)
     largest = max((t for t in cfg.n_samples if t is not None), default=0)
     if cfg.counts == "multinomial" and largest > MAX_MULTINOMIAL_SAMPLES:
         raise ConfigError("n_samples", f"must be ≤ 2^53 with counts = 'multinomial', got {largest}")
@@ -273,12 +267,12 @@ def _check_groups(cfg: ClosedFormConfig) -> None:
     if value != 0 and cfg.embedding != CLUSTERED:
         raise ConfigError("similarity", "is used only with embedding = 'clustered'")
     if cfg.grouping not in GROUPINGS:
-        raise ConfigError(
-            "grouping", f"unknown grouping {cfg.grouping!r}; allowed: {', '.join(GROUPINGS)}"
-        )
+        raise unknown_name("grouping", "grouping", cfg.grouping, GROUPINGS)
 
 
-def _check_device(device: str) -> None:
+def check_device(device: str) -> None:
+    """A ConfigError (field ``device``) unless ``device`` is cpu, or a CUDA device this machine
+    has."""
     try:
         dev = torch.device(device)
     except RuntimeError:
@@ -384,7 +378,7 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     allowed = {f.name for f in fields(ClosedFormConfig)} | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
+        raise unknown_name(unknown[0], "key", unknown[0], sorted(allowed))
     clean: dict[str, Any] = {}
     for key, value in values.items():
         if key in _TUPLE_FIELDS and value is not None:

@@ -106,7 +106,8 @@ def check_output_dir(field: str, path: str | Path) -> None:
 
 
 def check_output_file(field: str, path: str | Path) -> None:
-    """Refuse, without creating anything, a file path that cannot be written."""
+    """Refuse, without creating anything, a file path that cannot be written (its folder must
+    exist)."""
     _check_path(field, path)
     if str(path).strip() == "" or str(path).endswith(("/", os.sep)):
         raise ConfigError(field, f"give a file path, got {str(path)!r}")
@@ -117,6 +118,9 @@ def check_output_file(field: str, path: str | Path) -> None:
         if not os.access(path, os.W_OK):
             raise ConfigError(field, f"cannot write {str(path)!r} (read-only)")
         return
+    folder = path.parent
+    if not folder.exists() and not folder.is_symlink():  # a typo, not a folder to invent
+        raise ConfigError(field, f"folder {str(folder)!r} not found; create it first")
     _check_creatable(field, path)
 
 

@@ -11,6 +11,7 @@ entry of :data:`STUDY_COMMANDS` (or :func:`register_study_command`).
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 TYPES = ("int", "float", "str")
 
@@ -69,6 +70,9 @@ class StudyCommand:
         The paragraph of ``assocmem NAME --help``: the question, the model, what is printed.
     options : tuple of Option
         The settings it may change (besides ``--scale``, ``--out``, ``--format``, ...).
+    tiny : tuple of (field, value)
+        The settings of ``--scale tiny``, over the quick scale's sweeps: a run of seconds that
+        exercises every part of the study (tests, trying options); measured, never judged.
     """
 
     name: str
@@ -76,6 +80,7 @@ class StudyCommand:
     help: str
     description: str
     options: tuple[Option, ...] = ()
+    tiny: tuple[tuple[str, Any], ...] = ()
 
 
 SUPERPOSITION_COMMAND = StudyCommand(
@@ -99,6 +104,14 @@ SUPERPOSITION_COMMAND = StudyCommand(
         Option("dim", "int", "the d of the trained heads (H·d_h = d)", low=1),
         Option("lr", "float", "learning rates of the trained heads", many=True, low=1e-12),
         Option("n_samples", "int", "samples T of the trained heads", low=1),
+    ),
+    tiny=(
+        ("dims", [16, 32]),
+        ("heads", [1, 2]),
+        ("trials", 2),
+        ("seeds", 1),
+        ("lr", [10.0]),
+        ("n_samples", 1024),
     ),
 )
 
@@ -124,9 +137,10 @@ HIERARCHY_COMMAND = StudyCommand(
         ),  # fmt: skip
         Option("concept_scheme", "str", "closed form: memory 2's scheme"),
         Option("dim", "int", "trained: the direct memory's d", many=True, low=2),
-        Option("lr", "float", "trained: Adam's learning rates", many=True, low=0),
+        Option("lr", "float", "trained: Adam's learning rates", many=True, low=1e-12),
         Option("n_steps", "int", "trained: optimiser steps", low=1),
     ),
+    tiny=(("trials", 1), ("dims", [16, 32]), ("dim", [32]), ("n_steps", 20)),
 )
 
 VOCABULARY_COMMAND = StudyCommand(
@@ -146,6 +160,7 @@ VOCABULARY_COMMAND = StudyCommand(
         Option("trials", "int", "independent draws per point", low=1),
         Option("seed", "int", "base seed", low=0),
     ),
+    tiny=(("dims", [64, 128]), ("n_samples", ["10000", "inf"]), ("trials", 1)),
 )
 
 NOISE_THRESHOLD_COMMAND = StudyCommand(
@@ -164,6 +179,7 @@ NOISE_THRESHOLD_COMMAND = StudyCommand(
         Option("label_rule", "str", "label rules", many=True, choices=("majority", "soft")),
         Option("trials", "int", "independent draws per point", low=1),
     ),
+    (("dims", [16, 32]), ("n_samples", [300, 1000]), ("trials", 2)),
 )
 
 EDITING_COMMAND = StudyCommand(
@@ -187,6 +203,7 @@ EDITING_COMMAND = StudyCommand(
         Option("covariance_reg", "float", "ridge of the key covariance (× tr/d)", low=1e-12),
         Option("max_edits", "int", "longest capacity search", low=1),
     ),
+    tiny=(("dim", [16, 32]), ("trials", 1), ("max_edits", 64)),
 )
 
 SIMILAR_COMMAND = StudyCommand(
@@ -205,6 +222,7 @@ SIMILAR_COMMAND = StudyCommand(
         Option("target", "str", "targets", many=True, choices=("group", "mod", "random")),
         Option("trials", "int", "independent draws per point", low=1),
     ),
+    tiny=(("similarity", [0.0, 0.6]), ("n_groups", [20]), ("trials", 2)),
 )
 
 STUDY_COMMANDS: dict[str, StudyCommand] = {

@@ -111,6 +111,15 @@ class Experiment:
         return next(iter(shown.values())) if len(shown) == 1 else shown
 
 
+def need_distinct(field: str, values: Collection[Any], count: int, why: str) -> None:
+    """A ConfigError naming ``field`` unless ``values`` hold at least ``count`` distinct ones:
+    what an :attr:`Experiment.check` raises when its analysis needs more than the settings give
+    (two d to fit a slope, two H to compare)."""
+    if len(set(values)) < count:
+        shown = sorted(set(values), key=str)
+        raise ConfigError(field, f"give at least {count} distinct values {why}, got {shown}")
+
+
 def parse_sweeps(raws: Mapping[str, RawSpec], scale: str, device: str) -> dict[str, SweepSpec]:
     """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE``, on ``device``."""
     return {

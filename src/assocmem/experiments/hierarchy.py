@@ -185,9 +185,17 @@ def claim_soft(frames: Any, scale: str) -> Claim:
     )
 
 
-def _at_map_dim(frame: pd.DataFrame, metric: str, parity: str) -> pd.DataFrame:
+def _at_map_dim(frame: pd.DataFrame, metric: str, parity: str, dim: int = MAP_DIM) -> pd.DataFrame:
     rows = compare(frame, metric, parity)
-    return rows[(rows["dim"] == MAP_DIM) & (rows["n_samples"] == math.inf)]
+    return rows[(rows["dim"] == dim) & (rows["n_samples"] == math.inf)]
+
+
+def table_dim(frame: pd.DataFrame) -> int:
+    """The d of the table: :data:`MAP_DIM`, else the largest d run below it, else the smallest
+    (settings without d = 512 still get a table)."""
+    dims = sorted(int(d) for d in set(frame["dim"].dropna()))
+    below = [d for d in dims if d <= MAP_DIM]
+    return below[-1] if below else dims[0]
 
 
 def claim_where(frames: Any, scale: str) -> Claim:
@@ -277,10 +285,12 @@ def _cell(mean: float, sem: float) -> str:
 
 
 def table(ctx: Context) -> Table:
-    """At d = MAP_DIM: each memory at its best threshold, and who wins at each parity."""
+    """At d = MAP_DIM (or :func:`table_dim`): each memory at its best threshold, and who wins
+    at each parity."""
     frame = ctx.frames.hierarchy
-    by_parity = {p: _at_map_dim(frame, "hard", p) for p in ("matrix", "embeddings")}
-    soft = _at_map_dim(frame, "soft", "matrix")
+    dim = table_dim(frame)
+    by_parity = {p: _at_map_dim(frame, "hard", p, dim) for p in ("matrix", "embeddings")}
+    soft = _at_map_dim(frame, "soft", "matrix", dim)
     keys = ["n_concepts", "alpha", "concept_map"]
     rows = []
     matrix = by_parity["matrix"].merge(by_parity["embeddings"], on=keys, suffixes=("", "_emb"))
@@ -300,8 +310,7 @@ def table(ctx: Context) -> Table:
             ]
         )
     return Table(
-        f"Memories in series against one direct memory at d = {MAP_DIM}: errors × 10³, "
-        "mean ± 2 s.e.",
+        f"Memories in series against one direct memory at d = {dim}: errors × 10³, mean ± 2 s.e.",
         ["K", "α", "f₁", "direct", "hard (matrix)", "wins", "hard (emb.)", "wins", "soft"],
         rows,
         "Each memory at its best threshold (trial-mean). Matrix parity: d₁ = d₂ = ⌊d/√2⌋; "

@@ -17,7 +17,8 @@ from typing import Any
 import pandas as pd
 
 from assocmem import __version__
-from assocmem.config.errors import ConfigError
+from assocmem.closed_form.config import check_device
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
 from assocmem.experiments.frames import StoredFrames
@@ -82,11 +83,11 @@ class Reproduction:
 def selected(scale: str, only: Sequence[str] | None) -> tuple[list[Experiment], list[Experiment]]:
     """The experiments to draw and to judge for ``only`` (default: every paper item)."""
     if scale not in SCALES:
-        raise ConfigError("scale", f"unknown scale {scale!r}; allowed: {', '.join(SCALES)}")
+        raise unknown_name("scale", "scale", scale, SCALES)
     items = set(only or paper_items())
     allowed = only_choices()
     for item in sorted(items - set(allowed)):
-        raise ConfigError("only", f"unknown item {item!r}; allowed: {', '.join(allowed)}")
+        raise unknown_name("only", "item", item, allowed)
     return drawn(items), judged(items)
 
 
@@ -140,6 +141,7 @@ def reproduce(
     """
     start = time.perf_counter()
     to_draw, to_judge = selected(scale, only)
+    check_device(device)  # once, as the field it is, before any sweep is parsed
     specs: dict[str, SweepSpec] = {}
     for experiment in (*to_draw, *to_judge):
         specs |= experiment.specs(scale, device)

@@ -12,6 +12,7 @@ tables fix the claims' tolerances.
 import copy
 import functools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -25,6 +26,7 @@ from assocmem.analysis.similar_frames import (
     paired,
     select,
 )
+from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import (
     TRIALS,
     Context,
@@ -36,6 +38,7 @@ from assocmem.experiments.experiment import (
 from assocmem.figures.similar import similar_figure
 from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
+from assocmem.sweep.spec import SweepSpec
 
 SPEC = "similar"
 QUICK_MAX_DIM = 512
@@ -299,6 +302,15 @@ def draw(ctx: Context) -> Figure:
     return similar_figure(frame, effective_table(frame))
 
 
+def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
+    """What the N_eff fit needs: with group-shared targets, G ≥ 2 (one group gives every token
+    the same target: error 0 at every T, nothing to fit)."""
+    for cfg in specs[SPEC].points():
+        if cfg.target == "group" and cfg.n_groups < 2:
+            raise ConfigError("n_groups", "G = 1 gives every token the same group-shared target "
+                              "(error 0 at every T: no N_eff to fit); give G ≥ 2")  # fmt: skip
+
+
 SIMILAR = Experiment(
     name="beyond-similar",
     title="Beyond the paper: similar tokens",
@@ -318,4 +330,5 @@ SIMILAR = Experiment(
     },
     draw=draw,
     table=table,
+    check=check_sweeps,
 )

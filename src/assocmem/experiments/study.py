@@ -7,6 +7,7 @@ records, exactly as the report makes them.
 """
 
 import copy
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -16,7 +17,8 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.config.errors import ConfigError
+from assocmem.closed_form.config import check_device
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_memory_gb
 from assocmem.experiments.commands import study_command
@@ -28,11 +30,13 @@ from assocmem.report import Claim, Table
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.plan import expand_runs
-from assocmem.sweep.spec import SweepSpec, check_spec_memory
+from assocmem.sweep.spec import SpecError, SweepSpec, check_spec_memory
 
 __all__ = ["StudyResult", "run_study", "study_experiment", "study_specs"]
 
 TOP_LEVEL = ("trials", "seeds")  # settings of a sweep spec's top level, not of its configs
+TINY = "tiny"  # a study command's tiny settings over the quick sweeps (StudyCommand.tiny)
+STUDY_SCALES = (TINY, *SCALES)
 
 
 @dataclass(frozen=True)
@@ -135,21 +139,48 @@ def study_specs(
     ConfigError
         For an unknown scale, a setting no sweep has, or an invalid value (one line).
     """
-    if scale not in SCALES:
-        raise ConfigError("scale", f"unknown scale {scale!r}; allowed: {', '.join(SCALES)}")
-    raws = copy.deepcopy(experiment.sweeps(scale))
-    for field, value in (settings or {}).items():
+    if scale not in STUDY_SCALES:
+        raise unknown_name("scale", "scale", scale, STUDY_SCALES)
+    check_device(device)  # every study: before any sweep is parsed or run
+    raws = copy.deepcopy(experiment.sweeps(_base_scale(scale)))
+    for field, value in (_tiny(experiment, scale) | dict(settings or {})).items():
         _override(raws, field, value)
     if memory_gb is not None:
         check_memory_gb(memory_gb)
         for raw in raws.values():
             if "memory_gb" in get_kind(raw["kind"]).operational:
                 raw["base"]["memory_gb"] = memory_gb
-    specs = parse_sweeps(raws, scale, device)
-    for spec in specs.values():
-        check_spec_memory(spec, memory_gb or DEFAULT_MEMORY_GB)
-        spec.points()  # every point valid before anything runs
+    try:
+        specs = parse_sweeps(raws, _base_scale(scale), device)
+        for spec in specs.values():
+            check_spec_memory(spec, memory_gb or DEFAULT_MEMORY_GB)
+            spec.points()  # every point valid before anything runs
+    except SpecError as err:
+        raise _setting_error(err) from None
     return experiment.checked(specs)
+
+
+def _setting_error(err: SpecError) -> ConfigError:
+    """A sweep's first problem as the setting at fault: ``base.heads: …`` (or ``point (…):
+    heads: …``) as ``heads: …``, the field a study's settings and flags name."""
+    problem = re.sub(r"^point \(.*?\): ", "", err.problems[0])
+    location, _, message = problem.partition(": ")
+    return ConfigError(location.split(".")[-1], message)
+
+
+def _base_scale(scale: str) -> str:
+    """The scale whose sweeps ``scale`` starts from: tiny is a cut of quick."""
+    return "quick" if scale == TINY else scale
+
+
+def _tiny(experiment: Experiment, scale: str) -> dict[str, Any]:
+    """The settings ``scale`` applies before the user's: the study command's tiny ones."""
+    if scale != TINY:
+        return {}
+    command = study_command(experiment.name)
+    if command is None or not command.tiny:
+        raise ConfigError("scale", f"{experiment.name} has no tiny scale; allowed: quick, full")
+    return copy.deepcopy(dict(command.tiny))
 
 
 def run_study(
@@ -169,8 +200,9 @@ def run_study(
     name : str
         A study command (``"superposition"``) or any registered experiment
         (``"beyond-superposition"``, ``"figure-4"``).
-    scale : {"quick", "full"}, default "quick"
-        The sweeps of that scale, as ``reproduce`` runs them.
+    scale : {"quick", "full", "tiny"}, default "quick"
+        The sweeps of that scale, as ``reproduce`` runs them; ``"tiny"``: the quick sweeps cut
+        to the study command's tiny settings (seconds; measured, never judged).
     settings : mapping, optional
         Changes to the sweeps (``{"dims": [16, 64], "trials": 5}``): a field is set in every
         sweep that has it, at the top level (``trials``, ``seeds``), as a whole axis, or in
@@ -202,8 +234,9 @@ def run_study(
     experiment = study_experiment(name)
     specs = study_specs(experiment, scale, settings, device, memory_gb)
     # judged only on the scale's own runs: settings that leave them unchanged keep the verdicts
-    changed = bool(settings) and _runs(specs) != _runs(
-        study_specs(experiment, scale, None, device, memory_gb)
+    changed = scale == TINY or (
+        bool(settings)
+        and _runs(specs) != _runs(study_specs(experiment, scale, None, device, memory_gb))
     )
     if out is not None:
         check_output_dir("out", out)
@@ -229,14 +262,14 @@ def _run(
     changed: bool,
     progress: bool,
 ) -> StudyResult:
-    db = out / "runs.db"
+    db, base = out / "runs.db", _base_scale(scale)
     for name in sorted(specs):
         run_sweep(specs[name], db, progress=progress)
     frames = StoredFrames(db, specs)
-    ctx = Context(frames, out, scale, specs)
-    claims = experiment.judge(frames, scale)
+    ctx = Context(frames, out, base, specs)
+    claims = experiment.judge(frames, base)
     if changed:
-        note = f"settings changed from the {scale} spec: measured, not judged"
+        note = f"settings changed from the {base} spec: measured, not judged"
         claims = [replace(c, passed=None, note=note) for c in claims]
     figure = experiment.draw(ctx) if experiment.draw is not None else None
     return StudyResult(

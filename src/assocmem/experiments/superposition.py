@@ -10,6 +10,7 @@ The claims' tolerances are the ``[claims.ID]`` tables of those specs.
 
 import copy
 import functools
+from collections.abc import Mapping
 from typing import Any, cast
 
 import pandas as pd
@@ -24,10 +25,12 @@ from assocmem.analysis.superposition_records import (
     summary,
     with_predictions,
 )
+from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import (
     Context,
     Experiment,
     RawSpec,
+    need_distinct,
     shipped_sweep,
 )
 from assocmem.experiments.superposition_claims import (
@@ -41,6 +44,7 @@ from assocmem.experiments.superposition_claims import (
 )
 from assocmem.figures.superposition import superposition_figure
 from assocmem.report import Table
+from assocmem.sweep.spec import SweepSpec
 
 QUICK: dict[str, Any] = {"max_dim": 512, "trials": 20, "seeds": 3, "lrs": [1.0, 10.0, 100.0]}
 SCHEME_LABELS = {THRESHOLD: "q = 1{x ≤ d/8}", POPULATION: "q = p"}
@@ -130,6 +134,32 @@ def table(ctx: Context) -> Table:
     )
 
 
+def _dims_curve(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The rows of the error-vs-d panel and its title: q = 1{x ≤ d/8} in every head at equal
+    width, or the first scheme and budget run when the settings left those out."""
+    schemes, budgets = list(dict.fromkeys(frame["scheme"])), list(dict.fromkeys(frame["budget"]))
+    scheme = THRESHOLD if THRESHOLD in schemes else schemes[0]
+    budget = "width" if "width" in budgets else budgets[0]
+    curve = select(frame, alpha=ALPHA, scheme=scheme, arrangement="same", budget=budget)
+    label = "equal width" if budget == "width" else BUDGET_TITLES.get(budget, budget)
+    return curve, f"{SCHEME_LABELS.get(scheme, scheme)} in every head, {label}"
+
+
+def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
+    """What the analysis needs: two d for the slopes, two H to compare, and H ≤ d (each head
+    at least one dimension at equal width)."""
+    for cfg in specs[CLOSED].points():
+        need_distinct("dims", cfg.dims, 2, "to fit a slope in d")
+        need_distinct("heads", cfg.heads, 2, "to compare H heads")
+        if max(cfg.heads) > max(cfg.dims):
+            raise ConfigError("heads", f"H = {max(cfg.heads)} exceeds every d ({max(cfg.dims)}): "
+                              "at equal width each head needs d_h = d/H ≥ 1")  # fmt: skip
+    for cfg in specs[TRAINED].points():
+        if cfg.heads > cfg.dim:
+            raise ConfigError("heads", f"H = {cfg.heads} exceeds the trained heads' d = "
+                              f"{cfg.dim}: each head needs d_h = d/H ≥ 1")  # fmt: skip
+
+
 def draw(ctx: Context) -> Figure:
     frame = ctx.frames.superposition
     dim = reference_dim(frame)
@@ -139,7 +169,7 @@ def draw(ctx: Context) -> Figure:
         for scheme in dict.fromkeys(frame["scheme"])
         for budget in dict.fromkeys(frame["budget"])
     }  # fmt: skip
-    curve = select(frame, alpha=ALPHA, scheme=THRESHOLD, arrangement="same", budget="width")
+    curve, curve_title = _dims_curve(frame)
     fits = exponents(curve, tolerances("superposition-5")["min_dim"], auto=True)
     slopes = {h: f"slope {f.slope:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]" for h, f in fits.items()}
     dims = with_predictions(summary(curve, ["alpha", "scheme", "arrangement", "heads", "dim"]),
@@ -148,8 +178,7 @@ def draw(ctx: Context) -> Figure:
     errors = trained.groupby(["heads", "optimizer"])["error"].agg(["mean", "sem"]).reset_index()
     d = int(trained["dim"].iloc[0])
     titles = {
-        "dims": f"{SCHEME_LABELS[THRESHOLD]} in every head, equal width, α = {ALPHA:g}\n"
-        "slopes (automatic window) with 95 % intervals",
+        "dims": f"{curve_title}, α = {ALPHA:g}\nslopes (automatic window) with 95 % intervals",
         "trained": f"trained heads, H·d_h = {d}, best lr",
         "specialisation": f"trained heads' margins, H·d_h = {d}",
     }
@@ -173,4 +202,5 @@ SUPERPOSITION = Experiment(
     claims=CLAIMS,
     draw=draw,
     table=table,
+    check=check_sweeps,
 )

@@ -38,6 +38,7 @@ from assocmem.experiments.experiment import (
     Context,
     Experiment,
     RawSpec,
+    need_distinct,
     shipped_sweep,
     spec_tolerances,
 )
@@ -369,11 +370,14 @@ def draw(ctx: Context) -> Figure:
 
 
 def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
-    """What the fits need: at least two d in each sweep."""
+    """What the fits need: at least two d in each sweep, and sample sizes T ≥ 1 (at T = 0 every
+    token is unseen in every trial: the unseen-mass check has no spread to compare with)."""
     for spec in specs.values():
         for cfg in spec.points():
-            if len(set(cfg.dims)) < 2:
-                raise ConfigError("dims", f"give at least two to fit a slope, got {list(cfg.dims)}")
+            need_distinct("dims", cfg.dims, 2, "to fit a slope")
+            if 0 in cfg.n_samples:
+                raise ConfigError("n_samples", "give sample sizes T ≥ 1 or inf (T = 0 stores "
+                                  "nothing: every token unseen in every trial)")  # fmt: skip
 
 
 VOCABULARY = Experiment(

@@ -48,4 +48,4 @@ def theory_line(ax: Axes, x: np.ndarray, constant: float, exponent: float, label
 def colors(n: int) -> list[str]:
     """``n`` colours along viridis (its light yellow end left out)."""
     cmap = matplotlib.colormaps["viridis"]
-    return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, max(n, 1))]
+    return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, n)]

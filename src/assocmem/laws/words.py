@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from assocmem.config.checks import int_at_least
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 
 CREDITS = (
     "Word frequencies: wordfreq by Robyn Speer (code Apache-2.0; data CC BY-SA 4.0, "
@@ -66,9 +66,7 @@ def _check_language(language: Any) -> Any:
     if not isinstance(language, str) or language not in wordfreq.available_languages(
         wordlist=WORDLIST
     ):
-        raise ConfigError(
-            "words", f"unknown language {language!r}; allowed: {', '.join(available_languages())}"
-        )
+        raise unknown_name("words", "language", language, available_languages())
     return wordfreq
 
 

@@ -7,7 +7,7 @@ written ``name`` or ``name:key=value,...`` (see :mod:`assocmem.schemes.base`).
 
 from typing import TypeVar
 
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.schemes.base import FIELD, Scheme, SizeRule, rho_value
 from assocmem.schemes.empirical import Empirical
 from assocmem.schemes.empirical_threshold import EmpiricalThreshold
@@ -72,7 +72,7 @@ def register_scheme(cls: type[SchemeT]) -> type[SchemeT]:
 
 def unknown_scheme(name: str) -> ConfigError:
     """The one-line error for a name that is not registered."""
-    return ConfigError(FIELD, f"unknown scheme {name!r}; allowed: {', '.join(sorted(REGISTRY))}")
+    return unknown_name(FIELD, "scheme", name, sorted(REGISTRY))
 
 
 def parse_scheme(text: str) -> Scheme:

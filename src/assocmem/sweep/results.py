@@ -17,9 +17,9 @@ import pandas as pd
 
 from assocmem.analysis.lr_selection import select_lr
 from assocmem.analysis.stats import aggregate
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.sweep.kinds import get_kind
-from assocmem.sweep.store import read_rows
+from assocmem.sweep.store import read_rows, stored_values
 
 FORMATS = ("table", "json", "csv", "jsonl", "parquet")
 
@@ -50,6 +50,11 @@ def load_results(
         ``tail_error``. Every row keeps ``hash``, ``sweep``, ``status`` (``"ok"``,
         ``"diverged"``, ``"failed"``), ``message``, ``wall_seconds``, ``host`` and ``git``.
 
+    Raises
+    ------
+    ConfigError
+        For a ``sweep`` or ``kind`` the database holds no run of (naming the stored ones).
+
     Notes
     -----
     Aggregate over seeds and trials with :func:`aggregate`; pick learning rates with
@@ -58,11 +63,22 @@ def load_results(
     return pd.DataFrame(result_rows(db, sweep=sweep, kind=kind))
 
 
+def _check_names(db: str | Path, sweep: str | None, kind: str | None) -> None:
+    """A sweep or run kind the database does not hold is a wrong name, not an empty result."""
+    for field, name in (("sweep", sweep), ("kind", kind)):
+        if name is None:
+            continue
+        stored = stored_values(db, field)
+        if name not in stored:
+            raise unknown_name(field, field, name, stored, listed=f"stored in {db}")
+
+
 def result_rows(
     db: str | Path, *, sweep: str | None = None, kind: str | None = None
 ) -> list[dict[str, Any]]:
     """The rows of :func:`load_results` as plain dicts (each run kind's own fields and types:
     a frame built from one kind's rows keeps its integer columns integers)."""
+    _check_names(db, sweep, kind)
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         if kind is not None and row["kind"] != kind:
@@ -87,6 +103,7 @@ def load_curves(db: str | Path, *, sweep: str | None = None) -> pd.DataFrame:
         One row per (run, evaluated step): the run's config columns, then ``step`` (int) and
         ``error`` (float). Runs without ``eval_every`` have no rows.
     """
+    _check_names(db, sweep, None)
     rows: list[dict[str, Any]] = []
     for row in read_rows(db, sweep=sweep):
         rows += get_kind(row["kind"]).curves(row)

@@ -30,13 +30,14 @@ line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with cod
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.checks import is_int
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import load_toml
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.sweep.kinds import RUN_KINDS, RunKind, get_kind
@@ -284,11 +285,30 @@ def _check_trials(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) ->
     return trials if is_int(trials) and trials >= 1 else 1
 
 
+def _unknown_top_keys(keys: Sequence[str], stem: str) -> str:
+    """The message for top-level keys a sweep spec does not have, said once: a closed-form
+    config (its fields at the top) is pointed to ``closed-form --config`` and to the shipped
+    spec of its name, if any."""
+    allowed = f"allowed: {', '.join(TOP_KEYS)}"
+    if set(keys) <= {f.name for f in fields(ClosedFormConfig)}:
+        shipped = (
+            f"the shipped spec: `assocmem sweep run {stem}`"
+            if stem in shipped_specs()
+            else "shipped specs: `assocmem sweep specs`"
+        )
+        return (f"unknown keys; this looks like a closed-form config: run it with `assocmem "
+                f"closed-form --config FILE`, or {shipped} (a sweep spec puts them under "
+                f"[base]); {allowed}")  # fmt: skip
+    if len(keys) == 1:
+        return unknown_name(keys[0], "key", keys[0], TOP_KEYS).message
+    return f"unknown keys; {allowed}"
+
+
 def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tuple[str, str]:
     """The top-level keys, the sweep's name and description."""
-    for key in raw:
-        if key not in TOP_KEYS:
-            problems.add(key, f"unknown key; allowed: {', '.join(TOP_KEYS)}")
+    unknown = [str(key) for key in raw if key not in TOP_KEYS]
+    if unknown:
+        problems.add(", ".join(unknown), _unknown_top_keys(unknown, Path(source).stem))
     name = raw.get("name", Path(source).stem)
     if not isinstance(name, str) or not name.strip():
         problems.add("name", f"must be a non-empty string, got {name!r}")

@@ -255,6 +255,18 @@ def read_rows(path: str | Path, sweep: str | None = None) -> list[dict[str, Any]
     return [_decode(row) for row in rows]
 
 
+def stored_values(path: str | Path, column: str) -> list[str]:
+    """The distinct values of ``column`` (``"sweep"`` or ``"kind"``) over the stored runs."""
+    if column not in ("sweep", "kind"):
+        raise ValueError(f"stored_values: no column {column!r}")
+    conn = open_readonly(path)
+    try:
+        found = conn.execute(f"SELECT DISTINCT {column} FROM runs ORDER BY {column}").fetchall()
+    finally:
+        conn.close()
+    return [str(value) for (value,) in found]
+
+
 def _decode(row: Iterable[Any]) -> dict[str, Any]:
     key, kind, sweep, config, metrics, status, message, provenance, created = row
     return {

@@ -273,7 +273,8 @@ def _columns_every_d(
     torch.index_select(h_every, 0, used, out=h_used[:n_used])
     h_used[n_used].zero_()
     # (r, U): Z_d Z_dᵀ R of each pair, minus Qᵀ H R block by block
-    inner = (grams @ basis.coeffs).transpose(0, 1).reshape(basis.rank, -1).index_select(1, used)
+    inner = (grams @ basis.coeffs).transpose(0, 1).reshape(basis.rank, n_dims * n_cols)
+    inner = inner.index_select(1, used)
     _subtract_qt(basis, inner, h_used[:n_used])
     inner_t = inner.T.contiguous()  # (U, r)
     # H R + Q (Z Zᵀ R − Qᵀ H R)

@@ -11,7 +11,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any, ClassVar
 
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.sweep.identity import SCHEMA, canonical_json, config_values
 
 Outcome = tuple[dict[str, Any] | None, str]  # a run's metrics document and its status
@@ -110,7 +110,7 @@ def config_fields(
     allowed = [f.name for f in fields(cls) if f.init]
     unknown = sorted(set(values) - set(allowed))
     if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(allowed)}")
+        raise unknown_name(unknown[0], "key", unknown[0], allowed)
     clean = dict(values)
     for key in tuples:
         if key in clean:

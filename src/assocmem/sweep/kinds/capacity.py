@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from assocmem.config.checks import int_at_least, is_int
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
 MEMORIES = ("hebbian", "trained")  # as assocmem.analysis.capacity.MEMORIES (checked in tests)
@@ -101,11 +101,11 @@ def build_capacity(values: Mapping[str, Any]) -> CapacityConfig:
     """
     unknown = sorted(set(values) - set(_DEFAULTS))
     if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(_DEFAULTS)}")
+        raise unknown_name(unknown[0], "key", unknown[0], _DEFAULTS)
     merged = {**_DEFAULTS, **values}
     memory = merged["memory"]
     if memory not in MEMORIES:
-        raise ConfigError("memory", f"unknown value {memory!r}; allowed: {', '.join(MEMORIES)}")
+        raise unknown_name("memory", "value", memory, MEMORIES)
     trials, repeats = REPLICATES[memory]
     merged["trials"], merged["repeats"] = (
         values.get("trials", trials),

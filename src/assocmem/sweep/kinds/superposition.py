@@ -25,7 +25,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from assocmem.config.checks import int_at_least, positive_number
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
 from assocmem.sweep.kinds.base import (
     Outcome,
@@ -72,7 +72,7 @@ def _ints(name: str, value: Any) -> tuple[int, ...]:
 def one_of(name: str, value: Any, allowed: Sequence[str]) -> str:
     """``value`` if it is one of ``allowed``, else a ConfigError listing them."""
     if value not in allowed:
-        raise ConfigError(name, f"unknown value {value!r}; allowed: {', '.join(allowed)}")
+        raise unknown_name(name, "value", value, allowed)
     return str(value)
 
 
@@ -84,7 +84,7 @@ def some_of(name: str, value: Any, allowed: Sequence[str]) -> tuple[str, ...]:
         raise ConfigError(name, f"must be a non-empty list, allowed: {', '.join(allowed)}")
     for item in value:
         if item not in allowed:
-            raise ConfigError(name, f"unknown value {item!r}; allowed: {', '.join(allowed)}")
+            raise unknown_name(name, "value", item, allowed)
     if len(set(value)) != len(value):
         raise ConfigError(name, f"values must be distinct, got {list(value)}")
     return tuple(value)

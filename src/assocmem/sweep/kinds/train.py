@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from assocmem.analysis.stats import METRICS
-from assocmem.config.errors import ConfigError
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.fields import field_names
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 from assocmem.training.config import TrainConfig
@@ -27,7 +27,7 @@ def build_train(values: Mapping[str, Any]) -> TrainConfig:
     allowed = set(TrainConfig.flat_keys()) | {"distribution"}
     unknown = sorted(set(values) - allowed)
     if unknown:
-        raise ConfigError(unknown[0], f"unknown key; allowed: {', '.join(sorted(allowed))}")
+        raise unknown_name(unknown[0], "key", unknown[0], sorted(allowed))
     clean = dict(values)
     if "distribution" in clean:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
         from assocmem.laws.words import parse_distribution
