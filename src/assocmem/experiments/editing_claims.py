@@ -28,8 +28,8 @@ from assocmem.experiments.editing_common import (
     main_settings,
     ok_rows,
     theory,
-    tolerances,
 )
+from assocmem.experiments.tolerances import tolerances
 from assocmem.report import Claim
 
 Judge = Callable[[Any, str], Claim]

@@ -10,7 +10,6 @@ Sweeps are written as the tables of a sweep spec (``kind``, ``trials`` or ``seed
 each ``NAME-SCALE`` and sets the device.
 """
 
-import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from matplotlib.figure import Figure
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
 from assocmem.experiments.frames import StoredFrames
+from assocmem.experiments.tolerances import tolerance_tables
 from assocmem.report import Claim, Table
 from assocmem.sweep.spec import SweepSpec, parse_spec, shipped_specs
 
@@ -99,7 +99,7 @@ class Experiment:
             claim = judge(frames, scale)
             if claim.id != claim_id:
                 raise ValueError(f"{self.name}: claim {claim_id!r} was judged as {claim.id!r}")
-            claims.append(replace(claim, figure=self.name))
+            claims.append(replace(claim, figure=self.name, **tolerance_history(claim_id)))
         return claims
 
     def figure_settings(self, ctx: Context) -> Any:
@@ -128,6 +128,17 @@ def _shown(spec: SweepSpec) -> dict[str, Any]:
     return spec.base | spec.axes | spec.zipped
 
 
+def tolerance_history(claim_id: str) -> dict[str, Any]:
+    """The ``tolerance_since`` and ``revisions`` of a claim's tolerance (none without a table)."""
+    table = tolerance_tables().get(claim_id)
+    if table is None:
+        return {}
+    return {
+        "tolerance_since": table.since,
+        "revisions": [revision.to_dict() for revision in table.revisions],
+    }
+
+
 def claim_order(claim_id: str) -> tuple[bool, str]:
     """Sort key of the paper's order: the closed-form claims 1–8, then the findings §4.1, …"""
     return claim_id.startswith("§"), claim_id
@@ -140,22 +151,6 @@ def shipped_sweep(name: str) -> RawSpec:
     if path is None:
         raise ConfigError("spec", f"no shipped spec {name!r}")
     return load_toml(path)
-
-
-@functools.cache
-def _claim_tables(name: str) -> dict[str, dict[str, Any]]:
-    tables: dict[str, dict[str, Any]] = shipped_sweep(name).get("claims", {})
-    return tables
-
-
-def spec_tolerances(specs: str | tuple[str, ...], claim_id: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of ``claim_id`` in the first shipped spec of ``specs`` that has
-    one (a copy; empty if none has): a study's tolerances, fixed before its full-scale run."""
-    for name in (specs,) if isinstance(specs, str) else specs:
-        table = _claim_tables(name).get(claim_id)
-        if table is not None:
-            return dict(table)
-    return {}
 
 
 def closed_form_sweep(

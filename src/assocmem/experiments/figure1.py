@@ -17,6 +17,7 @@ from assocmem.experiments.experiment import (
     shipped_sweep,
 )
 from assocmem.experiments.measure import means, slope, slope_above
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures import figure1
 from assocmem.report import Claim
 
@@ -31,19 +32,22 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
 
 
 def claim7(data: Any, scale: str = "full") -> Claim:
+    tol = tolerances("7")
     s_d = slope_above(means(data.figure1, SCHEME, 10_000))
     at_1000 = [means(data.figure1, SCHEME, t)[1000] for t in FIG1_SAMPLES]
     s_t = slope(FIG1_SAMPLES, at_1000)
     at_10 = [e for d, e in means(data.figure1, SCHEME, 10).items() if d >= 50]
     return Claim(
         "7",
-        "joint law (P = d/12): slope in d at T = 10⁴ (d ≥ 50) = −1.0 ± 0.1; slope in T at d = 1000 "
-        "= −0.5 ± 0.05; error ≈ 0.175 at T = 10 for every d ≥ 50 (±0.02)",
+        "joint law (P = d/12): slope in d at T = 10⁴ (d ≥ 50) ≈ −1; slope in T at d = 1000 "
+        "≈ −0.5; error ≈ 0.175 at T = 10 for every d ≥ 50",
         {"slope_d": s_d, "slope_T": s_t, "min_error_T10": min(at_10), "max_error_T10": max(at_10)},
-        abs(s_d + 1) <= 0.1
-        and abs(s_t + 0.5) <= 0.05
-        and all(abs(e - 0.175) <= 0.02 for e in at_10),
-        tolerance="|slope_d + 1| ≤ 0.1, |slope_T + 0.5| ≤ 0.05, errors at T = 10 in 0.175 ± 0.02",
+        abs(s_d - tol["slope_d"]) <= tol["slope_d_tolerance"]
+        and abs(s_t - tol["slope_T"]) <= tol["slope_T_tolerance"]
+        and all(abs(e - tol["error_T10"]) <= tol["error_T10_tolerance"] for e in at_10),
+        tolerance=f"|slope_d − ({tol['slope_d']:g})| ≤ {tol['slope_d_tolerance']:g}, "
+        f"|slope_T − ({tol['slope_T']:g})| ≤ {tol['slope_T_tolerance']:g}, errors at T = 10 in "
+        f"{tol['error_T10']:g} ± {tol['error_T10_tolerance']:g}",
     )
 
 

@@ -18,6 +18,7 @@ from assocmem.experiments.experiment import (
     shipped_sweep,
 )
 from assocmem.experiments.measure import means, slope_above
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures import figure4
 from assocmem.report import Claim
 
@@ -30,61 +31,58 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
     return {"figure4": closed_form_sweep(SPEC["base"], scale, {**TRIALS, "full": SPEC["trials"]})}
 
 
-def _slope_and_value(
-    claim_id: str,
-    statement: str,
-    frame: Any,
-    scheme: str,
-    slope_tol: tuple[float, float],
-    value_tol: tuple[float, float],
-) -> Claim:
-    """Slope in d over d ≥ 50 and the error at d = 1000, each as (target, tolerance)."""
+def _slope_and_value(claim_id: str, statement: str, frame: Any, scheme: str) -> Claim:
+    """Slope in d over d ≥ 50 and the error at d = 1000, each within its tolerance."""
+    tol = tolerances(claim_id)
     curve = means(frame, scheme)
     s, e1000 = slope_above(curve), curve[1000]
-    passed = abs(s - slope_tol[0]) <= slope_tol[1] and abs(e1000 - value_tol[0]) <= value_tol[1]
-    tolerance = f"slope {slope_tol[0]:g} ± {slope_tol[1]:g}; error_d1000 {value_tol[0]:g} ± "
+    passed = (
+        abs(s - tol["slope"]) <= tol["slope_tolerance"]
+        and abs(e1000 - tol["error_d1000"]) <= tol["error_tolerance"]
+    )
     return Claim(
         claim_id,
         statement,
         {"slope": s, "error_d1000": e1000},
         passed,
-        tolerance=tolerance + f"{value_tol[1]:g}",
+        tolerance=f"slope {tol['slope']:g} ± {tol['slope_tolerance']:g}; error_d1000 "
+        f"{tol['error_d1000']:g} ± {tol['error_tolerance']:g}",
     )
 
 
 def claim1(data: Any, scale: str = "full") -> Claim:
-    statement = (
-        "threshold 1{x ≤ d/8}: slope in d (d ≥ 50) = −1.0 ± 0.1; error at d = 1000 ≈ 0.0034 ± 0.001"
-    )
-    return _slope_and_value("1", statement, data.figure4, THRESHOLD, (-1.0, 0.1), (0.0034, 0.001))
+    statement = "threshold 1{x ≤ d/8}: slope in d (d ≥ 50) ≈ −1 (theory −1); error at d = 1000 "
+    statement += "≈ 0.0034"
+    return _slope_and_value("1", statement, data.figure4, THRESHOLD)
 
 
 def claim2(data: Any, scale: str = "full") -> Claim:
-    statement = (
-        "q = p: slope in d (d ≥ 50) = −0.27 ± 0.06 (theory −0.25); error at d = 1000 ≈ 0.061 ± 0.01"
-    )
-    return _slope_and_value("2", statement, data.figure4, POPULATION, (-0.27, 0.06), (0.061, 0.01))
+    statement = "q = p: slope in d (d ≥ 50) ≈ −0.27 (theory −1/4); error at d = 1000 ≈ 0.061"
+    return _slope_and_value("2", statement, data.figure4, POPULATION)
 
 
 def claim3(data: Any, scale: str = "full") -> Claim:
+    tol = tolerances("3")
     curve = means(data.figure4, UNIFORM)
-    low = min(e for d, e in curve.items() if d <= 200)
+    low = min(e for d, e in curve.items() if d <= tol["max_dim"])
     return Claim(
         "3",
-        "q = 1: error ≥ 0.45 for d ≤ 200 and ≈ 0.17 ± 0.05 at d = 1000",
+        f"q = 1: error stays high for d ≤ {tol['max_dim']} and ≈ 0.17 at d = 1000",
         {"min_error_d_le_200": low, "error_d1000": curve[1000]},
-        low >= 0.45 and abs(curve[1000] - 0.17) <= 0.05,
-        tolerance="min_error_d_le_200 ≥ 0.45; error_d1000 0.17 ± 0.05",
+        low >= tol["min_error"] and abs(curve[1000] - tol["error_d1000"]) <= tol["error_tolerance"],
+        tolerance=f"min_error_d_le_200 ≥ {tol['min_error']:g}; error_d1000 "
+        f"{tol['error_d1000']:g} ± {tol['error_tolerance']:g}",
     )
 
 
 def claim4(data: Any, scale: str = "full") -> Claim:
+    tol = tolerances("4")
     thr, pop, uni = (means(data.figure4, s) for s in (THRESHOLD, POPULATION, UNIFORM))
-    dims = [d for d in thr if d >= 50]
+    dims = [d for d in thr if d >= tol["min_dim"]]
     holds = [thr[d] < pop[d] < uni[d] for d in dims]
     return Claim(
         "4",
-        "for d ≥ 50: threshold < q = p < q = 1",
+        f"for d ≥ {tol['min_dim']}: threshold < q = p < q = 1",
         {"dims_checked": len(dims), "dims_holding": int(sum(holds))},
         bool(dims) and all(holds),
         tolerance="dims_holding = dims_checked > 0",

@@ -20,11 +20,12 @@ from assocmem.analysis.hierarchy import HierarchyConfig
 from assocmem.analysis.hierarchy_stats import compare, parts, trained_summary, winner
 from assocmem.analysis.hierarchy_theory import predict_hierarchy
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.hierarchy import hierarchy_figure
 from assocmem.report import Claim, Table
 
 SPECS = {name: shipped_sweep(name) for name in ("hierarchy", "hierarchy_data", "hierarchy_trained")}
-TOLERANCES: dict[str, dict[str, Any]] = SPECS["hierarchy"]["claims"]
+TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPECS["hierarchy"]["claims"]}
 MAP_DIM = 512  # the d of the (K, α) map and of the table: the largest d of both scales
 # The quick scale: these values of each spec's lists (a subset), trials per scale.
 QUICK: dict[str, dict[str, Any]] = {

@@ -23,13 +23,14 @@ from assocmem.analysis.noise_threshold_records import (
 )
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.noise_threshold import CAPPED, noise_threshold_figure
 from assocmem.report import Claim, Table
 from assocmem.sweep.spec import SweepSpec
 
 NAME = "noise-threshold"
 SPEC = shipped_sweep(NAME)
-TOLERANCES: dict[str, dict[str, Any]] = SPEC["claims"]
+TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPEC["claims"]}
 QUICK_MAX_DIM = 512
 AT_K = int(TOLERANCES["NT-4"]["k"])  # the authors' k, whose regret NT-4, the table and figure show
 

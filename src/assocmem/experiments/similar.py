@@ -10,7 +10,6 @@ tables fix the claims' tolerances.
 """
 
 import copy
-import functools
 import math
 from typing import Any
 
@@ -32,8 +31,8 @@ from assocmem.experiments.experiment import (
     Experiment,
     RawSpec,
     shipped_sweep,
-    spec_tolerances,
 )
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.similar import similar_figure
 from assocmem.report import Claim, Table
 
@@ -53,12 +52,6 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
         capped = [sorted({min(d, QUICK_MAX_DIM) for d in row}) for row in dims]
         raw[table]["dims"] = capped if table == "zip" else capped[0]
     return {SPEC: raw}
-
-
-@functools.cache
-def tolerances(claim: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of the shipped spec (fixed before the full-scale run)."""
-    return spec_tolerances(SPEC, claim)
 
 
 def _unjudged(claim_id: str, statement: str, missing: str) -> Claim:

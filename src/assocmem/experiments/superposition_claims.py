@@ -28,21 +28,14 @@ from assocmem.analysis.superposition_records import (
     theory_cells,
     with_predictions,
 )
-from assocmem.experiments.experiment import (
-    Judge,
-    spec_tolerances,
-)
+from assocmem.experiments.experiment import Judge
+from assocmem.experiments.tolerances import tolerances
 from assocmem.report import Claim
 
 CLOSED, TRAINED = "superposition", "superposition_trained"  # shipped specs = sweep names
 ALPHA = 2.0  # the α of the figure and of the claims that name one
 THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
-
-
-def tolerances(claim_id: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of a claim, from the shipped specs."""
-    return spec_tolerances((CLOSED, TRAINED), claim_id)
 
 
 def claim_width(frames: Any, scale: str) -> Claim:

@@ -39,8 +39,8 @@ from assocmem.experiments.experiment import (
     Experiment,
     RawSpec,
     shipped_sweep,
-    spec_tolerances,
 )
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.vocabulary import vocabulary_figure
 from assocmem.laws.words import word_distribution
 from assocmem.report import Claim, Table
@@ -56,11 +56,6 @@ D_WINDOWS = ((64, 1024), (1024, 16384))  # the fitted windows in d (those holdin
 @functools.cache
 def _spec() -> RawSpec:
     return shipped_sweep(SPEC)
-
-
-def tolerances(claim_id: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of the shipped spec: fixed before the full-scale run."""
-    return spec_tolerances(SPEC, claim_id)
 
 
 @functools.cache

@@ -56,6 +56,11 @@ class Claim:
     figure : str
         The experiment that judges it (``"figure-4"``), set by the registry.
     note : str
+    tolerance_since : str
+        The date (ISO) its tolerance was set, from its spec's ``[claims.ID]`` table ("" if none).
+    revisions : list of dict
+        The changes of its tolerance, oldest first: ``date``, ``old`` (the values before) and
+        ``reason``.
     """
 
     id: str
@@ -65,6 +70,8 @@ class Claim:
     tolerance: str = ""
     figure: str = ""
     note: str = ""
+    tolerance_since: str = ""
+    revisions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (non-finite measured values as the strings "inf", "-inf", "nan")."""
@@ -76,6 +83,8 @@ class Claim:
             "tolerance": self.tolerance,
             "passed": self.passed,
             "note": self.note,
+            "tolerance_since": self.tolerance_since,
+            "revisions": self.revisions,
         }
 
 
@@ -163,10 +172,24 @@ def _claim_row(claim: Claim, anchors: set[str]) -> list[str]:
         figure,
         _esc(claim.statement),
         _esc(format_measured(claim.measured)),
-        _esc(claim.tolerance),
+        _tolerance_cell(claim),
         _verdict(claim.passed),
         _esc(claim.note),
     ]
+
+
+def _tolerance_cell(claim: Claim) -> str:
+    """The tolerance, the date it was set and each revision (date, the values before, why)."""
+    cell = _esc(claim.tolerance)
+    if claim.tolerance_since:
+        cell += f"<br><small>set {_esc(claim.tolerance_since)}</small>"
+    for rev in claim.revisions:
+        old = ", ".join(f"{k} = {v}" for k, v in rev["old"].items())
+        cell += (
+            f"<details><summary>revised {_esc(rev['date'])}</summary>was: {_esc(old)}<br>"
+            f"{_esc(rev['reason'])}</details>"
+        )
+    return cell
 
 
 def render_html(report: Report) -> str:
