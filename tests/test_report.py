@@ -13,7 +13,15 @@ import pytest
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure4
-from assocmem.report import Claim, FigureEntry, Report, Table, render_html, write_report
+from assocmem.report import (
+    Claim,
+    FigureEntry,
+    Report,
+    Table,
+    margin_text,
+    render_html,
+    write_report,
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_FLAGS = [
@@ -105,6 +113,27 @@ def test_claim_to_dict_is_strict_json():
     data = json.loads(json.dumps(claim.to_dict(), allow_nan=False))
     assert data["measured"] == {"steps": "inf", "n": 3, "e": 0.5}
     assert data["passed"] is None and data["figure"] == "f" and data["tolerance"] == "none"
+
+
+def test_margins_read_as_a_referee_would():
+    """Under 2 s.e. a passing claim reads "fragile"; a claim of no effect states what it would
+    have detected; a deterministic one says why it has no margin; all of it in claims.json."""
+    safe = Claim("1", "s", {}, True, margin_se=8.4)
+    fragile = Claim("3", "s", {}, True, margin_se=0.63)
+    null = Claim("h-6", "s", {}, True, margin_se=2.5, detectable=0.0771)
+    exact = Claim("6", "s", {}, True, margin_note="exact arithmetic: no sampling error")
+    assert margin_text(safe) == "8.4 s.e." and margin_text(fragile) == "fragile: 0.63 s.e."
+    assert margin_text(null).startswith("no difference detected (would detect ≥ 0.0771)")
+    assert margin_text(exact) == "exact arithmetic: no sampling error"
+    data = json.loads(json.dumps(null.to_dict(), allow_nan=False))
+    assert data["margin_se"] == 2.5 and data["detectable"] == 0.0771
+    assert exact.to_dict()["margin_se"] is None
+    assert (
+        json.loads(json.dumps(Claim("x", "s", margin_se=float("inf")).to_dict()))["margin_se"]
+        == "inf"
+    )
+    html_text = render_html(Report("t", claims=[fragile, null]))
+    assert "fragile: 0.63 s.e." in html_text and "would detect ≥ 0.0771" in html_text
 
 
 def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dict:

@@ -25,6 +25,7 @@ from assocmem.report import Claim, Table
 from assocmem.sweep.spec import SweepSpec, parse_spec, shipped_specs
 
 SCALES = ("quick", "full")
+NO_MARGIN = "no margin derived for this claim yet"  # a claim whose judge gives none
 RawSpec = dict[str, Any]  # the tables of a sweep spec: kind, trials | seeds, base, axes, zip
 Judge = Callable[[Any, str], Claim]  # (record frames named as the sweeps, scale) -> Claim
 # Closed-form trials per point at each scale (the paper's: 100).
@@ -99,6 +100,8 @@ class Experiment:
             claim = judge(frames, scale)
             if claim.id != claim_id:
                 raise ValueError(f"{self.name}: claim {claim_id!r} was judged as {claim.id!r}")
+            if claim.margin_se is None and not claim.margin_note:
+                claim = replace(claim, margin_note=NO_MARGIN)
             claims.append(replace(claim, figure=self.name, **tolerance_history(claim_id)))
         return claims
 

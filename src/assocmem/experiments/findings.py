@@ -8,6 +8,7 @@ and returns a :class:`~assocmem.report.Claim`. Single-cell values are judged wit
 ±40 % of the paper's at the full scale only (10 seeds); the quick scale's 3 seeds judge orderings.
 """
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import pandas as pd
 
 from assocmem.analysis.lr_selection import per_seed_oracle, tuned
 from assocmem.experiments.frames import StoredFrames
+from assocmem.experiments.measure import margin, within
 from assocmem.figures.style import summarise
 from assocmem.figures.training import (
     fastest_to_zero,
@@ -28,8 +30,27 @@ LRS = [0.1, 1.0, 10.0, 100.0]  # the step sizes of the authors' grid
 
 
 def _at(stats: pd.DataFrame, key: str, value: Any, dim: int) -> float:
+    return _at_se(stats, key, value, dim)[0]
+
+
+def _at_se(stats: pd.DataFrame, key: str, value: Any, dim: int) -> tuple[float, float]:
+    """The mean over seeds and its s.e. at one cell of ``seed_summary`` stats."""
     row = stats[(stats[key] == value) & (stats["dim"] == dim)]
-    return float(row["mean"].iloc[0])
+    return float(row["mean"].iloc[0]), float(row["sem"].iloc[0])
+
+
+def _below(low: tuple[float, float], high: tuple[float, float]) -> float:
+    """The margin of ``low < high`` (each a mean and its s.e. over independent seeds), in s.e.
+    of the difference."""
+    return margin(high[0] - low[0], 0.0, math.inf, math.hypot(low[1], high[1]))
+
+
+def _near(cell: tuple[float, float], target: float, scale: str, rel: float = 0.4) -> list[float]:
+    """The margin of a cell within ±``rel``·target of the paper's value (full scale only)."""
+    return [within(cell[0], target, rel * target, cell[1])] if scale == "full" else []
+
+
+SEEDS_NOTE = "margins in s.e. over seeds"
 
 
 def _close(value: float, target: float, scale: str, rel: float = 0.4) -> bool:
@@ -59,14 +80,18 @@ def finding1(frames: "StoredFrames", scale: str) -> Claim:
         and all(g <= 0.01 for g in tracks)
         and all(g > 0.03 for g in degrades),
         tolerance="all max_gap_d (d ≥ N) ≤ 0.01 and all max_gap_d (d < N) > 0.03",
+        margin_note="a largest gap along the seed-averaged curves: no s.e. derived",
     )
 
 
 def finding2(frames: "StoredFrames", scale: str) -> Claim:
     stats = seed_means(frames.step_size, ["lr"])
     d = int(stats["dim"].max())
-    errors = [_at(stats, "lr", lr, d) for lr in LRS]
+    cells = [_at_se(stats, "lr", lr, d) for lr in LRS]
+    errors = [mean for mean, _ in cells]
     paper = [0.046, 0.018, 0.0051, 0.0017]
+    margins = [_below(b, a) for a, b in zip(cells, cells[1:], strict=False)]
+    margins += [m for cell, t in zip(cells, paper, strict=True) for m in _near(cell, t, scale)]
     return Claim(
         "§4.2",
         f"step size (SGD, B = 64, T = 10240, d = {d}): larger is better; errors ≈ 0.046, 0.018, "
@@ -75,14 +100,18 @@ def finding2(frames: "StoredFrames", scale: str) -> Claim:
         all(a > b for a, b in zip(errors, errors[1:], strict=False))
         and all(_close(e, t, scale) for e, t in zip(errors, paper, strict=True)),
         tolerance="errors strictly decreasing in lr; each within ±40 % of the paper (full scale)",
+        margin_se=min(margins),
+        margin_note=SEEDS_NOTE,
     )
 
 
 def finding3(frames: "StoredFrames", scale: str) -> Claim:
     stats = tuned(frames.batch_size, ["batch_size"])
     dims = sorted(stats["dim"].unique())
-    small = [_at(stats, "batch_size", 16, d) for d in dims]
-    large = [_at(stats, "batch_size", 1024, d) for d in dims]
+    small_cells = [_at_se(stats, "batch_size", 16, d) for d in dims]
+    large_cells = [_at_se(stats, "batch_size", 1024, d) for d in dims]
+    small, large = [m for m, _ in small_cells], [m for m, _ in large_cells]
+    margins = [_below(a, b) for a, b in zip(small_cells, large_cells, strict=True)]
     return Claim(
         "§4.3",
         "batch size (sign-Adam, T = 1024, tuned lr): B = 16 beats B = 1024 at every d",
@@ -90,6 +119,8 @@ def finding3(frames: "StoredFrames", scale: str) -> Claim:
         | {f"B1024_d{d}": v for d, v in zip(dims, large, strict=True)},
         all(s < v for s, v in zip(small, large, strict=True)),
         tolerance="B16_d < B1024_d at every d",
+        margin_se=min(margins),
+        margin_note=SEEDS_NOTE + " (each at its tuned lr)",
     )
 
 
@@ -101,7 +132,11 @@ def _oracle(frame: pd.DataFrame, key: str, value: Any, dim: int) -> float:
 def finding4(frames: "StoredFrames", scale: str) -> Claim:
     stats = tuned(frames.optimizers, ["optimizer"])
     d = int(stats["dim"].max())
-    adam, sgd = _at(stats, "optimizer", "adam", d), _at(stats, "optimizer", "sgd", d)
+    adam_cell, sgd_cell = (
+        _at_se(stats, "optimizer", "adam", d),
+        _at_se(stats, "optimizer", "sgd", d),
+    )
+    adam, sgd = adam_cell[0], sgd_cell[0]
     adam_o = _oracle(frames.optimizers, "optimizer", "adam", d)
     sgd_o = _oracle(frames.optimizers, "optimizer", "sgd", d)
     return Claim(
@@ -111,6 +146,9 @@ def finding4(frames: "StoredFrames", scale: str) -> Claim:
         {"adam": adam, "sgd": sgd, "adam_oracle": adam_o, "sgd_oracle": sgd_o},
         adam < sgd and _close(adam_o, 0.0013, scale) and _close(sgd_o, 0.0048, scale),
         tolerance="adam < sgd; oracle values within ±40 % of the paper (full scale)",
+        margin_se=_below(adam_cell, sgd_cell),
+        margin_note=SEEDS_NOTE + " of adam < sgd; the oracle values have no s.e. (each seed's own "
+        "best lr)",
     )
 
 
@@ -131,13 +169,20 @@ def finding4b(frames: "StoredFrames", scale: str) -> Claim:
         and steps["sgd"] >= 5 * max(steps["sign_sgd"], steps["normalized_sgd"])
         and bool((gd_small["final"] > 0).all()),
         tolerance="sign-GD, normalised GD reach zero; GD ≥ 5× their steps; GD > 0 at lr ≤ 1",
+        margin_note="steps to zero of the seed-averaged curves: counts, no s.e. derived",
     )
 
 
 def finding5(frames: "StoredFrames", scale: str) -> Claim:
     stats = seed_means(frames.layer_norm, ["layer_norm"])
     d = int(stats["dim"].max())
-    with_ln, without = _at(stats, "layer_norm", True, d), _at(stats, "layer_norm", False, d)
+    with_cell, without_cell = (
+        _at_se(stats, "layer_norm", True, d),
+        _at_se(stats, "layer_norm", False, d),
+    )
+    with_ln, without = with_cell[0], without_cell[0]
+    margins = [_below(with_cell, without_cell), *_near(with_cell, 0.014, scale)]
+    margins += _near(without_cell, 0.028, scale)
     return Claim(
         "§4.5",
         f"layer norm helps sign-Adam at lr = 1 (B = 1024, T = 10240, d = {d}): "
@@ -145,14 +190,20 @@ def finding5(frames: "StoredFrames", scale: str) -> Claim:
         {"layer_norm": with_ln, "no_layer_norm": without},
         with_ln < without and _close(with_ln, 0.014, scale) and _close(without, 0.028, scale),
         tolerance="layer_norm < no_layer_norm; each within ±40 % of the paper (full scale)",
+        margin_se=min(margins),
+        margin_note=SEEDS_NOTE,
     )
 
 
 def finding6(frames: "StoredFrames", scale: str) -> Claim:
     stats = seed_means(frames.learned, ["model"])
     dims = sorted(stats["dim"].unique())
-    learned = [_at(stats, "model", "learned", d) for d in dims]
-    matrix = [_at(stats, "model", "matrix", d) for d in dims]
+    learned_cells = [_at_se(stats, "model", "learned", d) for d in dims]
+    matrix_cells = [_at_se(stats, "model", "matrix", d) for d in dims]
+    learned, matrix = [m for m, _ in learned_cells], [m for m, _ in matrix_cells]
+    margins = [_below(a, b) for a, b in zip(learned_cells, matrix_cells, strict=True)]
+    if scale == "full":
+        margins += [margin(m, 0.0006, 0.0035, se) for m, se in learned_cells]
     return Claim(
         "§4.6",
         "learned embeddings reach the finite-data floor at every d (SGD, lr = 1, B = 16, "
@@ -161,12 +212,16 @@ def finding6(frames: "StoredFrames", scale: str) -> Claim:
         all(scale != "full" or 0.0006 <= v <= 0.0035 for v in learned)
         and all(a < b for a, b in zip(learned, matrix, strict=True)),
         tolerance="learned_d < matrix error at every d; learned_d in [0.0006, 0.0035] (full scale)",
+        margin_se=min(margins),
+        margin_note=SEEDS_NOTE,
     )
 
 
 def finding6b(frames: "StoredFrames", scale: str) -> Claim:
     stats = seed_means(frames.small_dim, ["n_outputs"])
     error = {int(m): float(e) for m, e in zip(stats["n_outputs"], stats["mean"], strict=True)}
+    ses = {int(m): float(e) for m, e in zip(stats["n_outputs"], stats["sem"], strict=True)}
+    margins = [margin(e, -math.inf, 0.005, ses[m]) for m, e in error.items() if m <= 20]
     return Claim(
         "§4.6b",
         "d = 2 with E, W, U learned (full-batch Adam): N = 100 inputs are stored perfectly for "
@@ -174,6 +229,8 @@ def finding6b(frames: "StoredFrames", scale: str) -> Claim:
         {f"M{m}": e for m, e in error.items()},
         all(e <= 0.005 for m, e in error.items() if m <= 20),
         tolerance="M ≤ 20: error ≤ 0.005",
+        margin_se=min(margins) if margins else None,
+        margin_note=SEEDS_NOTE + " (0 when every seed stores every input)",
     )
 
 
@@ -194,4 +251,5 @@ def finding7(frames: "StoredFrames", scale: str) -> Claim:
         None,
         tolerance="not judged",
         note="the paper calls this claim unstable: the curves are drawn in Figure 7, not judged",
+        margin_note="not judged",
     )

@@ -20,9 +20,10 @@ from assocmem.analysis.hierarchy import HierarchyConfig
 from assocmem.analysis.hierarchy_stats import compare, parts, trained_summary, winner
 from assocmem.analysis.hierarchy_theory import predict_hierarchy
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.measure import margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.hierarchy import hierarchy_figure
-from assocmem.report import Claim, Table
+from assocmem.report import DETECTABLE_SE, Claim, Table
 
 SPECS = {name: shipped_sweep(name) for name in ("hierarchy", "hierarchy_data", "hierarchy_trained")}
 TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPECS["hierarchy"]["claims"]}
@@ -267,8 +268,16 @@ def claim_unidentified(frames: Any, scale: str) -> Claim:
     names = ("nmi", "nmi_null", "gap", "nmi_output", "concepts_used")
     measured = {name: float(cell[f"{name}_mean"]) for name in names}
     measured["gap_sem"] = float(cell["gap_sem"])
+    se = float(cell["gap_sem"])
     return Claim(
-        "hierarchy-6", statement, measured, bool(abs(cell["gap_mean"]) <= bound), tolerance
+        "hierarchy-6",
+        statement,
+        measured,
+        bool(abs(cell["gap_mean"]) <= bound),
+        tolerance,
+        margin_se=margin(abs(float(cell["gap_mean"])), -math.inf, bound, se),
+        margin_note="in s.e. of the gap over seeds",
+        detectable=DETECTABLE_SE * se,
     )
 
 

@@ -29,8 +29,9 @@ from assocmem.analysis.superposition_records import (
     with_predictions,
 )
 from assocmem.experiments.experiment import Judge
+from assocmem.experiments.measure import margin
 from assocmem.experiments.tolerances import tolerances
-from assocmem.report import Claim
+from assocmem.report import DETECTABLE_SE, Claim
 
 CLOSED, TRAINED = "superposition", "superposition_trained"  # shipped specs = sweep names
 ALPHA = 2.0  # the α of the figure and of the claims that name one
@@ -43,6 +44,7 @@ def claim_width(frames: Any, scale: str) -> Claim:
     tol = tolerances("superposition-1")
     frame = select(frames.superposition, budget="width", arrangement="same")
     worst, cells, within = (0.0, ""), 0, 0
+    margins, detectable = [], 0.0
     for (alpha, scheme, heads, dim), part in frame.groupby(["alpha", "scheme", "heads", "dim"]):
         d_h = first_int(part, "head_dim")
         if heads == 1 or dim < tol["min_dim"] or d_h < tol["min_head_dim"]:
@@ -52,6 +54,9 @@ def claim_width(frames: Any, scale: str) -> Claim:
         one = float(ok_runs(select(frame, **key, heads=1))["error"].mean())
         cells += 1
         within += abs(mean) <= tol["relative"] * one + 2 * se
+        margins.append(margin(abs(mean), -math.inf, tol["relative"] * one + 2 * se, se))
+        if one > 0:
+            detectable = max(detectable, DETECTABLE_SE * se / one)
         # relative gap; a single memory with no error (every token stored): exact or infinite
         gap = abs(mean) / one if one > 0 else (0.0 if mean == 0 else math.inf)
         if gap > worst[0]:
@@ -67,6 +72,9 @@ def claim_width(frames: Any, scale: str) -> Claim:
         tolerance=f"|E_H − E_1| ≤ {tol['relative']}·E_1 + 2 s.e. in every cell "
         f"(d ≥ {tol['min_dim']}, d_h ≥ {tol['min_head_dim']})",
         note=f"largest gap at {worst[1]} (2 s.e., relative)" if cells else "no cell",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst cell, in its paired s.e.; detectable: relative to E_1",
+        detectable=detectable if cells else None,
     )
 
 

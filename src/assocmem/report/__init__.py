@@ -34,6 +34,8 @@ class FigureEntry:
 
 
 Measured = dict[str, float]
+FRAGILE = 2.0  # a claim whose statistic lies less than this many s.e. inside its tolerance
+DETECTABLE_SE = 2.8  # s.e. of a difference detected with 80 % power by a 5 % two-sided test
 
 
 @dataclass
@@ -61,6 +63,15 @@ class Claim:
     revisions : list of dict
         The changes of its tolerance, oldest first: ``date``, ``old`` (the values before) and
         ``reason``.
+    margin_se : float or None
+        How far its statistic lies inside its tolerance, in standard errors of that statistic
+        (negative outside; an ordering: its smallest gap; several parts: the smallest margin).
+        None for a deterministic statistic or one not measured this way (``margin_note`` says
+        which). Under :data:`FRAGILE` the report calls a claim fragile.
+    margin_note : str
+    detectable : float or None
+        For a claim of no effect: the effect it would detect with 80 % power at this scale
+        (2.8 s.e. of the difference); None otherwise.
     """
 
     id: str
@@ -72,6 +83,9 @@ class Claim:
     note: str = ""
     tolerance_since: str = ""
     revisions: list[dict[str, Any]] = field(default_factory=list)
+    margin_se: float | None = None
+    margin_note: str = ""
+    detectable: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (non-finite measured values as the strings "inf", "-inf", "nan")."""
@@ -85,6 +99,9 @@ class Claim:
             "note": self.note,
             "tolerance_since": self.tolerance_since,
             "revisions": self.revisions,
+            "margin_se": None if self.margin_se is None else _json_number(self.margin_se),
+            "margin_note": self.margin_note,
+            "detectable": None if self.detectable is None else _json_number(self.detectable),
         }
 
 
@@ -173,9 +190,23 @@ def _claim_row(claim: Claim, anchors: set[str]) -> list[str]:
         _esc(claim.statement),
         _esc(format_measured(claim.measured)),
         _tolerance_cell(claim),
+        _esc(margin_text(claim)),
         _verdict(claim.passed),
         _esc(claim.note),
     ]
+
+
+def margin_text(claim: Claim) -> str:
+    """How safely a claim passes: its margin in s.e. ("fragile" under :data:`FRAGILE`), what a
+    claim of no effect would have detected, or why there is no margin."""
+    if claim.margin_se is None:
+        return claim.margin_note or "—"
+    text = f"{claim.margin_se:.3g} s.e."
+    if claim.passed and claim.margin_se < FRAGILE:
+        text = f"fragile: {text}"
+    if claim.detectable is not None and claim.passed:
+        text = f"no difference detected (would detect ≥ {claim.detectable:.3g}); {text}"
+    return text + (f" ({claim.margin_note})" if claim.margin_note else "")
 
 
 def _tolerance_cell(claim: Claim) -> str:
@@ -196,7 +227,7 @@ def render_html(report: Report) -> str:
     """The report as one HTML string with every image embedded."""
     nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
     claims = _table(
-        ["claim", "figure", "statement", "measured", "tolerance", "result", "note"],
+        ["claim", "figure", "statement", "measured", "tolerance", "margin", "result", "note"],
         [_claim_row(c, {f.key for f in report.figures}) for c in report.claims],
         table_id="claims",
     )
