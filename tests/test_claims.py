@@ -116,6 +116,7 @@ def test_margins_agree_with_the_verdicts():
             claim = CLAIMS[claim_id](runner, scale)
             z = scale_z(tolerances(claim_id), scale)
             assert claim.passed == (claim.margin_se >= -z), (claim_id, scale, claim.margin_se)
+            assert type(claim.passed) is bool and type(claim.margin_se) is float  # JSON-ready
     assert check_claims(["6"])[0].margin_se is None  # exact: no sampling error
 
 

@@ -22,6 +22,7 @@ from assocmem.config.files import load_toml
 from assocmem.experiments.frames import StoredFrames
 from assocmem.experiments.tolerances import tolerance_tables
 from assocmem.report import Claim, Table
+from assocmem.rng import stream_seed
 from assocmem.sweep.spec import SweepSpec, parse_spec, shipped_specs
 
 SCALES = ("quick", "full")
@@ -81,9 +82,10 @@ class Experiment:
     settings: Callable[[Context], Any] | None = None
     check: Callable[[Mapping[str, SweepSpec]], None] | None = None
 
-    def specs(self, scale: str, device: str) -> dict[str, SweepSpec]:
-        """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``."""
-        return self.checked(parse_sweeps(self.sweeps(scale), scale, device))
+    def specs(self, scale: str, device: str, seed: int = 0) -> dict[str, SweepSpec]:
+        """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``; their seeds
+        derived from ``seed`` (:func:`reseeded`; 0: as written)."""
+        return self.checked(parse_sweeps(self.sweeps(scale), scale, device, seed))
 
     def checked(self, specs: dict[str, SweepSpec]) -> dict[str, SweepSpec]:
         """``specs``, once :attr:`check` accepts them."""
@@ -114,15 +116,56 @@ class Experiment:
         return next(iter(shown.values())) if len(shown) == 1 else shown
 
 
-def parse_sweeps(raws: Mapping[str, RawSpec], scale: str, device: str) -> dict[str, SweepSpec]:
-    """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE``, on ``device``."""
-    return {
-        name: parse_spec(
-            {**raw, "name": f"{name}-{scale}", "base": {**raw["base"], "device": device}},
-            source=f"reproduce:{name}",
-        )
-        for name, raw in raws.items()
-    }
+def parse_sweeps(
+    raws: Mapping[str, RawSpec], scale: str, device: str, seed: int = 0
+) -> dict[str, SweepSpec]:
+    """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE`` (``NAME-SCALE-sS``
+    for a seed S ≠ 0), on ``device``, reseeded from ``seed`` (:func:`reseeded`)."""
+    specs = {}
+    for name, written in raws.items():
+        raw = reseeded(written, name, seed)
+        label = f"{name}-{scale}" + (f"-s{seed}" if seed else "")
+        table = {**raw, "name": label, "base": {**raw["base"], "device": device}}
+        specs[name] = parse_spec(table, source=f"reproduce:{name}")
+    return specs
+
+
+SEED_SPAN = 2**31  # derived base seeds lie in [0, SEED_SPAN): every kernel takes them
+
+
+def reseeded(raw: RawSpec, name: str, seed: int) -> RawSpec:
+    """The sweep ``raw`` (named ``name``) under the reproduction's ``seed``: 0 leaves it as
+    written; otherwise its base seed becomes ``stream_seed(seed, "reproduce", name)`` (a
+    stable hash, :mod:`assocmem.rng`) plus the seed it had, and each listed seed (``seeds``, or
+    a seed axis) moves by the same amount, so no run is shared between two values of ``seed``.
+
+    Parameters
+    ----------
+    raw : dict
+        The tables of a sweep spec (``base``, ``axes``, ``zip``, ``seeds`` or ``trials``).
+    name : str
+        The sweep's name (its experiment's frame name, e.g. "figure4").
+    seed : int
+        The reproduction's seed S ≥ 0.
+
+    Returns
+    -------
+    dict
+        A new raw spec (``raw`` itself when ``seed`` is 0).
+    """
+    if seed == 0:
+        return raw
+    shift = stream_seed(seed, "reproduce", name) % SEED_SPAN
+    out = {**raw, "base": dict(raw["base"])}
+    for table in ("axes", "zip"):
+        if "seed" in raw.get(table, {}):
+            out[table] = {**raw[table], "seed": [shift + s for s in raw[table]["seed"]]}
+    if "seeds" in raw:
+        seeds = raw["seeds"]
+        out["seeds"] = [shift + s for s in (range(seeds) if isinstance(seeds, int) else seeds)]
+    elif "seed" not in out.get("axes", {}) and "seed" not in out.get("zip", {}):
+        out["base"]["seed"] = shift + int(raw["base"].get("seed", 0))
+    return out
 
 
 def _shown(spec: SweepSpec) -> dict[str, Any]:

@@ -64,9 +64,9 @@ def slope_se(table: pd.DataFrame, low: float = 50) -> float:
 def margin(value: float, low: float, high: float, se: float) -> float:
     """How far ``value`` lies inside [low, high], in standard errors ``se`` (negative outside;
     ±inf for se = 0)."""
-    inside = min(value - low, high - value)
+    inside = float(min(value - low, high - value))
     if se > 0:
-        return inside / se
+        return inside / float(se)
     return math.inf if inside >= 0 else -math.inf
 
 
