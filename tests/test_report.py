@@ -19,6 +19,8 @@ from assocmem.report import (
     Report,
     Table,
     margin_text,
+    measured_text,
+    quantity_name,
     render_html,
     write_report,
 )
@@ -97,7 +99,7 @@ def test_render_is_deterministic():
     assert page == render_html(_small_report())
     assert render_html(_small_report(verdict=False)) != page
     assert render_html(_small_report(slope=-0.98)) != page
-    assert "slope=-1.02, dims=13" in page and '<span class="pass">pass</span>' in page
+    assert "slope = -1.02; dims = 13" in page and '<span class="pass">pass</span>' in page
     assert "±0.1" in page and "1 of 1 checked pass" in page
     assert '<span class="skip">not checked</span>' in render_html(_small_report(verdict=None))
 
@@ -113,6 +115,37 @@ def test_claim_to_dict_is_strict_json():
     data = json.loads(json.dumps(claim.to_dict(), allow_nan=False))
     assert data["measured"] == {"steps": "inf", "n": 3, "e": 0.5}
     assert data["passed"] is None and data["figure"] == "f" and data["tolerance"] == "none"
+
+
+def test_measured_quantities_are_named_beside_the_papers_values():
+    claim = Claim("3", "s", {"min_error_d_le_200": 0.5211, "error_d1000": 0.155}, True)
+    claim.paper = {"error_d1000": 0.17}
+    assert (
+        measured_text(claim)
+        == "min error (d ≤ 200) = 0.5211; error (d = 1000) = 0.155 (paper 0.17)"
+    )
+    assert quantity_name("truncate_d10_T1e4") == "truncate (d = 10, T = 10⁴)"
+    assert (
+        quantity_name("slope_rho0.5") == "slope (ρ = 0.5)"
+        and quantity_name("T=1e4: z") == "T=1e4: z"
+    )
+
+
+def test_provenance_is_a_small_table_with_its_json_folded():
+    page = render_html(
+        Report(
+            "t",
+            provenance={
+                "runs_stored": 591,
+                "compute_seconds_stored": 56.2527,
+                "hosts": ["vm"],
+                "statuses_now": {},
+            },
+        )
+    )
+    assert "<td>runs stored</td><td>591</td>" in page and "<td>56.3</td>" in page
+    assert "<td>hosts of the stored runs</td><td>vm</td>" in page and "<td>none</td>" in page
+    assert "<details><summary>as JSON</summary><pre>" in page
 
 
 def test_margins_read_as_a_referee_would():

@@ -71,6 +71,7 @@ def claim7(data: Any, scale: str = "full") -> Claim:
         f"|slope_T − ({tol['slope_T']:g})| ≤ {widened(tol['slope_T_tolerance'], z)}, errors at "
         f"T = 10 in {tol['error_T10']:g} ± {widened(tol['error_T10_tolerance'], z)}",
         margin_se=min(margins),
+        paper={"slope_d": tol["slope_d"], "slope_T": tol["slope_T"]},
     )
 
 

@@ -60,6 +60,7 @@ def _slope_and_value(claim_id: str, statement: str, frame: Any, scheme: str, sca
         tolerance=f"slope {tol['slope']:g} ± {widened(tol['slope_tolerance'], z)}; error_d1000 "
         f"{tol['error_d1000']:g} ± {widened(tol['error_tolerance'], z)}",
         margin_se=min(margins),
+        paper={"slope": tol["slope"], "error_d1000": tol["error_d1000"]},
     )
 
 
@@ -90,6 +91,7 @@ def claim3(data: Any, scale: str = "full") -> Claim:
         + (f" − {z:g} s.e." if z else "")
         + f"; error_d1000 {tol['error_d1000']:g} ± {widened(tol['error_tolerance'], z)}",
         margin_se=min(*high, at_1000),
+        paper={"error_d1000": tol["error_d1000"]},
     )
 
 
