@@ -101,6 +101,7 @@ def claim_decomposition(frames: Any, scale: str) -> Claim:
         {"max_residual": residual, "max_bound_excess": excess, "rows": float(len(rows))},
         bool(residual <= atol and excess <= atol),
         tolerance=f"|residual| ≤ {atol:g} and E_hard − (E₁ + E₂) ≤ {atol:g}",
+        margin_note="an identity of the code (rounding only), not a statistic: a test's job",
     )
 
 
@@ -156,13 +157,22 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     rows = measured.merge(predicted, on="dim", suffixes=("", "_predicted"))
     rows = rows[rows["dim"] >= tol["min_dim"]]
     values: dict[str, float] = {}
-    ok = True
+    ok, margins = True, []
     for _, row in rows.iterrows():
         d, mean, sem, pred = int(row["dim"]), row["hard_mean"], row["hard_sem"], row["hard"]
         values |= {f"measured_d{d}": float(mean), f"sem_d{d}": float(sem)}
         values[f"predicted_d{d}"] = float(pred)
         ok = ok and bool(abs(pred - mean) <= rel * mean + 2 * sem)
-    return Claim("hierarchy-2", statement, values, bool(ok and len(rows)), tolerance=tolerance)
+        margins.append(margin(abs(pred - mean), -math.inf, rel * mean + 2 * sem, sem))
+    return Claim(
+        "hierarchy-2",
+        statement,
+        values,
+        bool(ok and len(rows)),
+        tolerance=tolerance,
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst d, in the measured error's s.e. over trials",
+    )
 
 
 def claim_soft(frames: Any, scale: str) -> Claim:
@@ -171,9 +181,13 @@ def claim_soft(frames: Any, scale: str) -> Claim:
     k = float(tol["standard_errors"])
     rows = compare(frames.hierarchy, "soft", "matrix")
     rows = rows[rows["dim"] >= tol["min_dim"]]
-    margin = rows["diff"] + k * rows["diff_sem"]
-    worst = rows.loc[margin.idxmin()] if len(rows) else None
-    measured = {"points": float(len(rows)), "beaten": float((margin < 0).sum())}
+    slack = rows["diff"] + k * rows["diff_sem"]
+    worst = rows.loc[slack.idxmin()] if len(rows) else None
+    measured = {"points": float(len(rows)), "beaten": float((slack < 0).sum())}
+    margins = [
+        margin(d, -k * se, math.inf, se)
+        for d, se in zip(rows["diff"], rows["diff_sem"], strict=True)
+    ]
     if worst is not None:
         measured |= {"worst_diff": float(worst["diff"]), "worst_diff_sem": float(worst["diff_sem"])}
     return Claim(
@@ -182,8 +196,10 @@ def claim_soft(frames: Any, scale: str) -> Claim:
         "never beats the direct memory at equal matrix parameters: it is the direct memory "
         f"W₂W₁ of rank ≤ d₁ (every K, α and d ≥ {tol['min_dim']}; best schemes)",
         measured,
-        bool(len(rows) and (margin >= 0).all()),
+        bool(len(rows) and (slack >= 0).all()),
         tolerance=f"E_soft − E_direct ≥ −{k:g} s.e. (paired over trials) at every point",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst point, in paired s.e. over trials",
     )
 
 
@@ -210,14 +226,24 @@ def claim_where(frames: Any, scale: str) -> Claim:
     if tol["wins"] not in found or tol["loses"] not in found:
         return _unjudged("hierarchy-4", statement, tolerance, f"no d = {MAP_DIM} runs of those K")
     measured: dict[str, float] = {}
-    verdicts = []
+    verdicts, margins = [], []
     for role, expected in (("wins", "hierarchy"), ("loses", "direct")):
         row = found[int(tol[role])]
         for name, key in (("hierarchy", "mean"), ("direct", "direct_mean"), ("diff", "diff")):
             measured[f"K{tol[role]}_{name}"] = float(row[key])
         measured[f"K{tol[role]}_diff_sem"] = float(row["diff_sem"])
         verdicts.append(winner(row["diff"], row["diff_sem"], k) == expected)
-    return Claim("hierarchy-4", statement, measured, bool(all(verdicts)), tolerance=tolerance)
+        signed = -row["diff"] if expected == "hierarchy" else row["diff"]
+        margins.append(margin(signed, k * row["diff_sem"], math.inf, row["diff_sem"]))
+    return Claim(
+        "hierarchy-4",
+        statement,
+        measured,
+        bool(all(verdicts)),
+        tolerance=tolerance,
+        margin_se=min(margins),
+        margin_note="in paired s.e. over trials",
+    )
 
 
 def _trained_cell(frames: Any, claim: str) -> dict[str, Any] | None:
@@ -248,7 +274,13 @@ def claim_found(frames: Any, scale: str) -> Claim:
         + (("dim", "dim"), ("n_samples", "n_samples"), ("lr", "lr"))
     }
     return Claim(
-        "hierarchy-5", statement, measured, bool(cell["nmi_mean"] >= tol["found"]), tolerance
+        "hierarchy-5",
+        statement,
+        measured,
+        bool(cell["nmi_mean"] >= tol["found"]),
+        tolerance,
+        margin_se=margin(float(cell["nmi_mean"]), tol["found"], math.inf, float(cell["nmi_sem"])),
+        margin_note="in s.e. of the NMI over seeds",
     )
 
 

@@ -32,6 +32,7 @@ from assocmem.experiments.experiment import (
     RawSpec,
     shipped_sweep,
 )
+from assocmem.experiments.measure import margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.similar import similar_figure
 from assocmem.report import Claim, Table
@@ -94,6 +95,8 @@ def claim_generalisation(frames: Any, scale: str) -> Claim:
         },
         bool(drop - 2 * se >= tol["min_drop"]),
         tolerance=f"drop − 2 s.e. ≥ {tol['min_drop']} (paired over trials)",
+        margin_se=margin(drop, tol["min_drop"] + 2 * se, math.inf, se),
+        margin_note="in paired s.e. over trials",
     )
 
 
@@ -108,13 +111,15 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     rows = _largest(data_rows(frames.similar, **BASE_POINT, target="group"))
     rows = rows[rows["similarity"] > 0]
     worst: tuple[float, float, str] = (0.0, 0.0, "")
-    passed, points = True, 0
+    passed, points, margins = True, 0, []
     for (rho, groups, size), part in rows.groupby(["similarity", "n_groups", "n_samples"]):
         if part["unseen_mass"].mean() < MIN_MASS:
             continue
         diff, se = mean_se(part["never_seen"] - part["theory_never_seen"])
         points += 1
         passed &= abs(diff) <= tol + 2 * (0 if math.isnan(se) else se)
+        if not math.isnan(se):
+            margins.append(margin(abs(diff), -math.inf, tol + 2 * se, se))
         if abs(diff) >= abs(worst[0]):
             worst = (diff, se, f"ρ = {rho}, G = {groups}, T = {size:g}")
     if points == 0:
@@ -126,6 +131,8 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         bool(passed),
         tolerance=f"|measured − theory| ≤ {tol} + 2 s.e. at every point",
         note=f"largest deviation at {worst[2]}",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst point, in its s.e. over trials",
     )
 
 

@@ -39,6 +39,14 @@ THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
 
 
+CI_NOTE = "in s.e. read off the 95 % bootstrap interval (its width / 3.92)"
+
+
+def _ci_se(low: float, high: float) -> float:
+    """The standard error a 95 % interval implies (normal approximation)."""
+    return (high - low) / (2 * 1.96)
+
+
 def claim_width(frames: Any, scale: str) -> Claim:
     """Equal width, same scheme: H heads of d/H store like one memory of d."""
     tol = tolerances("superposition-1")
@@ -103,6 +111,8 @@ def claim_matrix(frames: Any, scale: str) -> Claim:
         },  # fmt: skip
         bool(low <= predicted_slope <= high),
         tolerance=f"the predicted slope within the 95 % bootstrap interval ± {tol['slope']}",
+        margin_se=margin(predicted_slope, low, high, _ci_se(fit.ci_low, fit.ci_high)),
+        margin_note=CI_NOTE,
     )
 
 
@@ -142,6 +152,8 @@ def claim_routed(frames: Any, scale: str) -> Claim:
         bool(losses) and positive == len(losses) and mean > 2 * se,
         tolerance="the mean paired difference (routed − same) > 0 in every such cell, and the "
         "relative loss averaged over the cells > 2 s.e. (over trials, the independent units)",
+        margin_se=margin(mean, 2 * se, math.inf, se) if losses else None,
+        margin_note="the pooled relative loss, in its s.e. over trials",
     )
 
 
@@ -193,6 +205,19 @@ def claim_exponents(frames: Any, scale: str) -> Claim:
         measured,
         bool(1 in fits and gaps and max(gaps.values()) <= tol["slope"]),
         tolerance=f"|slope_H − slope_1| ≤ {tol['slope']} (ci_H: width of each 95 % interval)",
+        margin_se=min(
+            (
+                margin(
+                    gap,
+                    -math.inf,
+                    tol["slope"],
+                    math.hypot(*(_ci_se(fits[k].ci_low, fits[k].ci_high) for k in (h, 1))),
+                )
+                for h, gap in gaps.items()
+            ),
+            default=None,
+        ),
+        margin_note=CI_NOTE + " (the two slopes taken as independent)",
     )
 
 
@@ -201,12 +226,13 @@ def claim_gated(frames: Any, scale: str) -> Claim:
     tol = tolerances("superposition-7")
     frame = select(frames.superposition, alpha=ALPHA, scheme=POPULATION, budget="width",
                     dim=tol["dim"])  # fmt: skip
-    measured, ok = {}, True
+    measured, ok, margins = {}, True, []
     for heads in [h for h in heads_above_one(frame) if h >= tol["min_heads"]]:
         mean, se = mean_se(paired(frame, {"heads": heads, "arrangement": "random-gated"},
                                    {"heads": heads, "arrangement": "same"}))  # fmt: skip
         measured[f"difference_H{heads}"], measured[f"two_se_H{heads}"] = mean, 2 * se
         ok &= mean < -2 * se
+        margins.append(margin(-mean, 2 * se, math.inf, se))
     return Claim(
         "superposition-7",
         f"q = p, equal width, α = {ALPHA:g}, d = {tol['dim']}: tokens routed at random and read "
@@ -214,6 +240,8 @@ def claim_gated(frames: Any, scale: str) -> Claim:
         measured,
         bool(measured) and ok,
         tolerance="paired difference (gated − same) < −2 s.e. for every such H",
+        margin_se=min(margins, default=None),
+        margin_note="the worst H, in paired s.e. over trials",
     )
 
 

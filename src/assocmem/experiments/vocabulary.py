@@ -258,6 +258,8 @@ def claim_counts(frames: Any, scale: str) -> Claim:
         "whose trial mean matches Σ p(1−p)^T at every T",
         measured,
         bool(sizes) and measured["max_abs_z"] <= z_max,
+        margin_se=z_max - measured["max_abs_z"] if sizes else None,
+        margin_note="a check of the sampler's counts (the code), not of the science: a test's job",
         tolerance=f"|mean − Σ p(1−p)^T| ≤ {z_max:g} standard errors at every T (the s.e. of "
         "independent indicators: an upper bound, multinomial indicators are negatively "
         "correlated)",
