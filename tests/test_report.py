@@ -110,6 +110,12 @@ def test_claim_links_to_its_figure_only_when_drawn(report):
     assert "<td>figure-9</td>" in text  # not drawn: plain text, no dangling link
 
 
+def test_a_claim_without_a_figure_names_its_experiment():
+    claim = Claim("5", "s", {}, True, figure="rho")
+    page = render_html(Report("t", claims=[claim], titles={"rho": "Weightings q = p^ρ"}))
+    assert "<td>Weightings q = p^ρ (no figure)</td>" in page
+
+
 def test_claim_to_dict_is_strict_json():
     claim = Claim("§4.4b", "s", {"steps": float("inf"), "n": 3, "e": 0.5}, None, "none", "f")
     data = json.loads(json.dumps(claim.to_dict(), allow_nan=False))

@@ -174,6 +174,7 @@ def reproduce(
         subtitle=f"{scale} scale{f', seed {seed}' if seed else ''} — Cabannes, Dohmatob, Bietti "
         f"(ICLR 2024); assocmem {__version__}",
         notes=list(NOTES),
+        titles={e.name: e.title for e in EXPERIMENTS.values()},
     )
     figures = [path for e in to_draw for path in add_experiment(report, e, ctx)]
     claims = [claim for e in to_judge for claim in e.judge(ctx.frames, scale)]

@@ -193,6 +193,7 @@ class Report:
     tables: list[Table] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # experiment name → its title
 
 
 STYLE = """
@@ -237,11 +238,14 @@ def _figure(entry: FigureEntry) -> str:
     )
 
 
-def _claim_row(claim: Claim, anchors: set[str]) -> list[str]:
-    """The claim's cells; its figure links to the figure when the report holds it."""
+def _claim_row(claim: Claim, anchors: set[str], titles: dict[str, str]) -> list[str]:
+    """The claim's cells; its figure links to the figure when the report holds it, and an
+    experiment without a figure here is named by its title ("Weightings q = p^ρ (no figure)")."""
     figure = _esc(claim.figure)
     if claim.figure in anchors:
         figure = f'<a href="#{figure}">{figure}</a>'
+    elif claim.figure in titles:
+        figure = f"{_esc(titles[claim.figure])} (no figure)"
     return [
         _esc(claim.id),
         figure,
@@ -326,7 +330,7 @@ def render_html(report: Report) -> str:
     nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
     claims = _table(
         ["claim", "figure", "statement", "measured", "tolerance", "margin", "result", "note"],
-        [_claim_row(c, {f.key for f in report.figures}) for c in report.claims],
+        [_claim_row(c, {f.key for f in report.figures}, report.titles) for c in report.claims],
         table_id="claims",
     )
     tables = "".join(
