@@ -8,6 +8,7 @@ import pytest
 
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_toml
 from assocmem.experiments.claims import check_claims
 from assocmem.experiments.registry import EXPERIMENTS
 from assocmem.experiments.tolerances import (
@@ -19,6 +20,7 @@ from assocmem.experiments.tolerances import (
     tolerances,
     write_lock,
 )
+from assocmem.sweep.spec import parse_spec, shipped_specs
 
 
 def test_the_shipped_specs_agree_with_the_lock():
@@ -94,3 +96,13 @@ def test_claims_carry_their_tolerance_history():
     assert claim.tolerance_since == tolerance_tables()["6"].since
     assert claim.to_dict()["revisions"] == [] and "0.02" in claim.tolerance
     assert tolerances("6") == {"slope_tolerance": 0.02}
+
+
+def test_specs_with_tolerance_history_still_parse_as_sweeps():
+    """A tolerance's revisions (tables) and list values (§4.2's paper errors) are part of the
+    spec: ``assocmem sweep run SPEC`` accepts every shipped spec that holds them."""
+    holding = {t.spec for t in tolerance_tables().values()}
+    assert {"figure4", "noise-threshold", "paper_training_grid"} <= holding
+    for name in holding:
+        spec = parse_spec(load_toml(shipped_specs()[name]), source=name)
+        assert set(spec.claims) == {c for c, t in tolerance_tables().items() if t.spec == name}
