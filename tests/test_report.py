@@ -8,6 +8,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assocmem.closed_form import run_closed_form
@@ -114,6 +115,11 @@ def test_a_claim_without_a_figure_names_its_experiment():
     claim = Claim("5", "s", {}, True, figure="rho")
     page = render_html(Report("t", claims=[claim], titles={"rho": "Weightings q = p^ρ"}))
     assert "<td>Weightings q = p^ρ (no figure)</td>" in page
+
+
+def test_a_numpy_verdict_is_written_as_json():
+    """A judge's numpy bool (§4.4b failing at S = 1 wrote one) is still a JSON boolean."""
+    assert json.loads(json.dumps(Claim("x", "s", {}, np.bool_(False)).to_dict()))["passed"] is False
 
 
 def test_claim_to_dict_is_strict_json():

@@ -181,7 +181,7 @@ def finding4b(frames: "StoredFrames", scale: str) -> Claim:
         {f"steps_to_zero_{name}": float(v) for name, v in steps.items()}
         | {"gd_final_error_lr_le_1": float(gd_small["final"].min())},
         bool(np.isfinite(steps["sign_sgd"]) and np.isfinite(steps["normalized_sgd"]))
-        and steps["sgd"] >= factor * max(steps["sign_sgd"], steps["normalized_sgd"])
+        and bool(steps["sgd"] >= factor * max(steps["sign_sgd"], steps["normalized_sgd"]))
         and bool((gd_small["final"] > 0).all()),
         tolerance=f"sign-GD, normalised GD reach zero; GD ≥ {factor:g}× their steps; GD > 0 at "
         "lr ≤ 1",

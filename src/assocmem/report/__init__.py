@@ -99,7 +99,7 @@ class Claim:
             "statement": self.statement,
             "measured": {k: _json_number(v) for k, v in self.measured.items()},
             "tolerance": self.tolerance,
-            "passed": self.passed,
+            "passed": None if self.passed is None else bool(self.passed),  # numpy bools too
             "note": self.note,
             "tolerance_since": self.tolerance_since,
             "revisions": self.revisions,
