@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return lock()
     from assocmem.analysis.memory import check_claims_memory
     from assocmem.experiments.claims import SWEEPS, check_claims, claim_config
-    from assocmem.report import format_measured
+    from assocmem.report import margin_text, measured_text
 
     # every sweep counts, as the sweeps a subset of claims reads are known only once judged
     configs = [claim_config(name, args.trials, args.seed, args.device) for name in SWEEPS]
@@ -66,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json([c.to_dict() for c in claims])
     else:
-        rows = [[c.id, "pass" if c.passed else "FAIL", format_measured(c.measured)] for c in claims]
-        print(format_table(["claim", "result", "measured"], rows))
+        rows = [
+            [c.id, "pass" if c.passed else "FAIL", margin_text(c), measured_text(c)] for c in claims
+        ]
+        print(format_table(["claim", "result", "margin", "measured"], rows))
         for c in claims:
             print(textwrap.fill(f"{c.id}: {c.statement}", 100, initial_indent="  ",
                                 subsequent_indent="    "))  # fmt: skip
