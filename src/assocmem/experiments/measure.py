@@ -87,6 +87,21 @@ def widened(tolerance: float | str, z: float) -> str:
     return f"({tolerance} + {z:g} s.e.)" if z else str(tolerance)
 
 
+def ci_se(low: float, high: float) -> float:
+    """The standard error a 95 % interval implies (normal approximation: width / 3.92)."""
+    return (high - low) / (2 * 1.96)
+
+
+CI_NOTE = "in s.e. read off the 95 % bootstrap interval (its width / 3.92)"
+
+
+def ci_margin(value: float, fit: Any, widen: float) -> float:
+    """The margin of ``value`` inside ``fit``'s 95 % interval (``ci_low``, ``ci_high``) widened
+    by ``widen`` on each side, in the s.e. the interval implies."""
+    se = ci_se(fit.ci_low, fit.ci_high)
+    return margin(value, fit.ci_low - widen, fit.ci_high + widen, se)
+
+
 def cells_margin(margins: Any, min_fraction: float) -> float | None:
     """The margin of a claim judged on a fraction of cells, each with its own margin (in its
     s.e.): the margin of the cell where ``min_fraction`` binds (the k-th largest, k = ⌈min_fraction

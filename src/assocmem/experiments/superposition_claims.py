@@ -29,7 +29,7 @@ from assocmem.analysis.superposition_records import (
     with_predictions,
 )
 from assocmem.experiments.experiment import Judge
-from assocmem.experiments.measure import margin
+from assocmem.experiments.measure import CI_NOTE, ci_se, margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.report import DETECTABLE_SE, Claim
 
@@ -37,14 +37,6 @@ CLOSED, TRAINED = "superposition", "superposition_trained"  # shipped specs = sw
 ALPHA = 2.0  # the α of the figure and of the claims that name one
 THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
-
-
-CI_NOTE = "in s.e. read off the 95 % bootstrap interval (its width / 3.92)"
-
-
-def _ci_se(low: float, high: float) -> float:
-    """The standard error a 95 % interval implies (normal approximation)."""
-    return (high - low) / (2 * 1.96)
 
 
 def claim_width(frames: Any, scale: str) -> Claim:
@@ -111,7 +103,7 @@ def claim_matrix(frames: Any, scale: str) -> Claim:
         },  # fmt: skip
         bool(low <= predicted_slope <= high),
         tolerance=f"the predicted slope within the 95 % bootstrap interval ± {tol['slope']}",
-        margin_se=margin(predicted_slope, low, high, _ci_se(fit.ci_low, fit.ci_high)),
+        margin_se=margin(predicted_slope, low, high, ci_se(fit.ci_low, fit.ci_high)),
         margin_note=CI_NOTE,
     )
 
@@ -211,7 +203,7 @@ def claim_exponents(frames: Any, scale: str) -> Claim:
                     gap,
                     -math.inf,
                     tol["slope"],
-                    math.hypot(*(_ci_se(fits[k].ci_low, fits[k].ci_high) for k in (h, 1))),
+                    math.hypot(*(ci_se(fits[k].ci_low, fits[k].ci_high) for k in (h, 1))),
                 )
                 for h, gap in gaps.items()
             ),
