@@ -8,12 +8,23 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure4
-from assocmem.report import Claim, FigureEntry, Report, Table, render_html, write_report
+from assocmem.report import (
+    Claim,
+    FigureEntry,
+    Report,
+    Table,
+    margin_text,
+    measured_text,
+    quantity_name,
+    render_html,
+    write_report,
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_FLAGS = [
@@ -89,7 +100,7 @@ def test_render_is_deterministic():
     assert page == render_html(_small_report())
     assert render_html(_small_report(verdict=False)) != page
     assert render_html(_small_report(slope=-0.98)) != page
-    assert "slope=-1.02, dims=13" in page and '<span class="pass">pass</span>' in page
+    assert "slope = -1.02; dims = 13" in page and '<span class="pass">pass</span>' in page
     assert "±0.1" in page and "1 of 1 checked pass" in page
     assert '<span class="skip">not checked</span>' in render_html(_small_report(verdict=None))
 
@@ -100,11 +111,74 @@ def test_claim_links_to_its_figure_only_when_drawn(report):
     assert "<td>figure-9</td>" in text  # not drawn: plain text, no dangling link
 
 
+def test_a_claim_without_a_figure_names_its_experiment():
+    claim = Claim("5", "s", {}, True, figure="rho")
+    page = render_html(Report("t", claims=[claim], titles={"rho": "Weightings q = p^ρ"}))
+    assert "<td>Weightings q = p^ρ (no figure)</td>" in page
+
+
+def test_a_numpy_verdict_is_written_as_json():
+    """A judge's numpy bool (§4.4b failing at S = 1 wrote one) is still a JSON boolean."""
+    assert json.loads(json.dumps(Claim("x", "s", {}, np.bool_(False)).to_dict()))["passed"] is False
+
+
 def test_claim_to_dict_is_strict_json():
     claim = Claim("§4.4b", "s", {"steps": float("inf"), "n": 3, "e": 0.5}, None, "none", "f")
     data = json.loads(json.dumps(claim.to_dict(), allow_nan=False))
     assert data["measured"] == {"steps": "inf", "n": 3, "e": 0.5}
     assert data["passed"] is None and data["figure"] == "f" and data["tolerance"] == "none"
+
+
+def test_measured_quantities_are_named_beside_the_papers_values():
+    claim = Claim("3", "s", {"min_error_d_le_200": 0.5211, "error_d1000": 0.155}, True)
+    claim.paper = {"error_d1000": 0.17}
+    assert (
+        measured_text(claim)
+        == "min error (d ≤ 200) = 0.5211; error (d = 1000) = 0.155 (paper 0.17)"
+    )
+    assert quantity_name("truncate_d10_T1e4") == "truncate (d = 10, T = 10⁴)"
+    assert (
+        quantity_name("slope_rho0.5") == "slope (ρ = 0.5)"
+        and quantity_name("T=1e4: z") == "T=1e4: z"
+    )
+
+
+def test_provenance_is_a_small_table_with_its_json_folded():
+    page = render_html(
+        Report(
+            "t",
+            provenance={
+                "runs_stored": 591,
+                "compute_seconds_stored": 56.2527,
+                "hosts": ["vm"],
+                "statuses_now": {},
+            },
+        )
+    )
+    assert "<td>runs stored</td><td>591</td>" in page and "<td>56.3</td>" in page
+    assert "<td>hosts of the stored runs</td><td>vm</td>" in page and "<td>none</td>" in page
+    assert "<details><summary>as JSON</summary><pre>" in page
+
+
+def test_margins_read_as_a_referee_would():
+    """Under 2 s.e. a passing claim reads "fragile"; a claim of no effect states what it would
+    have detected; a deterministic one says why it has no margin; all of it in claims.json."""
+    safe = Claim("1", "s", {}, True, margin_se=8.4)
+    fragile = Claim("3", "s", {}, True, margin_se=0.63)
+    null = Claim("h-6", "s", {}, True, margin_se=2.5, detectable=0.0771)
+    exact = Claim("6", "s", {}, True, margin_note="exact arithmetic: no sampling error")
+    assert margin_text(safe) == "8.4 s.e." and margin_text(fragile) == "fragile: 0.63 s.e."
+    assert margin_text(null).startswith("no difference detected (would detect ≥ 0.0771)")
+    assert margin_text(exact) == "exact arithmetic: no sampling error"
+    data = json.loads(json.dumps(null.to_dict(), allow_nan=False))
+    assert data["margin_se"] == 2.5 and data["detectable"] == 0.0771
+    assert exact.to_dict()["margin_se"] is None
+    assert (
+        json.loads(json.dumps(Claim("x", "s", margin_se=float("inf")).to_dict()))["margin_se"]
+        == "inf"
+    )
+    html_text = render_html(Report("t", claims=[fragile, null]))
+    assert "fragile: 0.63 s.e." in html_text and "would detect ≥ 0.0771" in html_text
 
 
 def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dict:

@@ -30,7 +30,9 @@ def _rows(db):
 def test_reproduce_one_figure_then_reuse(tmp_path):
     done = reproduce(tmp_path, only=["4", "memory"])
     assert [p.name for p in done.figures] == ["figure-4.png", "memory.png"]
-    assert done.claims == [] and json.loads((tmp_path / "claims.json").read_text()) == []
+    assert [c.id for c in done.claims] == ["1", "2", "3", "4"]  # Figure 4 judges its claims
+    stored = json.loads((tmp_path / "claims.json").read_text())
+    assert [c["id"] for c in stored] == ["1", "2", "3", "4"] and all(c["passed"] for c in stored)
     path = done.report
     assert (tmp_path / "figures" / "figure-4.png").exists()
     assert (tmp_path / "figures" / "figure-4.svg").exists()

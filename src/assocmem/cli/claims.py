@@ -22,7 +22,14 @@ def register(subparsers: Any) -> None:
         "claims",
         help="check the paper's claims on closed-form memories",
         description="Run the experiments behind the paper's closed-form claims and print measured "
-        "values with pass/fail. Exit code 1 when a claim fails.",
+        "values with pass/fail. Exit code 1 when a claim fails. With --lock, lock every claim's "
+        "tolerance as the specs state it now instead (specs/claims.lock.json).",
+    )
+    parser.add_argument(
+        "--lock",
+        action="store_true",
+        help="write the lock of the claims' tolerances (refused when a tolerance changed without "
+        "a revision whose old value is the locked one); runs nothing",
     )
     parser.add_argument(
         "--only",
@@ -43,9 +50,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.lock:
+        return lock()
     from assocmem.analysis.memory import check_claims_memory
     from assocmem.experiments.claims import SWEEPS, check_claims, claim_config
-    from assocmem.report import format_measured
+    from assocmem.report import margin_text, measured_text
 
     # every sweep counts, as the sweeps a subset of claims reads are known only once judged
     configs = [claim_config(name, args.trials, args.seed, args.device) for name in SWEEPS]
@@ -57,9 +66,19 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json([c.to_dict() for c in claims])
     else:
-        rows = [[c.id, "pass" if c.passed else "FAIL", format_measured(c.measured)] for c in claims]
-        print(format_table(["claim", "result", "measured"], rows))
+        rows = [
+            [c.id, "pass" if c.passed else "FAIL", margin_text(c), measured_text(c)] for c in claims
+        ]
+        print(format_table(["claim", "result", "margin", "measured"], rows))
         for c in claims:
             print(textwrap.fill(f"{c.id}: {c.statement}", 100, initial_indent="  ",
                                 subsequent_indent="    "))  # fmt: skip
     return 0 if all(c.passed for c in claims) else 1
+
+
+def lock() -> int:
+    from assocmem.experiments.tolerances import tolerance_tables, write_lock
+
+    path = write_lock()
+    print(f"locked the tolerances of {len(tolerance_tables())} claims in {path}")
+    return 0

@@ -38,7 +38,8 @@ def register(subparsers: Any) -> None:
         nargs="+",
         choices=LazyChoices(REGISTRY, "only_choices"),
         metavar="ITEM",
-        help="a subset: figure numbers (1, 3, 4, 5, 6, 7, 8), table1, memory, claims, beyond",
+        help="a subset: figure numbers (1, 3, 4, 5, 6, 7, 8; each judges its own claims), table1, "
+        "memory, claims (every paper claim), beyond",
     )
     parser.add_argument(
         "--beyond",
@@ -57,6 +58,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--workers", type=int_at_least(1), help="Dask local workers")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:K")
+    parser.add_argument(
+        "--seed",
+        type=int_at_least(0),
+        default=0,
+        help="the reproduction's seed S (default 0, the runs as written): each sweep's seeds "
+        "are derived from S and its name, so no run is shared between two seeds",
+    )
     add_quiet_argument(parser, "no progress bars")
     parser.set_defaults(handler=run, scale="quick")
 
@@ -73,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         device=args.device,
         progress=show_progress(args),
+        seed=args.seed,
     )
     print(done.summary())
     return 0

@@ -5,6 +5,7 @@ settings (a study run with other settings) the claim is reported unmeasured (``p
 """
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +29,9 @@ from assocmem.experiments.editing_common import (
     main_settings,
     ok_rows,
     theory,
-    tolerances,
 )
+from assocmem.experiments.measure import margin
+from assocmem.experiments.tolerances import tolerances
 from assocmem.report import Claim
 
 Judge = Callable[[Any, str], Claim]
@@ -79,6 +81,10 @@ def claim_success(frames: Any, scale: str) -> Claim:
         tolerance=f"k = 1: min = 1; largest d: mean − 2 s.e. ≥ {tol['min_success']:g} for every "
         "memory and ROME method",
         note=f"worst at the largest d: {worst['memory']}, {worst['method']}",
+        margin_se=_worst(
+            summary["mean"], tol["min_success"] + summary["two_se"], math.inf, summary
+        ),
+        margin_note=TRIALS_NOTE + " (the k = 1 part is exact)",
     )
 
 
@@ -109,7 +115,29 @@ def claim_replace(frames: Any, scale: str) -> Claim:
         bool(success >= tol["stored_success"] and excess.max() <= 0),
         tolerance=f"success on ranks 1–10 ≥ {tol['stored_success']:g}; at every memory, α, N "
         f"and d: |mean relative damage| ≤ max(2 s.e., {tol['relative_damage']:g})",
+        margin_se=_worst(
+            summary["mean"].abs(),
+            -math.inf,
+            np.maximum(summary["two_se"], tol["relative_damage"]),
+            summary,
+        ),
+        margin_note=TRIALS_NOTE + " of the damage (the stored tokens' success: a mean of 0/1)",
     )
+
+
+TRIALS_NOTE = "the worst cell, in its s.e. over trials"
+
+
+def _worst(value: Any, low: Any, high: Any, summary: pd.DataFrame) -> float | None:
+    """The smallest margin of ``low ≤ value ≤ high`` over the cells of ``summary`` (its
+    ``two_se`` column: two s.e. of each cell's mean), in s.e."""
+    ses = np.asarray(summary["two_se"], float) / 2
+    lows, highs = (np.broadcast_to(np.asarray(x, float), ses.shape) for x in (low, high))
+    values = np.asarray(value, float)
+    margins = [
+        margin(v, lo, hi, se) for v, lo, hi, se in zip(values, lows, highs, ses, strict=True)
+    ]
+    return min(margins, default=None)
 
 
 def trial_means(rows: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
@@ -142,6 +170,8 @@ def claim_erasure(frames: Any, scale: str) -> Claim:
         tolerance="mean − 2 s.e. ≤ 1/M for every (memory, method, N); a trial's share is "
         "balanced over the erased tokens' classes and averaged over its d and α (which share "
         "the trial's erased tokens) before the mean and s.e. over trials",
+        margin_se=_worst(summary["mean"], -math.inf, chance + summary["two_se"], summary),
+        margin_note=TRIALS_NOTE,
         note=f"closest to chance: {worst['memory']}, {worst['method']}, N = {worst['n_inputs']:g}",
     )
 
@@ -235,12 +265,14 @@ def claim_theory_damage(frames: Any, scale: str) -> Claim:
     if summary.empty:
         raise NotMeasured(f"no q = p memory at d ≥ {tol['min_dim']:g}")
     predictions = theory(frames.editing)
-    gaps = {}
+    gaps, margins = {}, []
     for _, row in summary.iterrows():
         prediction = predictions[(POPULATION, alpha, n_inputs, int(row["dim"]))]
         predicted_damage = float(prediction.damage[list(prediction.ks).index(k)])
         allowed = row["two_se"] + tol["relative"] * abs(predicted_damage)
         gaps[int(row["dim"])] = (float(row["mean"]), predicted_damage, float(allowed))
+        gap = abs(float(row["mean"]) - predicted_damage)
+        margins.append(margin(gap, -math.inf, float(allowed), float(row["two_se"]) / 2))
     measured = {
         f"{name}_d{d}": value
         for d, (mean, prediction, allowed) in gaps.items()
@@ -253,6 +285,8 @@ def claim_theory_damage(frames: Any, scale: str) -> Claim:
         measured,
         all(abs(m - p) <= a for m, p, a in gaps.values()),
         tolerance=f"|measured mean − predicted| ≤ 2 s.e. + {tol['relative']:g} × predicted",
+        margin_se=min(margins),
+        margin_note=TRIALS_NOTE,
     )
 
 
@@ -283,6 +317,10 @@ def claim_covariance(frames: Any, scale: str) -> Claim:
         },
         bool(resolved.any()) and bool(significant.all()),
         tolerance="paired mean reduction − 2 s.e. > 0 in every such cell",
+        margin_se=_worst(gain["mean"][resolved], gain["two_se"][resolved], math.inf, gain[resolved])
+        if resolved.any()
+        else None,
+        margin_note="the worst cell, in its paired s.e. over trials",
     )
 
 

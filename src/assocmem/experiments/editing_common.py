@@ -6,7 +6,6 @@ from typing import Any
 import pandas as pd
 
 from assocmem.analysis.editing_summary import predicted
-from assocmem.experiments.experiment import spec_tolerances
 
 THRESHOLD, POPULATION, TRAINED = "threshold:P=d/8", "population", "trained"
 Theory = dict[tuple[str, float, int, int], Any]  # (memory, α, N, d) → EditPrediction | None
@@ -14,11 +13,6 @@ Theory = dict[tuple[str, float, int, int], Any]  # (memory, α, N, d) → EditPr
 
 class NotMeasured(Exception):
     """The records hold no runs at a claim's settings (a study run with other settings)."""
-
-
-def tolerances(claim: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of the shipped spec (fixed before the full runs)."""
-    return spec_tolerances("editing", claim)
 
 
 def ok_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,7 +10,6 @@ Sweeps are written as the tables of a sweep spec (``kind``, ``trials`` or ``seed
 each ``NAME-SCALE`` and sets the device.
 """
 
-import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,10 +20,13 @@ from matplotlib.figure import Figure
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
 from assocmem.experiments.frames import StoredFrames
+from assocmem.experiments.tolerances import tolerance_tables
 from assocmem.report import Claim, Table
+from assocmem.rng import stream_seed
 from assocmem.sweep.spec import SweepSpec, parse_spec, shipped_specs
 
 SCALES = ("quick", "full")
+NO_MARGIN = "no margin derived for this claim yet"  # a claim whose judge gives none
 RawSpec = dict[str, Any]  # the tables of a sweep spec: kind, trials | seeds, base, axes, zip
 Judge = Callable[[Any, str], Claim]  # (record frames named as the sweeps, scale) -> Claim
 # Closed-form trials per point at each scale (the paper's: 100).
@@ -80,9 +82,10 @@ class Experiment:
     settings: Callable[[Context], Any] | None = None
     check: Callable[[Mapping[str, SweepSpec]], None] | None = None
 
-    def specs(self, scale: str, device: str) -> dict[str, SweepSpec]:
-        """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``."""
-        return self.checked(parse_sweeps(self.sweeps(scale), scale, device))
+    def specs(self, scale: str, device: str, seed: int = 0) -> dict[str, SweepSpec]:
+        """Its sweeps at ``scale``, parsed, named ``NAME-SCALE``, on ``device``; their seeds
+        derived from ``seed`` (:func:`reseeded`; 0: as written)."""
+        return self.checked(parse_sweeps(self.sweeps(scale), scale, device, seed))
 
     def checked(self, specs: dict[str, SweepSpec]) -> dict[str, SweepSpec]:
         """``specs``, once :attr:`check` accepts them."""
@@ -99,7 +102,9 @@ class Experiment:
             claim = judge(frames, scale)
             if claim.id != claim_id:
                 raise ValueError(f"{self.name}: claim {claim_id!r} was judged as {claim.id!r}")
-            claims.append(replace(claim, figure=self.name))
+            if claim.margin_se is None and not claim.margin_note:
+                claim = replace(claim, margin_note=NO_MARGIN)
+            claims.append(replace(claim, figure=self.name, **tolerance_history(claim_id)))
         return claims
 
     def figure_settings(self, ctx: Context) -> Any:
@@ -120,21 +125,73 @@ def need_distinct(field: str, values: Collection[Any], count: int, why: str) -> 
         raise ConfigError(field, f"give at least {count} distinct values {why}, got {shown}")
 
 
-def parse_sweeps(raws: Mapping[str, RawSpec], scale: str, device: str) -> dict[str, SweepSpec]:
-    """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE``, on ``device``."""
-    return {
-        name: parse_spec(
-            {**raw, "name": f"{name}-{scale}", "base": {**raw["base"], "device": device}},
-            source=f"reproduce:{name}",
-        )
-        for name, raw in raws.items()
-    }
+def parse_sweeps(
+    raws: Mapping[str, RawSpec], scale: str, device: str, seed: int = 0
+) -> dict[str, SweepSpec]:
+    """Sweeps given as raw tables by name, parsed, each named ``NAME-SCALE`` (``NAME-SCALE-sS``
+    for a seed S ≠ 0), on ``device``, reseeded from ``seed`` (:func:`reseeded`)."""
+    specs = {}
+    for name, written in raws.items():
+        raw = reseeded(written, name, seed)
+        label = f"{name}-{scale}" + (f"-s{seed}" if seed else "")
+        table = {**raw, "name": label, "base": {**raw["base"], "device": device}}
+        specs[name] = parse_spec(table, source=f"reproduce:{name}")
+    return specs
+
+
+SEED_SPAN = 2**31  # derived base seeds lie in [0, SEED_SPAN): every kernel takes them
+
+
+def reseeded(raw: RawSpec, name: str, seed: int) -> RawSpec:
+    """The sweep ``raw`` (named ``name``) under the reproduction's ``seed``: 0 leaves it as
+    written; otherwise its base seed becomes ``stream_seed(seed, "reproduce", name)`` (a
+    stable hash, :mod:`assocmem.rng`) plus the seed it had, and each listed seed (``seeds``, or
+    a seed axis) moves by the same amount, so no run is shared between two values of ``seed``.
+
+    Parameters
+    ----------
+    raw : dict
+        The tables of a sweep spec (``base``, ``axes``, ``zip``, ``seeds`` or ``trials``).
+    name : str
+        The sweep's name (its experiment's frame name, e.g. "figure4").
+    seed : int
+        The reproduction's seed S ≥ 0.
+
+    Returns
+    -------
+    dict
+        A new raw spec (``raw`` itself when ``seed`` is 0).
+    """
+    if seed == 0:
+        return raw
+    shift = stream_seed(seed, "reproduce", name) % SEED_SPAN
+    out = {**raw, "base": dict(raw["base"])}
+    for table in ("axes", "zip"):
+        if "seed" in raw.get(table, {}):
+            out[table] = {**raw[table], "seed": [shift + s for s in raw[table]["seed"]]}
+    if "seeds" in raw:
+        seeds = raw["seeds"]
+        out["seeds"] = [shift + s for s in (range(seeds) if isinstance(seeds, int) else seeds)]
+    elif "seed" not in out.get("axes", {}) and "seed" not in out.get("zip", {}):
+        out["base"]["seed"] = shift + int(raw["base"].get("seed", 0))
+    return out
 
 
 def _shown(spec: SweepSpec) -> dict[str, Any]:
     if spec.kind == "closed_form":
         return spec.base | {"trials": spec.trials}
     return spec.base | spec.axes | spec.zipped
+
+
+def tolerance_history(claim_id: str) -> dict[str, Any]:
+    """The ``tolerance_since`` and ``revisions`` of a claim's tolerance (none without a table)."""
+    table = tolerance_tables().get(claim_id)
+    if table is None:
+        return {}
+    return {
+        "tolerance_since": table.since,
+        "revisions": [revision.to_dict() for revision in table.revisions],
+    }
 
 
 def claim_order(claim_id: str) -> tuple[bool, str]:
@@ -149,22 +206,6 @@ def shipped_sweep(name: str) -> RawSpec:
     if path is None:
         raise ConfigError("spec", f"no shipped spec {name!r}")
     return load_toml(path)
-
-
-@functools.cache
-def _claim_tables(name: str) -> dict[str, dict[str, Any]]:
-    tables: dict[str, dict[str, Any]] = shipped_sweep(name).get("claims", {})
-    return tables
-
-
-def spec_tolerances(specs: str | tuple[str, ...], claim_id: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of ``claim_id`` in the first shipped spec of ``specs`` that has
-    one (a copy; empty if none has): a study's tolerances, fixed before its full-scale run."""
-    for name in (specs,) if isinstance(specs, str) else specs:
-        table = _claim_tables(name).get(claim_id)
-        if table is not None:
-            return dict(table)
-    return {}
 
 
 def closed_form_sweep(

@@ -16,7 +16,18 @@ from assocmem.experiments.experiment import (
     closed_form_sweep,
     shipped_sweep,
 )
-from assocmem.experiments.measure import means, slope, slope_above
+from assocmem.experiments.measure import (
+    mean_and_se,
+    means,
+    scale_z,
+    slope,
+    slope_above,
+    slope_se,
+    trial_table,
+    widened,
+    within,
+)
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures import figure1
 from assocmem.report import Claim
 
@@ -31,19 +42,36 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
 
 
 def claim7(data: Any, scale: str = "full") -> Claim:
-    s_d = slope_above(means(data.figure1, SCHEME, 10_000))
-    at_1000 = [means(data.figure1, SCHEME, t)[1000] for t in FIG1_SAMPLES]
-    s_t = slope(FIG1_SAMPLES, at_1000)
-    at_10 = [e for d, e in means(data.figure1, SCHEME, 10).items() if d >= 50]
+    tol = tolerances("7")
+    z, frame = scale_z(tol, scale), data.figure1
+    in_d = trial_table(frame, SCHEME, n_samples=10_000)
+    in_t = trial_table(frame, SCHEME, by="n_samples", dim=1000)
+    at_10 = trial_table(frame, SCHEME, n_samples=10)
+    s_d = slope_above(means(frame, SCHEME, 10_000))
+    s_t = slope(FIG1_SAMPLES, [means(frame, SCHEME, t)[1000] for t in FIG1_SAMPLES])
+    errors = [mean_and_se(at_10[d]) for d in at_10.columns.to_numpy(int) if d >= 50]
+    margins = [
+        within(s_d, tol["slope_d"], tol["slope_d_tolerance"], slope_se(in_d)),
+        within(s_t, tol["slope_T"], tol["slope_T_tolerance"], slope_se(in_t, low=0)),
+        *(within(e, tol["error_T10"], tol["error_T10_tolerance"], se) for e, se in errors),
+    ]
+    means_10 = [e for d, e in means(frame, SCHEME, 10).items() if d >= 50]
     return Claim(
         "7",
-        "joint law (P = d/12): slope in d at T = 10⁴ (d ≥ 50) = −1.0 ± 0.1; slope in T at d = 1000 "
-        "= −0.5 ± 0.05; error ≈ 0.175 at T = 10 for every d ≥ 50 (±0.02)",
-        {"slope_d": s_d, "slope_T": s_t, "min_error_T10": min(at_10), "max_error_T10": max(at_10)},
-        abs(s_d + 1) <= 0.1
-        and abs(s_t + 0.5) <= 0.05
-        and all(abs(e - 0.175) <= 0.02 for e in at_10),
-        tolerance="|slope_d + 1| ≤ 0.1, |slope_T + 0.5| ≤ 0.05, errors at T = 10 in 0.175 ± 0.02",
+        "joint law (P = d/12): slope in d at T = 10⁴ (d ≥ 50) ≈ −1; slope in T at d = 1000 "
+        "≈ −0.5; error ≈ 0.175 at T = 10 for every d ≥ 50",
+        {
+            "slope_d": s_d,
+            "slope_T": s_t,
+            "min_error_T10": min(means_10),
+            "max_error_T10": max(means_10),
+        },
+        min(margins) >= -z,
+        tolerance=f"|slope_d − ({tol['slope_d']:g})| ≤ {widened(tol['slope_d_tolerance'], z)}, "
+        f"|slope_T − ({tol['slope_T']:g})| ≤ {widened(tol['slope_T_tolerance'], z)}, errors at "
+        f"T = 10 in {tol['error_T10']:g} ± {widened(tol['error_T10_tolerance'], z)}",
+        margin_se=min(margins),
+        paper={"slope_d": tol["slope_d"], "slope_T": tol["slope_T"]},
     )
 
 

@@ -20,11 +20,13 @@ from assocmem.analysis.hierarchy import HierarchyConfig
 from assocmem.analysis.hierarchy_stats import compare, parts, trained_summary, winner
 from assocmem.analysis.hierarchy_theory import predict_hierarchy
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.measure import margin
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.hierarchy import hierarchy_figure
-from assocmem.report import Claim, Table
+from assocmem.report import DETECTABLE_SE, Claim, Table
 
 SPECS = {name: shipped_sweep(name) for name in ("hierarchy", "hierarchy_data", "hierarchy_trained")}
-TOLERANCES: dict[str, dict[str, Any]] = SPECS["hierarchy"]["claims"]
+TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPECS["hierarchy"]["claims"]}
 MAP_DIM = 512  # the d of the (K, α) map and of the table: the largest d of both scales
 # The quick scale: these values of each spec's lists (a subset), trials per scale.
 QUICK: dict[str, dict[str, Any]] = {
@@ -99,6 +101,7 @@ def claim_decomposition(frames: Any, scale: str) -> Claim:
         {"max_residual": residual, "max_bound_excess": excess, "rows": float(len(rows))},
         bool(residual <= atol and excess <= atol),
         tolerance=f"|residual| ≤ {atol:g} and E_hard − (E₁ + E₂) ≤ {atol:g}",
+        margin_note="an identity of the code (rounding only), not a statistic: a test's job",
     )
 
 
@@ -154,13 +157,22 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     rows = measured.merge(predicted, on="dim", suffixes=("", "_predicted"))
     rows = rows[rows["dim"] >= tol["min_dim"]]
     values: dict[str, float] = {}
-    ok = True
+    ok, margins = True, []
     for _, row in rows.iterrows():
         d, mean, sem, pred = int(row["dim"]), row["hard_mean"], row["hard_sem"], row["hard"]
         values |= {f"measured_d{d}": float(mean), f"sem_d{d}": float(sem)}
         values[f"predicted_d{d}"] = float(pred)
         ok = ok and bool(abs(pred - mean) <= rel * mean + 2 * sem)
-    return Claim("hierarchy-2", statement, values, bool(ok and len(rows)), tolerance=tolerance)
+        margins.append(margin(abs(pred - mean), -math.inf, rel * mean + 2 * sem, sem))
+    return Claim(
+        "hierarchy-2",
+        statement,
+        values,
+        bool(ok and len(rows)),
+        tolerance=tolerance,
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst d, in the measured error's s.e. over trials",
+    )
 
 
 def claim_soft(frames: Any, scale: str) -> Claim:
@@ -169,9 +181,13 @@ def claim_soft(frames: Any, scale: str) -> Claim:
     k = float(tol["standard_errors"])
     rows = compare(frames.hierarchy, "soft", "matrix")
     rows = rows[rows["dim"] >= tol["min_dim"]]
-    margin = rows["diff"] + k * rows["diff_sem"]
-    worst = rows.loc[margin.idxmin()] if len(rows) else None
-    measured = {"points": float(len(rows)), "beaten": float((margin < 0).sum())}
+    slack = rows["diff"] + k * rows["diff_sem"]
+    worst = rows.loc[slack.idxmin()] if len(rows) else None
+    measured = {"points": float(len(rows)), "beaten": float((slack < 0).sum())}
+    margins = [
+        margin(d, -k * se, math.inf, se)
+        for d, se in zip(rows["diff"], rows["diff_sem"], strict=True)
+    ]
     if worst is not None:
         measured |= {"worst_diff": float(worst["diff"]), "worst_diff_sem": float(worst["diff_sem"])}
     return Claim(
@@ -180,8 +196,10 @@ def claim_soft(frames: Any, scale: str) -> Claim:
         "never beats the direct memory at equal matrix parameters: it is the direct memory "
         f"W₂W₁ of rank ≤ d₁ (every K, α and d ≥ {tol['min_dim']}; best schemes)",
         measured,
-        bool(len(rows) and (margin >= 0).all()),
+        bool(len(rows) and (slack >= 0).all()),
         tolerance=f"E_soft − E_direct ≥ −{k:g} s.e. (paired over trials) at every point",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst point, in paired s.e. over trials",
     )
 
 
@@ -216,14 +234,24 @@ def claim_where(frames: Any, scale: str) -> Claim:
     if tol["wins"] not in found or tol["loses"] not in found:
         return _unjudged("hierarchy-4", statement, tolerance, f"no d = {MAP_DIM} runs of those K")
     measured: dict[str, float] = {}
-    verdicts = []
+    verdicts, margins = [], []
     for role, expected in (("wins", "hierarchy"), ("loses", "direct")):
         row = found[int(tol[role])]
         for name, key in (("hierarchy", "mean"), ("direct", "direct_mean"), ("diff", "diff")):
             measured[f"K{tol[role]}_{name}"] = float(row[key])
         measured[f"K{tol[role]}_diff_sem"] = float(row["diff_sem"])
         verdicts.append(winner(row["diff"], row["diff_sem"], k) == expected)
-    return Claim("hierarchy-4", statement, measured, bool(all(verdicts)), tolerance=tolerance)
+        signed = -row["diff"] if expected == "hierarchy" else row["diff"]
+        margins.append(margin(signed, k * row["diff_sem"], math.inf, row["diff_sem"]))
+    return Claim(
+        "hierarchy-4",
+        statement,
+        measured,
+        bool(all(verdicts)),
+        tolerance=tolerance,
+        margin_se=min(margins),
+        margin_note="in paired s.e. over trials",
+    )
 
 
 def _trained_cell(frames: Any, claim: str) -> dict[str, Any] | None:
@@ -254,7 +282,13 @@ def claim_found(frames: Any, scale: str) -> Claim:
         + (("dim", "dim"), ("n_samples", "n_samples"), ("lr", "lr"))
     }
     return Claim(
-        "hierarchy-5", statement, measured, bool(cell["nmi_mean"] >= tol["found"]), tolerance
+        "hierarchy-5",
+        statement,
+        measured,
+        bool(cell["nmi_mean"] >= tol["found"]),
+        tolerance,
+        margin_se=margin(float(cell["nmi_mean"]), tol["found"], math.inf, float(cell["nmi_sem"])),
+        margin_note="in s.e. of the NMI over seeds",
     )
 
 
@@ -274,8 +308,16 @@ def claim_unidentified(frames: Any, scale: str) -> Claim:
     names = ("nmi", "nmi_null", "gap", "nmi_output", "concepts_used")
     measured = {name: float(cell[f"{name}_mean"]) for name in names}
     measured["gap_sem"] = float(cell["gap_sem"])
+    se = float(cell["gap_sem"])
     return Claim(
-        "hierarchy-6", statement, measured, bool(abs(cell["gap_mean"]) <= bound), tolerance
+        "hierarchy-6",
+        statement,
+        measured,
+        bool(abs(cell["gap_mean"]) <= bound),
+        tolerance,
+        margin_se=margin(abs(float(cell["gap_mean"])), -math.inf, bound, se),
+        margin_note="in s.e. of the gap over seeds",
+        detectable=DETECTABLE_SE * se,
     )
 
 

@@ -23,6 +23,8 @@ from assocmem.analysis.noise_threshold_records import (
 )
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
+from assocmem.experiments.measure import cell_margins, cells_margin
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.noise_threshold import CAPPED, noise_threshold_figure
 from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
@@ -30,7 +32,7 @@ from assocmem.sweep.spec import SweepSpec
 
 NAME = "noise-threshold"
 SPEC = shipped_sweep(NAME)
-TOLERANCES: dict[str, dict[str, Any]] = SPEC["claims"]
+TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPEC["claims"]}
 QUICK_MAX_DIM = 512
 AT_K = int(TOLERANCES["NT-4"]["k"])  # the authors' k, whose regret NT-4, the table and figure show
 
@@ -65,13 +67,22 @@ def _verdict(fraction: float, needed: float) -> bool | None:
     return None if math.isnan(fraction) else bool(fraction >= needed)
 
 
+def _cells_margin(value: Any, bound: Any, se: Any, min_fraction: float) -> dict[str, Any]:
+    """The margin of a claim on a fraction of cells (the binding cell's, in its own s.e.)."""
+    return {
+        "margin_se": cells_margin(cell_margins(value, bound, se), min_fraction),
+        "margin_note": f"the cell where {min_fraction:.0%} binds, in its own s.e.",
+    }
+
+
 def claim_theory(frames: Any, scale: str) -> Claim:
     """NT-1: the predicted error curve (majority rule, capped) within 2 s.e. + rel."""
     tol = TOLERANCES["NT-1"]
     curves = records(frames).curves
     curves = curves[curves["dim"] >= tol["min_dim"]]
     gap = (curves["predicted"] - curves["mean"]).abs()
-    ok = gap <= 2 * curves["sem"] + tol["rel"] * curves["mean"]
+    bound = 2 * curves["sem"] + tol["rel"] * curves["mean"]
+    ok = gap <= bound
     rel = gap / curves["mean"]
     capped = curves["cap"] == CAPPED
     judged = capped & (curves["label_rule"] == "majority")
@@ -93,6 +104,7 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         _verdict(fraction, tol["min_fraction"]),
         tolerance=f"|predicted − measured| ≤ 2 s.e. + {tol['rel']:g}·measured in ≥ "
         f"{tol['min_fraction']:.0%} of the (α, ε, T, d ≥ {tol['min_dim']}, k) cells",
+        **_cells_margin(gap[judged], bound[judged], curves["sem"][judged], tol["min_fraction"]),
     )
 
 
@@ -101,7 +113,8 @@ def claim_k_star(frames: Any, scale: str) -> Claim:
     tol = TOLERANCES["NT-2"]
     c = records(frames).cells
     c = c[(c["cap"] == CAPPED) & (c["dim"] >= tol["min_dim"])]
-    ok = c["regret"] <= 2 * c["regret_se"].fillna(0) + tol["rel"] * c["error_star"]
+    bound = 2 * c["regret_se"].fillna(0) + tol["rel"] * c["error_star"]
+    ok = c["regret"] <= bound
     fraction = _fraction(ok)
     return Claim(
         "NT-2",
@@ -115,6 +128,7 @@ def claim_k_star(frames: Any, scale: str) -> Claim:
         _verdict(fraction, tol["min_fraction"]),
         tolerance=f"error at predicted k* ≤ measured best + 2 paired s.e. + {tol['rel']:g}·best "
         f"in ≥ {tol['min_fraction']:.0%} of the (α, ε, rule, T, d ≥ {tol['min_dim']}) cells",
+        **_cells_margin(c["regret"], bound, c["regret_se"].fillna(0), tol["min_fraction"]),
     )
 
 
@@ -141,7 +155,8 @@ def claim_rules(frames: Any, scale: str) -> Claim:
     """NT-3: storing the majority label is no worse than the soft label law under noise."""
     tol = TOLERANCES["NT-3"]
     pairs = _rule_pairs(records(frames), tol["min_noise"])
-    ok = pairs["diff"] <= tol["z"] * pairs["se"] + tol["rel"] * pairs["soft"]
+    bound = tol["z"] * pairs["se"] + tol["rel"] * pairs["soft"]
+    ok = pairs["diff"] <= bound
     fraction = _fraction(ok)
     ratio = pairs["soft"] / pairs["majority"]
     return Claim(
@@ -157,6 +172,7 @@ def claim_rules(frames: Any, scale: str) -> Claim:
         _verdict(fraction, tol["min_fraction"]),
         tolerance=f"majority − soft ≤ {tol['z']:g} paired s.e. + {tol['rel']:g}·soft in ≥ "
         f"{tol['min_fraction']:.0%} of the (α, ε, T, d) cells",
+        **_cells_margin(pairs["diff"], bound, pairs["se"], tol["min_fraction"]),
     )
 
 
@@ -173,10 +189,8 @@ def claim_authors_k(frames: Any, scale: str) -> Claim:
     tol = TOLERANCES["NT-4"]
     cells = records(frames).cells
     cells = _near_balance(cells[(cells["cap"] == CAPPED) & (cells["alpha"] == tol["alpha"])])
-    ok = (
-        cells["regret_at_k"]
-        <= 2 * cells["regret_at_k_se"].fillna(0) + tol["rel"] * cells["error_star"]
-    )
+    bound = 2 * cells["regret_at_k_se"].fillna(0) + tol["rel"] * cells["error_star"]
+    ok = cells["regret_at_k"] <= bound
     fraction = _fraction(ok)
     return Claim(
         "NT-4",
@@ -188,6 +202,8 @@ def claim_authors_k(frames: Any, scale: str) -> Claim:
         _verdict(fraction, tol["min_fraction"]),
         tolerance=f"error(k = {tol['k']}) ≤ best + 2 paired s.e. + {tol['rel']:g}·best in ≥ "
         f"{tol['min_fraction']:.0%} of the (ε, rule, T) cells",
+        **_cells_margin(cells["regret_at_k"], bound, cells["regret_at_k_se"].fillna(0),
+                        tol["min_fraction"]),
     )  # fmt: skip
 
 
@@ -230,6 +246,7 @@ def claim_balance(frames: Any, scale: str) -> Claim:
         tolerance=f"|measured / predicted ratio − 1| ≤ {tol['rel']:g} for every (α, T) whose "
         "balance d lies on the d grid at both ε",
         note="" if len(shifts) else "no (α, T) whose balance d lies inside the d grid",
+        margin_note="balance d read off the d grid: no s.e. derived",
     )
 
 

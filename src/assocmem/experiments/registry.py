@@ -114,9 +114,10 @@ def drawn(items: set[str]) -> list[Experiment]:
 
 def judged(items: set[str]) -> list[Experiment]:
     """The experiments whose claims are judged: every paper experiment under the "claims" item,
-    every study beyond the paper under the "beyond" item."""
+    every study beyond the paper under the "beyond" item, and a figure's own claims under its
+    item ("4" judges claims 1–4)."""
     return [
         e
         for e in EXPERIMENTS.values()
-        if e.claims and (BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items
+        if e.claims and ((BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items or e.item in items)
     ]

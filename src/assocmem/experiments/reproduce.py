@@ -18,6 +18,7 @@ import pandas as pd
 
 from assocmem import __version__
 from assocmem.closed_form.config import check_device
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
@@ -100,6 +101,7 @@ def reproduce(
     workers: int | None = None,
     device: str = "cpu",
     progress: bool = False,
+    seed: int = 0,
 ) -> Reproduction:
     """Reproduce the paper: run (or resume) the sweeps, draw the figures, judge the claims.
 
@@ -119,6 +121,10 @@ def reproduce(
     device : str, default "cpu"
     progress : bool, default False
         Progress bars on stderr.
+    seed : int, default 0
+        The reproduction's seed S: each sweep's seeds are derived from (S, sweep name) by a
+        stable hash, so no run is shared between two values of S
+        (:func:`~assocmem.experiments.experiment.reseeded`); 0 runs the sweeps as written.
 
     Returns
     -------
@@ -128,7 +134,7 @@ def reproduce(
     Raises
     ------
     ConfigError
-        For an unknown item, scale or executor (before anything runs).
+        For an unknown item, scale, executor or a negative seed (before anything runs).
 
     Notes
     -----
@@ -142,20 +148,21 @@ def reproduce(
     start = time.perf_counter()
     to_draw, to_judge = selected(scale, only)
     check_device(device)  # once, as the field it is, before any sweep is parsed
+    int_at_least("seed", seed, 0)
     specs: dict[str, SweepSpec] = {}
     for experiment in (*to_draw, *to_judge):
-        specs |= experiment.specs(scale, device)
+        specs |= experiment.specs(scale, device, seed)
     for spec in specs.values():
         spec.points()  # every point valid before anything is written
     check_executor(executor, workers, None)
     check_output_dir("out", out)
     out = Path(out)
     db = out / "runs.db"
-    stored_draw, stored_judge = stored_experiments(out, scale, device)
+    stored_draw, stored_judge = stored_experiments(out, scale, device, seed)
     to_draw = _union(to_draw, stored_draw)
     to_judge = _union(to_judge, stored_judge)
     for experiment in (*to_draw, *to_judge):
-        specs |= experiment.specs(scale, device)
+        specs |= experiment.specs(scale, device, seed)
     out.mkdir(parents=True, exist_ok=True)
     with Store(db):
         pass  # the database exists even when no selected experiment has runs
@@ -166,13 +173,16 @@ def reproduce(
     ctx = Context(StoredFrames(db, specs), out, scale, specs)
     report = Report(
         title="assocmem: Scaling Laws for Associative Memories, reproduced",
-        subtitle=f"{scale} scale — Cabannes, Dohmatob, Bietti (ICLR 2024); assocmem {__version__}",
+        subtitle=f"{scale} scale{f', seed {seed}' if seed else ''} — Cabannes, Dohmatob, Bietti "
+        f"(ICLR 2024); assocmem {__version__}",
         notes=list(NOTES),
+        titles={e.name: e.title for e in EXPERIMENTS.values()},
     )
     figures = [path for e in to_draw for path in add_experiment(report, e, ctx)]
     claims = [claim for e in to_judge for claim in e.judge(ctx.frames, scale)]
     report.claims = sorted(claims, key=lambda c: claim_order(c.id))
     report.provenance = run_provenance(ctx, sweeps, device, time.perf_counter() - start)
+    report.provenance["seed"] = seed
     write_claims(report.claims, out / "claims.json")
     path = write_report(report, out / "report.html")
     return Reproduction(path, report.claims, figures, time.perf_counter() - start)
@@ -185,7 +195,7 @@ def _union(first: Sequence[Experiment], second: Sequence[Experiment]) -> list[Ex
 
 
 def stored_experiments(
-    out: Path, scale: str, device: str
+    out: Path, scale: str, device: str, seed: int = 0
 ) -> tuple[list[Experiment], list[Experiment]]:
     """The experiments (to draw, to judge) whose results ``out`` already holds: every run at
     ``scale`` in ``out/runs.db``, or, for an experiment without runs, its figure in
@@ -195,7 +205,7 @@ def stored_experiments(
     complete = []
     for experiment in EXPERIMENTS.values():
         try:
-            specs = experiment.specs(scale, device)
+            specs = experiment.specs(scale, device, seed)
             keys = {run.key for spec in specs.values() for run in expand_runs(spec)}
         except ConfigError:
             continue

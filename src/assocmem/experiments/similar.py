@@ -10,7 +10,6 @@ tables fix the claims' tolerances.
 """
 
 import copy
-import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -33,8 +32,9 @@ from assocmem.experiments.experiment import (
     Experiment,
     RawSpec,
     shipped_sweep,
-    spec_tolerances,
 )
+from assocmem.experiments.measure import margin
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.similar import similar_figure
 from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
@@ -56,12 +56,6 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
         capped = [sorted({min(d, QUICK_MAX_DIM) for d in row}) for row in dims]
         raw[table]["dims"] = capped if table == "zip" else capped[0]
     return {SPEC: raw}
-
-
-@functools.cache
-def tolerances(claim: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of the shipped spec (fixed before the full-scale run)."""
-    return spec_tolerances(SPEC, claim)
 
 
 def _unjudged(claim_id: str, statement: str, missing: str) -> Claim:
@@ -104,6 +98,8 @@ def claim_generalisation(frames: Any, scale: str) -> Claim:
         },
         bool(drop - 2 * se >= tol["min_drop"]),
         tolerance=f"drop − 2 s.e. ≥ {tol['min_drop']} (paired over trials)",
+        margin_se=margin(drop, tol["min_drop"] + 2 * se, math.inf, se),
+        margin_note="in paired s.e. over trials",
     )
 
 
@@ -118,13 +114,15 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     rows = _largest(data_rows(frames.similar, **BASE_POINT, target="group"))
     rows = rows[rows["similarity"] > 0]
     worst: tuple[float, float, str] = (0.0, 0.0, "")
-    passed, points = True, 0
+    passed, points, margins = True, 0, []
     for (rho, groups, size), part in rows.groupby(["similarity", "n_groups", "n_samples"]):
         if part["unseen_mass"].mean() < MIN_MASS:
             continue
         diff, se = mean_se(part["never_seen"] - part["theory_never_seen"])
         points += 1
         passed &= abs(diff) <= tol + 2 * (0 if math.isnan(se) else se)
+        if not math.isnan(se):
+            margins.append(margin(abs(diff), -math.inf, tol + 2 * se, se))
         if abs(diff) >= abs(worst[0]):
             worst = (diff, se, f"ρ = {rho}, G = {groups}, T = {size:g}")
     if points == 0:
@@ -136,6 +134,8 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         bool(passed),
         tolerance=f"|measured − theory| ≤ {tol} + 2 s.e. at every point",
         note=f"largest deviation at {worst[2]}",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst point, in its s.e. over trials",
     )
 
 

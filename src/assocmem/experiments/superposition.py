@@ -40,8 +40,8 @@ from assocmem.experiments.superposition_claims import (
     POPULATION,
     THRESHOLD,
     TRAINED,
-    tolerances,
 )
+from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.superposition import superposition_figure
 from assocmem.report import Table
 from assocmem.sweep.spec import SweepSpec

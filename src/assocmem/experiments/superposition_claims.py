@@ -27,12 +27,11 @@ from assocmem.analysis.superposition_records import (
     theory_cells,
     with_predictions,
 )
-from assocmem.experiments.experiment import (
-    Judge,
-    spec_tolerances,
-)
+from assocmem.experiments.experiment import Judge
+from assocmem.experiments.measure import CI_NOTE, ci_se, margin
+from assocmem.experiments.tolerances import tolerances
 from assocmem.ops.stats import mean_se
-from assocmem.report import Claim
+from assocmem.report import DETECTABLE_SE, Claim
 
 CLOSED, TRAINED = "superposition", "superposition_trained"  # shipped specs = sweep names
 ALPHA = 2.0  # the α of the figure and of the claims that name one
@@ -40,16 +39,12 @@ THRESHOLD, POPULATION = "threshold:P=d/8", "population"
 ROUTED = ("band", "random")  # stored in one head, scores summed over all heads
 
 
-def tolerances(claim_id: str) -> dict[str, Any]:
-    """The ``[claims.ID]`` table of a claim, from the shipped specs."""
-    return spec_tolerances((CLOSED, TRAINED), claim_id)
-
-
 def claim_width(frames: Any, scale: str) -> Claim:
     """Equal width, same scheme: H heads of d/H store like one memory of d."""
     tol = tolerances("superposition-1")
     frame = select(frames.superposition, budget="width", arrangement="same")
     worst, cells, within = (0.0, ""), 0, 0
+    margins, detectable = [], 0.0
     for (alpha, scheme, heads, dim), part in frame.groupby(["alpha", "scheme", "heads", "dim"]):
         d_h = first_int(part, "head_dim")
         if heads == 1 or dim < tol["min_dim"] or d_h < tol["min_head_dim"]:
@@ -59,6 +54,9 @@ def claim_width(frames: Any, scale: str) -> Claim:
         one = float(ok_runs(select(frame, **key, heads=1))["error"].mean())
         cells += 1
         within += abs(mean) <= tol["relative"] * one + 2 * se
+        margins.append(margin(abs(mean), -math.inf, tol["relative"] * one + 2 * se, se))
+        if one > 0:
+            detectable = max(detectable, DETECTABLE_SE * se / one)
         # relative gap; a single memory with no error (every token stored): exact or infinite
         gap = abs(mean) / one if one > 0 else (0.0 if mean == 0 else math.inf)
         if gap > worst[0]:
@@ -74,6 +72,9 @@ def claim_width(frames: Any, scale: str) -> Claim:
         tolerance=f"|E_H − E_1| ≤ {tol['relative']}·E_1 + 2 s.e. in every cell "
         f"(d ≥ {tol['min_dim']}, d_h ≥ {tol['min_head_dim']})",
         note=f"largest gap at {worst[1]} (2 s.e., relative)" if cells else "no cell",
+        margin_se=min(margins) if margins else None,
+        margin_note="the worst cell, in its paired s.e.; detectable: relative to E_1",
+        detectable=detectable if cells else None,
     )
 
 
@@ -102,6 +103,8 @@ def claim_matrix(frames: Any, scale: str) -> Claim:
         },  # fmt: skip
         bool(low <= predicted_slope <= high),
         tolerance=f"the predicted slope within the 95 % bootstrap interval ± {tol['slope']}",
+        margin_se=margin(predicted_slope, low, high, ci_se(fit.ci_low, fit.ci_high)),
+        margin_note=CI_NOTE,
     )
 
 
@@ -141,6 +144,8 @@ def claim_routed(frames: Any, scale: str) -> Claim:
         bool(losses) and positive == len(losses) and mean > 2 * se,
         tolerance="the mean paired difference (routed − same) > 0 in every such cell, and the "
         "relative loss averaged over the cells > 2 s.e. (over trials, the independent units)",
+        margin_se=margin(mean, 2 * se, math.inf, se) if losses else None,
+        margin_note="the pooled relative loss, in its s.e. over trials",
     )
 
 
@@ -192,6 +197,19 @@ def claim_exponents(frames: Any, scale: str) -> Claim:
         measured,
         bool(1 in fits and gaps and max(gaps.values()) <= tol["slope"]),
         tolerance=f"|slope_H − slope_1| ≤ {tol['slope']} (ci_H: width of each 95 % interval)",
+        margin_se=min(
+            (
+                margin(
+                    gap,
+                    -math.inf,
+                    tol["slope"],
+                    math.hypot(*(ci_se(fits[k].ci_low, fits[k].ci_high) for k in (h, 1))),
+                )
+                for h, gap in gaps.items()
+            ),
+            default=None,
+        ),
+        margin_note=CI_NOTE + " (the two slopes taken as independent)",
     )
 
 
@@ -200,12 +218,13 @@ def claim_gated(frames: Any, scale: str) -> Claim:
     tol = tolerances("superposition-7")
     frame = select(frames.superposition, alpha=ALPHA, scheme=POPULATION, budget="width",
                     dim=tol["dim"])  # fmt: skip
-    measured, ok = {}, True
+    measured, ok, margins = {}, True, []
     for heads in [h for h in heads_above_one(frame) if h >= tol["min_heads"]]:
         mean, se = mean_se(paired(frame, {"heads": heads, "arrangement": "random-gated"},
                                    {"heads": heads, "arrangement": "same"}))  # fmt: skip
         measured[f"difference_H{heads}"], measured[f"two_se_H{heads}"] = mean, 2 * se
         ok &= mean < -2 * se
+        margins.append(margin(-mean, 2 * se, math.inf, se))
     return Claim(
         "superposition-7",
         f"q = p, equal width, α = {ALPHA:g}, d = {tol['dim']}: tokens routed at random and read "
@@ -213,6 +232,8 @@ def claim_gated(frames: Any, scale: str) -> Claim:
         measured,
         bool(measured) and ok,
         tolerance="paired difference (gated − same) < −2 s.e. for every such H",
+        margin_se=min(margins, default=None),
+        margin_note="the worst H, in paired s.e. over trials",
     )
 
 

@@ -6,6 +6,7 @@ import html
 import io
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,8 @@ class FigureEntry:
 
 
 Measured = dict[str, float]
+FRAGILE = 2.0  # a claim whose statistic lies less than this many s.e. inside its tolerance
+DETECTABLE_SE = 2.8  # s.e. of a difference detected with 80 % power by a 5 % two-sided test
 
 
 @dataclass
@@ -56,6 +59,22 @@ class Claim:
     figure : str
         The experiment that judges it (``"figure-4"``), set by the registry.
     note : str
+    tolerance_since : str
+        The date (ISO) its tolerance was set, from its spec's ``[claims.ID]`` table ("" if none).
+    revisions : list of dict
+        The changes of its tolerance, oldest first: ``date``, ``old`` (the values before) and
+        ``reason``.
+    margin_se : float or None
+        How far its statistic lies inside its tolerance, in standard errors of that statistic
+        (negative outside; an ordering: its smallest gap; several parts: the smallest margin).
+        None for a deterministic statistic or one not measured this way (``margin_note`` says
+        which). Under :data:`FRAGILE` the report calls a claim fragile.
+    margin_note : str
+    detectable : float or None
+        For a claim of no effect: the effect it would detect with 80 % power at this scale
+        (2.8 s.e. of the difference); None otherwise.
+    paper : dict
+        The paper's value of a measured quantity, by the same name, where it states one.
     """
 
     id: str
@@ -65,6 +84,12 @@ class Claim:
     tolerance: str = ""
     figure: str = ""
     note: str = ""
+    tolerance_since: str = ""
+    revisions: list[dict[str, Any]] = field(default_factory=list)
+    margin_se: float | None = None
+    margin_note: str = ""
+    detectable: float | None = None
+    paper: Measured = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (non-finite measured values as the strings "inf", "-inf", "nan")."""
@@ -74,8 +99,14 @@ class Claim:
             "statement": self.statement,
             "measured": {k: _json_number(v) for k, v in self.measured.items()},
             "tolerance": self.tolerance,
-            "passed": self.passed,
+            "passed": None if self.passed is None else bool(self.passed),  # numpy bools too
             "note": self.note,
+            "tolerance_since": self.tolerance_since,
+            "revisions": self.revisions,
+            "margin_se": None if self.margin_se is None else _json_number(self.margin_se),
+            "margin_note": self.margin_note,
+            "detectable": None if self.detectable is None else _json_number(self.detectable),
+            "paper": {k: _json_number(v) for k, v in self.paper.items()},
         }
 
 
@@ -85,11 +116,64 @@ def _json_number(value: float) -> float | str:
 
 def format_measured(measured: Measured) -> str:
     """``name=value, …`` with 4 significant digits (integers as they are)."""
+    return ", ".join(f"{k}={_number(v)}" for k, v in measured.items())
 
-    def fmt(v: float) -> str:
-        return str(v) if isinstance(v, int) else f"{v:.4g}" if math.isfinite(v) else str(v)
 
-    return ", ".join(f"{k}={fmt(v)}" for k, v in measured.items())
+def _number(v: float) -> str:
+    return str(v) if isinstance(v, int) else f"{v:.4g}" if math.isfinite(v) else str(v)
+
+
+SYMBOLS = {"rho": "ρ", "alpha": "α", "lr": "lr"}
+WORDS = {"le": "≤", "ge": "≥", "se": "s.e.", "sem": "s.e.", "rel": "relative", "nmi": "NMI",
+         "ci": "CI", "mc": "MC", "abs": "absolute", "p90": "90th percentile", "gd": "GD",
+         "sgd": "SGD", "n": "N", "d": "in d", "T": "in T"}  # fmt: skip
+_PARAMETER = re.compile(r"^(d|T|M|B|H|K|G|k|rho|alpha|lr)(\d[\d.e+]*)$")
+
+
+def _power_of_ten(value: str) -> str:
+    """``1e4`` as ``10⁴``; other numbers as written."""
+    match = re.fullmatch(r"1e\+?(\d+)", value)
+    return (
+        "10" + match.group(1).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        if match
+        else value
+    )
+
+
+def quantity_name(key: str) -> str:
+    """A measured key read as a quantity: ``min_error_d_le_200`` → "min error (d ≤ 200)",
+    ``truncate_d10_T1e4`` → "truncate (d = 10, T = 10⁴)", ``slope_rho0.5`` → "slope (ρ = 0.5)".
+    Keys that are not plain identifiers are shown as they are."""
+    if not re.fullmatch(r"[A-Za-z0-9_.+]+", key):
+        return key
+    tokens, words, settings = key.split("_"), [], []
+    i = 0
+    while i < len(tokens):
+        token, parameter = tokens[i], _PARAMETER.match(tokens[i])
+        if parameter:
+            symbol = SYMBOLS.get(parameter.group(1), parameter.group(1))
+            settings.append(f"{symbol} = {_power_of_ten(parameter.group(2))}")
+        elif i + 2 < len(tokens) and tokens[i + 1] in ("le", "ge") and token in ("d", "T", "lr"):
+            settings.append(f"{token} {WORDS[tokens[i + 1]]} {tokens[i + 2]}")
+            i += 2
+        else:
+            words.append(WORDS.get(token, token))
+        i += 1
+    head = " ".join(words)
+    if not settings:
+        return head
+    return f"{head} ({', '.join(settings)})" if head else ", ".join(settings)
+
+
+def measured_text(claim: "Claim") -> str:
+    """The measured quantities by name, with the paper's value beside ours where it has one."""
+    parts = []
+    for key, value in claim.measured.items():
+        text = f"{quantity_name(key)} = {_number(value)}"
+        if key in claim.paper:
+            text += f" (paper {_number(claim.paper[key])})"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 @dataclass
@@ -109,6 +193,7 @@ class Report:
     tables: list[Table] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # experiment name → its title
 
 
 STYLE = """
@@ -153,28 +238,99 @@ def _figure(entry: FigureEntry) -> str:
     )
 
 
-def _claim_row(claim: Claim, anchors: set[str]) -> list[str]:
-    """The claim's cells; its figure links to the figure when the report holds it."""
+def _claim_row(claim: Claim, anchors: set[str], titles: dict[str, str]) -> list[str]:
+    """The claim's cells; its figure links to the figure when the report holds it, and an
+    experiment without a figure here is named by its title ("Weightings q = p^ρ (no figure)")."""
     figure = _esc(claim.figure)
     if claim.figure in anchors:
         figure = f'<a href="#{figure}">{figure}</a>'
+    elif claim.figure in titles:
+        figure = f"{_esc(titles[claim.figure])} (no figure)"
     return [
         _esc(claim.id),
         figure,
         _esc(claim.statement),
-        _esc(format_measured(claim.measured)),
-        _esc(claim.tolerance),
+        _esc(measured_text(claim)),
+        _tolerance_cell(claim),
+        _esc(margin_text(claim)),
         _verdict(claim.passed),
         _esc(claim.note),
     ]
+
+
+def margin_text(claim: Claim) -> str:
+    """How safely a claim passes: its margin in s.e. ("fragile" under :data:`FRAGILE`), what a
+    claim of no effect would have detected, or why there is no margin."""
+    if claim.margin_se is None:
+        return claim.margin_note or "—"
+    text = f"{claim.margin_se:.3g} s.e."
+    if claim.passed and claim.margin_se < FRAGILE:
+        text = f"fragile: {text}"
+    if claim.detectable is not None and claim.passed:
+        text = f"no difference detected (would detect ≥ {claim.detectable:.3g}); {text}"
+    return text + (f" ({claim.margin_note})" if claim.margin_note else "")
+
+
+def _tolerance_cell(claim: Claim) -> str:
+    """The tolerance, the date it was set and each revision (date, the values before, why)."""
+    cell = _esc(claim.tolerance)
+    if claim.tolerance_since:
+        cell += f"<br><small>set {_esc(claim.tolerance_since)}</small>"
+    for rev in claim.revisions:
+        old = ", ".join(f"{k} = {v}" for k, v in rev["old"].items())
+        cell += (
+            f"<details><summary>revised {_esc(rev['date'])}</summary>was: {_esc(old)}<br>"
+            f"{_esc(rev['reason'])}</details>"
+        )
+    return cell
+
+
+PROVENANCE_NAMES = {
+    "scale": "scale",
+    "seed": "seed",
+    "database": "runs database",
+    "runs_stored": "runs stored",
+    "runs_written_now": "runs computed by this call",
+    "statuses_now": "their statuses",
+    "compute_seconds_stored": "compute time of the stored runs (s)",
+    "hosts": "hosts of the stored runs",
+    "assocmem": "assocmem",
+    "git": "git commit",
+    "torch": "torch",
+    "python": "python",
+    "device": "device",
+    "host": "this host",
+    "wall_seconds_this_invocation": "wall time of this call (s)",
+}
+
+
+def _shown(value: Any) -> str:
+    """A provenance value in a cell: numbers rounded, lists and mappings as short text."""
+    if isinstance(value, float):
+        return f"{value:.1f}" if abs(value) >= 1 else f"{value:.3g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(v) for v in value) or "none"
+    return str(value)
+
+
+def _provenance(provenance: dict[str, Any]) -> str:
+    """The provenance as a small table, and as JSON (folded) for programs."""
+    rows = [[_esc(PROVENANCE_NAMES.get(k, k)), _esc(_shown(v))] for k, v in provenance.items()]
+    raw = _esc(json.dumps(provenance, indent=1, default=str))
+    return (
+        _table(["", ""], rows, table_id="provenance")
+        + f"<details><summary>as JSON</summary><pre>{raw}</pre></details>"
+    )
 
 
 def render_html(report: Report) -> str:
     """The report as one HTML string with every image embedded."""
     nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
     claims = _table(
-        ["claim", "figure", "statement", "measured", "tolerance", "result", "note"],
-        [_claim_row(c, {f.key for f in report.figures}) for c in report.claims],
+        ["claim", "figure", "statement", "measured", "tolerance", "margin", "result", "note"],
+        [_claim_row(c, {f.key for f in report.figures}, report.titles) for c in report.claims],
         table_id="claims",
     )
     tables = "".join(
@@ -183,7 +339,7 @@ def render_html(report: Report) -> str:
         for t in report.tables
     )
     notes = "".join(f"<li>{_esc(n)}</li>" for n in report.notes)
-    provenance = _esc(json.dumps(report.provenance, indent=1, default=str))
+    provenance = _provenance(report.provenance)
     passed = sum(c.passed is True for c in report.claims)
     checked = sum(c.passed is not None for c in report.claims)
     return (
@@ -198,7 +354,7 @@ def render_html(report: Report) -> str:
         )
         + f"{tables}{''.join(_figure(f) for f in report.figures)}"
         + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
-        + f"<h2>Provenance</h2><pre>{provenance}</pre></body></html>"
+        + f"<h2>Provenance</h2>{provenance}</body></html>"
     )
 
 

@@ -319,7 +319,9 @@ def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tu
 
 
 def _check_claims(value: Any, problems: _Problems) -> dict[str, dict[str, Any]]:
-    """``[claims.ID]`` tables of numbers, strings or booleans (a study's tolerances)."""
+    """``[claims.ID]`` tables of numbers, strings or booleans, or lists of them (a claim's
+    tolerance), and the tolerance's history ``revisions`` (checked where the tolerances are
+    read: :mod:`assocmem.experiments.tolerances`)."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -331,8 +333,14 @@ def _check_claims(value: Any, problems: _Problems) -> dict[str, dict[str, Any]]:
             problems.add(f"claims.{claim}", "must be a table (e.g. tolerance = 0.1)")
             continue
         for key, item in table.items():
-            if not isinstance(item, int | float | str | bool):
-                problems.add(f"claims.{claim}.{key}", "must be a number, string or boolean")
+            items = item if isinstance(item, list) else [item]
+            if key != "revisions" and not all(
+                isinstance(x, int | float | str | bool) for x in items
+            ):
+                problems.add(
+                    f"claims.{claim}.{key}",
+                    "must be a number, string or boolean, or a list of them",
+                )
         out[str(claim)] = dict(table)
     return out
 

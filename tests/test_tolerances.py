@@ -1,0 +1,108 @@
+"""The claims' tolerances live in the specs, carry their history, and cannot move without a
+revision: the shipped specs agree with the lock, and the lock check fails on a silent change."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from assocmem.cli import main
+from assocmem.config.errors import ConfigError
+from assocmem.config.files import load_toml
+from assocmem.experiments.claims import check_claims
+from assocmem.experiments.registry import EXPERIMENTS
+from assocmem.experiments.tolerances import (
+    Revision,
+    lock_path,
+    lock_problems,
+    read_lock,
+    tolerance_tables,
+    tolerances,
+    write_lock,
+)
+from assocmem.sweep.spec import parse_spec, shipped_specs
+
+
+def test_the_shipped_specs_agree_with_the_lock():
+    """Fails when a spec's tolerance moved without a revision (or was never locked): record the
+    change as a revision whose ``old`` is the locked value, then run ``assocmem claims --lock``."""
+    assert lock_problems() == []
+
+
+def test_every_judged_claim_of_the_paper_and_studies_has_its_table():
+    judged = {cid for e in EXPERIMENTS.values() for cid in e.claims}
+    assert judged - set(tolerance_tables()) == {"§4.7"}  # shown, not judged
+
+
+def _changed(claim_id: str, revisions: tuple[Revision, ...]):
+    table = tolerance_tables()[claim_id]
+    values = table.values | {"min_fraction": 0.5}
+    since = revisions[-1].date if revisions else table.since
+    return {claim_id: replace(table, values=values, revisions=revisions, since=since)}
+
+
+def test_a_changed_tolerance_fails_unless_its_last_revision_holds_the_locked_value():
+    lock = read_lock()
+    locked = lock["NT-1"]["tolerance"]
+    silent = _changed("NT-1", ())
+    (problem,) = lock_problems(silent, {"NT-1": lock["NT-1"]})
+    assert problem.startswith("NT-1: tolerance") and "locked" in problem
+    wrong = _changed("NT-1", (Revision("2030-01-01", locked | {"rel": 9.0}, "why"),))
+    assert len(lock_problems(wrong, {"NT-1": lock["NT-1"]})) == 1
+    recorded = _changed("NT-1", (Revision("2030-01-01", dict(locked), "why"),))
+    assert lock_problems(recorded, {"NT-1": lock["NT-1"]}) == []
+    undated = {"NT-1": replace(recorded["NT-1"], since="2029-12-31")}
+    (problem,) = lock_problems(undated, {"NT-1": lock["NT-1"]})
+    assert "last revision's date" in problem
+
+
+def test_unlocked_and_vanished_claims_are_reported():
+    tables = tolerance_tables()
+    assert lock_problems({"1": tables["1"]}, {}) == ["1: not locked (run `assocmem claims --lock`)"]
+    assert lock_problems({"1": tables["1"]}, {}, unlocked=False) == []
+    gone = lock_problems({}, {"1": read_lock()["1"]})
+    assert gone == ["1: locked, but no spec has its table"]
+
+
+def test_nt3_loosening_is_recorded_as_a_revision():
+    table = tolerance_tables()["NT-3"]
+    (revision,) = table.revisions
+    assert revision.old == {"min_noise": 0.3, "z": 2.0, "rel": 0.0, "min_fraction": 1.0}
+    assert table.values["z"] == 3.0 and table.values["min_fraction"] == 0.95
+    assert "394600b" in revision.reason and table.since == revision.date
+
+
+def test_write_lock_refuses_a_silent_change_and_writes_nothing(tmp_path):
+    lock = read_lock()
+    lock["2"]["tolerance"] = lock["2"]["tolerance"] | {"slope_tolerance": 0.5}
+    path = tmp_path / "claims.lock.json"
+    path.write_text(json.dumps(lock))
+    with pytest.raises(ConfigError, match="2: tolerance"):
+        write_lock(path)
+    assert json.loads(path.read_text()) == lock
+    fresh = write_lock(tmp_path / "fresh.lock.json")
+    assert json.loads(fresh.read_text()) == read_lock()
+
+
+def test_claims_lock_command_rewrites_the_same_lock(capsys):
+    before = lock_path().read_bytes()
+    assert main(["claims", "--lock"]) == 0
+    assert "locked the tolerances of" in capsys.readouterr().out
+    assert lock_path().read_bytes() == before
+
+
+def test_claims_carry_their_tolerance_history():
+    (claim,) = check_claims(["6"])
+    assert claim.tolerance_since == tolerance_tables()["6"].since
+    assert claim.to_dict()["revisions"] == [] and "0.02" in claim.tolerance
+    assert tolerances("6") == {"slope_tolerance": 0.02}
+
+
+def test_specs_with_tolerance_history_still_parse_as_sweeps():
+    """A tolerance's revisions (tables) and list values (§4.2's paper errors) are part of the
+    spec: ``assocmem sweep run SPEC`` accepts every shipped spec that holds them."""
+    holding = {t.spec for t in tolerance_tables().values()}
+    assert {"figure4", "noise-threshold", "paper_training_grid"} <= holding
+    for name in holding:
+        spec = parse_spec(load_toml(shipped_specs()[name]), source=name)
+        assert set(spec.claims) == {c for c, t in tolerance_tables().items() if t.spec == name}
