@@ -51,6 +51,25 @@ row "reproduce --full (s)" "$t_dev" "$t_cpu"
 grep -h "claims" "$work/repro_dev.out" | head -n 1 | sed "s/^/  $device run: /"
 grep -h "claims" "$work/repro_cpu.out" | head -n 1 | sed 's/^/  cpu run: /'
 
+# where each side's reproduction spent its compute: seconds by sweep (the records' batch times)
+"$py" - "$work/repro-dev/runs.db" "$work/repro-cpu/runs.db" <<'EOF'
+import json, sqlite3, sys
+
+def by_sweep(db):
+    try:
+        rows = sqlite3.connect(db).execute("SELECT sweep, provenance FROM runs").fetchall()
+    except sqlite3.Error:
+        return {}
+    totals = {}
+    for sweep, prov in rows:
+        totals[sweep] = totals.get(sweep, 0.0) + float(json.loads(prov).get("wall_seconds") or 0)
+    return totals
+
+dev, cpu = by_sweep(sys.argv[1]), by_sweep(sys.argv[2])
+for sweep in sorted(dev, key=dev.get, reverse=True)[:8]:
+    print(f"  {sweep:28s} {dev[sweep]:8.2f} s device, {cpu.get(sweep, float('nan')):8.2f} s cpu")
+EOF
+
 # 2. the authors' 40,320-run grid: one shard of 48, times 48
 sed "s/^alpha = 2.0$/alpha = 2.0\ndevice = \"$device\"/" \
     "$("$py" -c 'from assocmem.sweep.spec import resolve_spec_path as r; print(r("paper_training_grid"))')" \
