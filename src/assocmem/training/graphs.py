@@ -38,7 +38,6 @@ class GraphedSteps:
         self.graph: torch.cuda.CUDAGraph | None = None
         self.tokens: torch.Tensor | None = None  # (R, B) static inputs of the recorded step
         self.weights = self.lr = torch.empty(0)  # (R, N), (R,)
-        self.t = 0  # the step count the recorded step was given (unused by its optimiser)
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
@@ -56,13 +55,14 @@ class GraphedSteps:
     def _record(
         self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
-        """Record one step on static copies of its inputs (recording runs nothing)."""
+        """Record one step on static copies of its inputs (recording runs nothing; its optimiser
+        does not read the step count t)."""
         self.tokens = None if tokens is None else tokens.clone()
-        self.weights, self.lr, self.t = weights.clone(), lr.clone(), t
+        self.weights, self.lr = weights.clone(), lr.clone()
         torch.cuda.synchronize()
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
-            self.kernel.step(self.t, self.tokens, self.weights, self.lr)
+            self.kernel.step(t, self.tokens, self.weights, self.lr)
 
     def _replay(self, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor) -> None:
         assert self.graph is not None

@@ -35,15 +35,6 @@ def _cuda_budget(index: int) -> int:
     return next(budget for floor, budget in CUDA_BUDGETS if total_gib >= floor)
 
 
-def check_fits_device(cfg: TrainConfig) -> None:
-    """Refuse up front a CUDA run whose state alone exceeds its card's program budget."""
-    if torch.device(cfg.device).type == "cuda" and state_bytes(cfg) > memory_budget(cfg.device):
-        need, have = state_bytes(cfg) / 2**30, memory_budget(cfg.device) / 2**30
-        raise ConfigError(
-            "dim", f"one run needs about {need:.1f} GiB, over this card's {have:.0f} GiB program"
-        )
-
-
 def state_bytes(cfg: TrainConfig) -> int:
     """Rough bytes one run of this config holds while training (for chunking): the
     embeddings and tables every kernel holds, the selected kernel's own state and the
@@ -76,10 +67,15 @@ def runs_per_chunk(
     cfg: TrainConfig, *, budget: int | None = None, max_runs: int | None = None
 ) -> int:
     """How many runs of this config's group one tensor program holds: what fits ``budget``
-    bytes (default :func:`memory_budget` of its device), and at most ``max_runs``."""
-    check_fits_device(cfg)
-    budget = memory_budget(cfg.device) if budget is None else budget
-    size = max(1, budget // state_bytes(cfg))
+    bytes (default :func:`memory_budget` of its device), and at most ``max_runs``. A CUDA run
+    whose state alone exceeds its card's program is refused up front."""
+    need, card = state_bytes(cfg), memory_budget(cfg.device)
+    if torch.device(cfg.device).type == "cuda" and need > card:
+        raise ConfigError(
+            "dim", f"one run needs about {need / 2**30:.1f} GiB, over this card's "
+            f"{card / 2**30:.0f} GiB program",
+        )  # fmt: skip
+    size = max(1, (card if budget is None else budget) // need)
     return size if max_runs is None else min(size, max_runs)
 
 

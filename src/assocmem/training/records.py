@@ -108,15 +108,17 @@ class Recorder:
 
     def record(self, step: int, kernel: AbstractKernel) -> None:
         cfg = self.cfg
+        task = self.task
         with intra_op_threads(1):
+            metrics = None
+            if step in self.ends:
+                metrics = population_metrics(kernel.logits(), task.targets, task.probs, task.law)
+                self.at_end[step] = metrics
             if cfg.eval_every and step % cfg.eval_every == 0:
-                metrics = population_metrics(kernel.logits(), self.task.targets, self.task.probs)
+                # the error does not depend on the label law (only the cross-entropy does)
+                metrics = metrics or population_metrics(kernel.logits(), task.targets, task.probs)
                 for curve, value in zip(self.curves, metrics.error.tolist(), strict=True):
                     curve.append((step, value))
-            if step in self.ends:
-                self.at_end[step] = population_metrics(
-                    kernel.logits(), self.task.targets, self.task.probs, law=self.task.law
-                )
             if step in cfg.snapshot_steps:
                 scores = torch.softmax(kernel.logits().double(), dim=2).tolist()
                 for snap, table in zip(self.snapshots, scores, strict=True):
