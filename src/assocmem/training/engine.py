@@ -26,6 +26,7 @@ from assocmem.progress import Bar, progress_bar
 from assocmem.rng import generator
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads
 from assocmem.training.config import TrainConfig
+from assocmem.training.draw_cache import DRAWS
 from assocmem.training.graphs import GraphedSteps, graphs_enabled
 from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_kernel
 from assocmem.training.labels import batch_label_law, draw_labels
@@ -45,28 +46,50 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
 
     Streams are keyed by the seed and the shapes only, so runs that differ in lr, optimiser or
     batch size share their embeddings and samples (common random numbers), and B only changes
-    how the same sample sequence is cut into batches.
+    how the same sample sequence is cut into batches. The draws come through
+    :data:`~assocmem.training.draw_cache.DRAWS` (the same bits; the caller must not modify them
+    in place).
     """
     n, m, d = cfg.n_inputs, cfg.n_outputs, cfg.dim
     dev = cfg.device
-    embed = generator(cfg.seed, "embeddings", n, d, device=dev)
-    output = generator(cfg.seed, "output_embeddings", m, d, device=dev)
-    E = draw_embeddings(cfg.embeddings, n, d, embed, device=dev, dtype=DTYPE)
-    U = draw_embeddings(cfg.output_embeddings, m, d, output, device=dev, dtype=DTYPE)
+    at = str(torch.device(dev))
+
+    def embeddings(kind: str, stream: str, rows: int) -> torch.Tensor:
+        gen = generator(cfg.seed, stream, rows, d, device=dev)
+        return draw_embeddings(kind, rows, d, gen, device=dev, dtype=DTYPE)
+
+    E = DRAWS.get(
+        ("E", cfg.embeddings, cfg.seed, n, d, at),
+        lambda: embeddings(cfg.embeddings, "embeddings", n),
+    )
+    U = DRAWS.get(
+        ("U", cfg.output_embeddings, cfg.seed, m, d, at),
+        lambda: embeddings(cfg.output_embeddings, "output_embeddings", m),
+    )
     W: torch.Tensor | None = None
     if cfg.model in ("matrix", "learned"):
         if cfg.init == "zero":
             W = torch.zeros(d, d, device=dev, dtype=DTYPE)
         else:
-            init = generator(cfg.seed, "init", d, device=dev)
-            W = torch.randn(d, d, generator=init, device=dev, dtype=DTYPE) / math.sqrt(d)
+            W = DRAWS.get(("W", cfg.seed, d, at), lambda: initial_w(cfg.seed, d, dev))
     tokens = labels = None
     if not cfg.full_batch:
         law_id = repr(float(cfg.alpha)) if cfg.words is None else f"words:{cfg.words}"
-        data = generator(cfg.seed, "data", n, law_id)
-        tokens = sample_tokens(cfg.probabilities(), cfg.steps * cfg.batch_size, data).to(dev)
+
+        def samples(count: int) -> torch.Tensor:
+            data = generator(cfg.seed, "data", n, law_id)
+            return sample_tokens(cfg.probabilities(), count, data).to(dev)
+
+        key = ("tokens", cfg.seed, n, law_id, at)
+        tokens = DRAWS.prefix(key, cfg.steps * cfg.batch_size, samples)
         labels = draw_labels(cfg, mod_targets(n, m).to(dev)[tokens])
     return {"E": E, "U": U, "W": W, "tokens": tokens, "labels": labels}
+
+
+def initial_w(seed: int, d: int, device: torch.device | str) -> torch.Tensor:
+    """A run's W₀ with N(0, 1/d) entries, (d, d), from its "init" stream."""
+    init = generator(seed, "init", d, device=device)
+    return torch.randn(d, d, generator=init, device=device, dtype=DTYPE) / math.sqrt(d)
 
 
 def stack_runs(
