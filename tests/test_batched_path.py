@@ -23,6 +23,8 @@ from assocmem.training import TrainConfig, train
 from assocmem.training.engine import run_group, stack_runs, step_weights, train_steps
 from assocmem.training.kernels import AbstractKernel, DenseKernel, RunInputs, select_kernel
 from assocmem.training.memorize import AdamSettings, memorize
+from assocmem.training.optimizers.adam import Adam
+from assocmem.training.optimizers.base import StepClock
 from assocmem.training.records import Recorder
 from assocmem.training.superposition import HeadsTraining, train_heads
 from assocmem.training.task import Task
@@ -150,6 +152,43 @@ def test_cuda_graph_replay_is_bit_identical_to_eager(
     monkeypatch.setenv("ASSOCMEM_CUDA_GRAPHS", "0")
     _, eager = run_group(configs)
     assert torch.equal(replayed, eager)
+
+
+@cuda
+@pytest.mark.parametrize("model", ["matrix", "learned", "relu"])
+@pytest.mark.parametrize("full_batch", [False, True])
+def test_cuda_graph_replay_of_adam_with_momentum_is_bit_identical_to_eager(
+    model: str, full_batch: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adam(0.9, 0.999) reads t (its bias corrections): replayed, from a StepClock."""
+    fields = {"model": model, "optimizer": Adam(betas=(0.9, 0.999)), "device": "cuda"}
+    extra = {"full_batch": True, "n_steps": 40} if full_batch else {"n_samples": 256}
+    configs = group(6, **fields, **extra, batch_size=16)
+    _, replayed = run_group(configs)
+    monkeypatch.setenv("ASSOCMEM_CUDA_GRAPHS", "0")
+    _, eager = run_group(configs)
+    assert torch.equal(replayed, eager)
+
+
+def test_adam_under_a_step_clock_tracks_its_eager_steps() -> None:
+    """On CPU tensors the clock's step (× float32 reciprocals, CUDA's rule for a division by a
+    number) stays within float32 rounding of the eager step over 200 steps; a wrong or stale
+    divisor (the clock not set, the two corrections swapped) moves it by far more."""
+    adam = Adam(betas=(0.9, 0.999))
+    clock = StepClock(adam, "cpu")
+    gen = torch.Generator().manual_seed(0)
+    start = torch.randn(3, 20, generator=gen)
+    grads = torch.randn(200, 3, 20, generator=gen)
+    lr = torch.tensor([0.1, 0.01, 0.001])
+    eager, clocked = start.clone(), start.clone()
+    slot_e: dict[str, torch.Tensor] = {}
+    slot_c: dict[str, torch.Tensor] = {}
+    for t in range(1, 201):
+        adam.step(slot_e, eager, grads[t - 1], lr, t)
+        clock.set(t)
+        adam.step(slot_c, clocked, grads[t - 1], lr, clock)
+    moved = (eager - start).abs()
+    assert ((clocked - eager).abs() <= 1e-5 * moved + 1e-7).all()
 
 
 def train_on(device: str, configs: list[TrainConfig]) -> torch.Tensor:

@@ -81,17 +81,26 @@ class PopulationError:
     the batch shape, the thread count or the device (one BLAS call, about the cost of the plain
     ``wrong @ p``).
 
-    probs: (N,) probabilities; head_fraction: see :func:`head_mask`.
+    probs: (N,) probabilities; head_fraction: see :func:`head_mask`. The limbs are cut on the
+    CPU (a few small ops, each a kernel launch and a sync on a GPU) and copied once to each
+    device that asks.
     """
 
     def __init__(self, probs: torch.Tensor, head_fraction: float = HEAD_FRACTION) -> None:
         n = probs.shape[-1]
-        probs = probs.to(torch.float64)
+        probs = probs.to("cpu", torch.float64)
         head = torch.where(head_mask(probs, head_fraction), probs, torch.zeros_like(probs))
         self.bits = 52 - n.bit_length()
         error_limbs, head_limbs = _limbs(probs, self.bits), _limbs(head, self.bits)
         self.n_limbs = (error_limbs.shape[1], head_limbs.shape[1])
         self.limbs = torch.cat([error_limbs, head_limbs], dim=1)  # (N, k_error + k_head)
+        self._on: dict[torch.device, torch.Tensor] = {self.limbs.device: self.limbs}
+
+    def limbs_on(self, device: torch.device) -> torch.Tensor:
+        """The limbs (N, k) on ``device``, copied there once."""
+        if device not in self._on:
+            self._on[device] = self.limbs.to(device)
+        return self._on[device]
 
     def _combine(self, sums: Any) -> Any:
         """``Σ_j sums[..., j] 2^{-(j+1)·bits}``, smallest term first (fixed order): the same
@@ -103,7 +112,7 @@ class PopulationError:
 
     def __call__(self, wrong: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """wrong: (..., N) bool or 0/1. Returns the error and its head part, each (...) float64."""
-        sums = wrong.to(torch.float64) @ self.limbs.to(wrong.device)  # exact integers
+        sums = wrong.to(torch.float64) @ self.limbs_on(wrong.device)  # exact integers
         k_error = self.n_limbs[0]
         # a few numbers: on CPU numpy's calls cost a tenth of torch's
         values = sums.numpy() if sums.device.type == "cpu" else sums
@@ -155,15 +164,20 @@ def population_metrics(
     targets: torch.Tensor,
     probs: torch.Tensor,
     law: torch.Tensor | None = None,
+    population: PopulationError | None = None,
 ) -> PopulationMetrics:
     """Metrics of logits (R, N, M) for targets (N,) int64 and probabilities (N,).
+
+    population: the :class:`PopulationError` of ``probs``, where the caller keeps one (a
+    training group evaluates many times against one law); built here otherwise.
 
     law: the label law L(y|x), (N, M), for label noise; the cross-entropy is
     ``Σ_x p(x) Σ_y L(y|x)(−log softmax(logits_x)_y)`` (the closed-form readout's definition,
     at β = 1: a trained memory's scale is learned). Default: one-hot f*.
     """
     weights = probs.to(torch.float64)
-    error, head_error = PopulationError(weights)(wrong_tokens(logits, targets))
+    population = population or PopulationError(weights)
+    error, head_error = population(wrong_tokens(logits, targets))
     log_probs = torch.log_softmax(logits.to(torch.float64), dim=2)
     index = targets.expand(logits.shape[0], -1)[:, :, None]
     target_log_prob = log_probs.gather(2, index)[:, :, 0]  # (R, N)

@@ -202,7 +202,9 @@ def _run_group(
         train_steps(kernel, cfg, inputs, task, recorder, progress, shadow)
     with intra_op_threads(1):  # a run's numbers never depend on its companions
         final_logits = kernel.logits()
-        final = population_metrics(final_logits, task.targets, task.probs, law=task.law)
+        final = population_metrics(
+            final_logits, task.targets, task.probs, task.law, task.population
+        )
     out = results(configs, final, recorder, kernel.describe())
     out += shorter_results(configs, shorter, recorder, kernel.describe())
     if return_state or keep_w:

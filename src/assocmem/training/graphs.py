@@ -8,9 +8,10 @@ replay runs the same kernels on the same shapes as the eager step, so it gives t
 (tested where a GPU is at hand: ``tests/test_batched_path.py``).
 
 A step can be recorded when it is the same program every time: no per-step targets (noisy
-labels), no shadow W, and an optimiser whose step does not read the step count
-(``depends_on_step``: Adam with β ≠ 0 corrects its bias by t). ``ASSOCMEM_CUDA_GRAPHS=0`` turns
-replay off.
+labels) and no shadow W. An optimiser whose step reads the step count (``depends_on_step``:
+Adam with β ≠ 0 corrects its bias by t) reads it from a
+:class:`~assocmem.training.optimizers.base.StepClock` that each replay sets first.
+``ASSOCMEM_CUDA_GRAPHS=0`` turns replay off.
 """
 
 import os
@@ -18,6 +19,7 @@ import os
 import torch
 
 from assocmem.training.kernels import AbstractKernel
+from assocmem.training.optimizers.base import StepClock
 
 SWITCH = "ASSOCMEM_CUDA_GRAPHS"  # "0": eager steps on CUDA
 WARMUP_STEPS = 3  # eager steps before recording: optimiser slots and buffers exist by then
@@ -26,7 +28,7 @@ WARMUP_STEPS = 3  # eager steps before recording: optimiser slots and buffers ex
 def graphs_enabled(kernel: AbstractKernel, device: torch.device | str) -> bool:
     """Whether this kernel's steps on ``device`` are replayed as a CUDA graph."""
     cuda = torch.device(device).type == "cuda" and torch.cuda.is_available()
-    return cuda and os.environ.get(SWITCH, "1") != "0" and not kernel.optimizer.depends_on_step
+    return cuda and os.environ.get(SWITCH, "1") != "0"
 
 
 class GraphedSteps:
@@ -38,6 +40,8 @@ class GraphedSteps:
         self.graph: torch.cuda.CUDAGraph | None = None
         self.tokens: torch.Tensor | None = None  # (R, B) static inputs of the recorded step
         self.weights = self.lr = torch.empty(0)  # (R, N), (R,)
+        optimizer = kernel.optimizer
+        self.clock = StepClock(optimizer, kernel.cfg.device) if optimizer.depends_on_step else None
 
     def advance(
         self, t0: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
@@ -50,22 +54,26 @@ class GraphedSteps:
                 continue
             if self.graph is None:
                 self._record(t0 + s + 1, batch, weights[:, s], lr[:, s])
-            self._replay(batch, weights[:, s], lr[:, s])
+            self._replay(t0 + s + 1, batch, weights[:, s], lr[:, s])
 
     def _record(
         self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
-        """Record one step on static copies of its inputs (recording runs nothing; its optimiser
-        does not read the step count t)."""
+        """Record one step on static copies of its inputs (recording runs nothing; an optimiser
+        that reads the step count reads the clock)."""
         self.tokens = None if tokens is None else tokens.clone()
         self.weights, self.lr = weights.clone(), lr.clone()
         torch.cuda.synchronize()
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
-            self.kernel.step(t, self.tokens, self.weights, self.lr)
+            self.kernel.step(self.clock or t, self.tokens, self.weights, self.lr)
 
-    def _replay(self, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor) -> None:
+    def _replay(
+        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+    ) -> None:
         assert self.graph is not None
+        if self.clock is not None:
+            self.clock.set(t)
         if tokens is not None and self.tokens is not None:
             self.tokens.copy_(tokens)
         self.weights.copy_(weights)

@@ -112,11 +112,15 @@ class Recorder:
         with intra_op_threads(1):
             metrics = None
             if step in self.ends:
-                metrics = population_metrics(kernel.logits(), task.targets, task.probs, task.law)
+                metrics = population_metrics(
+                    kernel.logits(), task.targets, task.probs, task.law, task.population
+                )
                 self.at_end[step] = metrics
             if cfg.eval_every and step % cfg.eval_every == 0:
                 # the error does not depend on the label law (only the cross-entropy does)
-                metrics = metrics or population_metrics(kernel.logits(), task.targets, task.probs)
+                metrics = metrics or population_metrics(
+                    kernel.logits(), task.targets, task.probs, population=task.population
+                )
                 for curve, value in zip(self.curves, metrics.error.tolist(), strict=True):
                     curve.append((step, value))
             if step in cfg.snapshot_steps:

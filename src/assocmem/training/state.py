@@ -140,7 +140,9 @@ class TrainedState:
         """The exact population metrics of :meth:`logits` against the config's input law,
         targets and label law (:func:`assocmem.ops.population.population_metrics`), each (1,)."""
         task = Task.of(self.config.with_(device="cpu"))
-        return population_metrics(self.logits()[None], task.targets, task.probs, law=task.law)
+        return population_metrics(
+            self.logits()[None], task.targets, task.probs, task.law, task.population
+        )
 
 
 def _bmm(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:

@@ -6,6 +6,7 @@ from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.base import DTYPE, scatter_rows, take_rows, weighted_softmax_error
 from assocmem.training.kernels.parameters import ParameterKernel
 from assocmem.training.models import LAYER_NORM_EPS
+from assocmem.training.optimizers.base import Step
 
 
 class AnalyticKernel(ParameterKernel):
@@ -23,7 +24,7 @@ class AnalyticKernel(ParameterKernel):
         return cfg.model != "qupdate" and not cfg.label_noise
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         E = self.state["E"]
         by_rows = tokens is not None and tokens.shape[1] < self.cfg.n_inputs

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.parameters import ParameterKernel
+from assocmem.training.optimizers.base import Step
 
 
 class AutogradKernel(ParameterKernel):
@@ -31,7 +32,7 @@ class AutogradKernel(ParameterKernel):
         return ce.mean(1).sum() if by_rows else (ce * weights).sum()
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         names = self.model.learned
         params = [self.state[name].requires_grad_(True) for name in names]

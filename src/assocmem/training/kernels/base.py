@@ -23,6 +23,7 @@ from assocmem.runtime import intra_op_threads, uses_batched_path
 from assocmem.training import native
 from assocmem.training.config import TrainConfig
 from assocmem.training.optimizers import AbstractOptimizer, LinearOptimizer
+from assocmem.training.optimizers.base import Step
 
 DTYPE = torch.float32
 
@@ -138,7 +139,7 @@ class AbstractKernel(ABC):
 
     @abstractmethod
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         """Optimiser step t (1-based) with torch ops. tokens: (R, B) or None; weights: (R, N) =
         c(x)/B or p(x); lr: (R,) scheduled learning rates."""

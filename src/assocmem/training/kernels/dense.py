@@ -10,6 +10,7 @@ from assocmem.training.config import TrainConfig
 from assocmem.training.kernels.analytic import AnalyticKernel
 from assocmem.training.kernels.base import RunInputs
 from assocmem.training.models import LAYER_NORM_EPS
+from assocmem.training.optimizers.base import Step
 
 DENSE_MIN_DIM = 400  # torch ops only: AnalyticKernel as fast at d = 200, DenseKernel 2× at 500
 
@@ -76,7 +77,7 @@ class DenseKernel(AnalyticKernel):
         )  # fmt: skip
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         """One step with torch ops: a run at a time (``"runs"``) or batched (``"batch"``)."""
         if self.steps_by == "batch":

@@ -20,6 +20,7 @@ from assocmem.training.kernels.base import (
     weighted_softmax_error,
 )
 from assocmem.training.optimizers import NORM_FLOOR, lr_factor
+from assocmem.training.optimizers.base import Step
 
 
 class ProjectedMatrixKernel(AbstractKernel):
@@ -77,7 +78,7 @@ class ProjectedMatrixKernel(AbstractKernel):
         )  # fmt: skip
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         """One step of every run with torch ops (normalised SGD, or no compiled kernel)."""
         rate = (lr * self.lr_factor)[:, None, None]

@@ -10,6 +10,7 @@ from assocmem.training.kernels.base import (
     gram,
     per_run_products,
 )
+from assocmem.training.optimizers.base import Step
 
 
 class QUpdateKernel(AbstractKernel):
@@ -35,7 +36,7 @@ class QUpdateKernel(AbstractKernel):
         return per_run_products(self.gram_inputs, per_run_products(stored, self.gram_outputs))
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         # weights = c(x)/B, so c(x)·γ = weights · lr.
         gain = 1.0 / (1.0 + torch.exp(self.q) / (self.cfg.n_outputs - 1))

@@ -23,6 +23,7 @@ from assocmem.training.kernels.base import (
     weighted_softmax_error,
 )
 from assocmem.training.models import LAYER_NORM_EPS, layer_norm
+from assocmem.training.optimizers.base import Step
 
 
 class TableSGDKernel(AbstractKernel):
@@ -75,7 +76,7 @@ class TableSGDKernel(AbstractKernel):
         )
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         scaled = weighted_softmax_error(self.table, self.targets, weights)
         grad = torch.bmm(self.gram_inputs, torch.bmm(scaled, self.gram_outputs))
@@ -118,7 +119,7 @@ class LayerNormSGDKernel(AbstractKernel):
         return torch.bmm(layer_norm(self.H), self.U.transpose(1, 2))
 
     def step(
-        self, t: int, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
+        self, t: Step, tokens: torch.Tensor | None, weights: torch.Tensor, lr: torch.Tensor
     ) -> None:
         # Few samples: the batch rows, 1/B each; otherwise every token, weighted by its count.
         if tokens is not None and tokens.shape[1] < self.cfg.n_inputs:

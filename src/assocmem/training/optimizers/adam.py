@@ -11,7 +11,14 @@ from typing import Any, ClassVar
 import torch
 
 from assocmem.config.errors import ConfigError
-from assocmem.training.optimizers.base import AbstractOptimizer, Slot, check_finite, per_run
+from assocmem.training.optimizers.base import (
+    AbstractOptimizer,
+    Slot,
+    Step,
+    StepClock,
+    check_finite,
+    per_run,
+)
 
 
 @dataclass(frozen=True)
@@ -66,11 +73,15 @@ class Adam(AbstractOptimizer):
     def depends_on_step(self) -> bool:
         return not self.sign_like  # the bias corrections 1 − β^t
 
+    def step_divisors(self, t: int) -> tuple[float, ...]:
+        beta1, beta2 = self.betas
+        return (1 - beta1**t, math.sqrt(1 - beta2**t)) if self.depends_on_step else ()
+
     def direction(self, grad: torch.Tensor) -> torch.Tensor:
         return grad / (grad.abs() + self.eps)
 
     def step(
-        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
     ) -> None:
         beta1, beta2 = self.betas
         grad = self.decayed(param, grad)
@@ -84,8 +95,14 @@ class Adam(AbstractOptimizer):
         m, v = slot["m"], slot["v"]
         m.lerp_(grad, 1 - beta1)
         v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = (v.sqrt() / math.sqrt(1 - beta2**t)).add_(self.eps)
-        param.sub_(per_run(lr / (1 - beta1**t), param) * (m / denom))
+        if isinstance(t, StepClock):  # a recorded CUDA step: × the reciprocals (same bits)
+            inverse = t.reciprocals
+            denom = (v.sqrt() * inverse[1]).add_(self.eps)
+            param.sub_(per_run(lr * inverse[0], param) * (m / denom))
+            return
+        bias1, bias2 = self.step_divisors(t)
+        denom = (v.sqrt() / bias2).add_(self.eps)
+        param.sub_(per_run(lr / bias1, param) * (m / denom))
 
     def torch_optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
         return torch.optim.Adam(

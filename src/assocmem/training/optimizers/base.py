@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 
 from assocmem.config.errors import ConfigError
@@ -27,6 +28,32 @@ FLAT_DEFAULTS: dict[str, Any] = {
     "eps": 1e-8,
 }
 Slot = dict[str, torch.Tensor]  # an optimiser's state for one parameter tensor (e.g. momentum)
+
+
+class StepClock:
+    """The step count of a step recorded once as a CUDA graph and replayed
+    (:mod:`~assocmem.training.graphs`).
+
+    An optimiser whose step reads t (``depends_on_step``) divides by numbers of t
+    (:meth:`AbstractOptimizer.step_divisors`); a recording would freeze them. Under a clock its
+    step multiplies by ``reciprocals`` instead, a (k,) float32 device tensor that :meth:`set`
+    fills before each replay with ``fl(1 / fl(c))``: the very product CUDA computes when it
+    divides a float32 tensor by a Python number (it multiplies by the float32 reciprocal), so a
+    replayed step has the bits of the eager one. Filling is one launch per number, no host sync.
+    """
+
+    def __init__(self, optimizer: "AbstractOptimizer", device: torch.device | str) -> None:
+        self.optimizer = optimizer
+        count = len(optimizer.step_divisors(1))
+        self.reciprocals = torch.zeros(count, dtype=torch.float32, device=device)
+
+    def set(self, t: int) -> None:
+        """Fill the reciprocals of step ``t``'s divisors."""
+        for i, divisor in enumerate(self.optimizer.step_divisors(t)):
+            self.reciprocals[i].fill_(float(np.float32(1.0) / np.float32(divisor)))
+
+
+Step = int | StepClock  # the step count an optimiser's step reads (1-based)
 
 
 def per_run(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
@@ -101,9 +128,14 @@ class AbstractOptimizer(ABC):
 
     @property
     def depends_on_step(self) -> bool:
-        """Whether a step reads its step count t (beyond its state): such a step is not one
-        program replayed every step (:mod:`~assocmem.training.graphs`)."""
+        """Whether a step reads its step count t (beyond its state): it does so only through
+        :meth:`step_divisors`, which a replayed step takes from a :class:`StepClock`."""
         return False
+
+    def step_divisors(self, t: int) -> tuple[float, ...]:
+        """The numbers of t that step ``t`` divides by (Adam's bias corrections); none unless
+        ``depends_on_step``."""
+        return ()
 
     def direction(self, grad: torch.Tensor) -> torch.Tensor:
         """The step direction of a stateless optimiser for a gradient (a new tensor)."""
@@ -119,7 +151,7 @@ class AbstractOptimizer(ABC):
 
     @abstractmethod
     def step(
-        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
     ) -> None:
         """Apply step ``t`` (1-based) to ``param`` (R, ...) with per-run ``lr`` (R,); ``slot``
         holds this parameter's state between steps."""
@@ -150,7 +182,7 @@ class LinearOptimizer(AbstractOptimizer):
         """The step direction d (``param −= lr · d``), updating the momentum in ``slot``."""
 
     def step(
-        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
     ) -> None:
         param.addcmul_(self.linear_direction(slot, param, grad), per_run(lr, param), value=-1)
 

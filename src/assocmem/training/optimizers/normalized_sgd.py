@@ -5,7 +5,7 @@ from typing import ClassVar
 
 import torch
 
-from assocmem.training.optimizers.base import AbstractOptimizer, Slot, per_run
+from assocmem.training.optimizers.base import AbstractOptimizer, Slot, Step, per_run
 
 NORM_FLOOR = 1e-30  # a zero gradient makes no step instead of 0/0
 
@@ -36,7 +36,7 @@ class NormalizedSGD(AbstractOptimizer):
         return True
 
     def step(
-        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
     ) -> None:
         grad = self.decayed(param, grad)
         norm = grad.flatten(1).norm(dim=1).clamp_min(NORM_FLOOR)

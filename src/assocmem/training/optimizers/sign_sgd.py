@@ -5,7 +5,7 @@ from typing import ClassVar
 
 import torch
 
-from assocmem.training.optimizers.base import AbstractOptimizer, Slot, per_run
+from assocmem.training.optimizers.base import AbstractOptimizer, Slot, Step, per_run
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,6 @@ class SignSGD(AbstractOptimizer):
         return grad.sign()
 
     def step(
-        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: int
+        self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
     ) -> None:
         param.addcmul_(self.decayed(param, grad).sign(), per_run(lr, param), value=-1)
