@@ -171,8 +171,8 @@ def test_cuda_graph_replay_of_adam_with_momentum_is_bit_identical_to_eager(
 
 
 def test_adam_under_a_step_clock_tracks_its_eager_steps() -> None:
-    """On CPU tensors the clock's step (× float32 reciprocals, CUDA's rule for a division by a
-    number) stays within float32 rounding of the eager step over 200 steps; a wrong or stale
+    """On CPU tensors the clock's step (× float32 reciprocals, the rule off the CPU) stays within
+    float32 rounding of the CPU's eager step (÷ the divisors) over 200 steps; a wrong or stale
     divisor (the clock not set, the two corrections swapped) moves it by far more."""
     adam = Adam(betas=(0.9, 0.999))
     clock = StepClock(adam, "cpu")

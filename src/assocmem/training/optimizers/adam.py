@@ -18,6 +18,7 @@ from assocmem.training.optimizers.base import (
     StepClock,
     check_finite,
     per_run,
+    reciprocals,
 )
 
 
@@ -95,8 +96,10 @@ class Adam(AbstractOptimizer):
         m, v = slot["m"], slot["v"]
         m.lerp_(grad, 1 - beta1)
         v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        if isinstance(t, StepClock):  # a recorded CUDA step: × the reciprocals (same bits)
-            inverse = t.reciprocals
+        if isinstance(t, StepClock) or param.device.type != "cpu":
+            # off the CPU: × the float32 reciprocals of the divisors, as Python numbers in an
+            # eager step and from the clock in a replayed one: the same products, same bits
+            inverse = t.reciprocals if isinstance(t, StepClock) else reciprocals(self, t)
             denom = (v.sqrt() * inverse[1]).add_(self.eps)
             param.sub_(per_run(lr * inverse[0], param) * (m / denom))
             return

@@ -34,12 +34,12 @@ class StepClock:
     """The step count of a step recorded once as a CUDA graph and replayed
     (:mod:`~assocmem.training.graphs`).
 
-    An optimiser whose step reads t (``depends_on_step``) divides by numbers of t
-    (:meth:`AbstractOptimizer.step_divisors`); a recording would freeze them. Under a clock its
-    step multiplies by ``reciprocals`` instead, a (k,) float32 device tensor that :meth:`set`
-    fills before each replay with ``fl(1 / fl(c))``: the very product CUDA computes when it
-    divides a float32 tensor by a Python number (it multiplies by the float32 reciprocal), so a
-    replayed step has the bits of the eager one. Filling is one launch per number, no host sync.
+    An optimiser whose step reads t (``depends_on_step``) scales by numbers of t (the
+    reciprocals of :meth:`AbstractOptimizer.step_divisors`); a recording would freeze them.
+    Under a clock its step reads them from ``reciprocals``, a (k,) float32 device tensor that
+    :meth:`set` fills before each replay (one launch per number, no host sync). Off the CPU the
+    eager step multiplies by the same float32 numbers (:func:`reciprocals`), so a replayed step
+    has the eager step's bits by construction.
     """
 
     def __init__(self, optimizer: "AbstractOptimizer", device: torch.device | str) -> None:
@@ -48,9 +48,15 @@ class StepClock:
         self.reciprocals = torch.zeros(count, dtype=torch.float32, device=device)
 
     def set(self, t: int) -> None:
-        """Fill the reciprocals of step ``t``'s divisors."""
-        for i, divisor in enumerate(self.optimizer.step_divisors(t)):
-            self.reciprocals[i].fill_(float(np.float32(1.0) / np.float32(divisor)))
+        """Fill the reciprocals of step ``t``."""
+        for i, value in enumerate(reciprocals(self.optimizer, t)):
+            self.reciprocals[i].fill_(value)
+
+
+def reciprocals(optimizer: "AbstractOptimizer", t: int) -> tuple[float, ...]:
+    """``fl(1 / fl(c))`` for each divisor c of step t: float32 numbers, exact as Python floats."""
+    one = np.float32(1.0)
+    return tuple(float(one / np.float32(c)) for c in optimizer.step_divisors(t))
 
 
 Step = int | StepClock  # the step count an optimiser's step reads (1-based)
