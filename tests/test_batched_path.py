@@ -16,6 +16,14 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from assocmem.analysis.hierarchy_train import (
+    BottleneckConfig,
+    Trials,
+    _evaluate,
+    _train,
+    draw_trial,
+    train_bottleneck,
+)
 from assocmem.ops.population import population_metrics
 from assocmem.runtime import batched_path, uses_batched_path
 from assocmem.sweep.spec import load_spec
@@ -295,3 +303,52 @@ def test_only_exact_families_share() -> None:
     assert trajectory_key(one_pass) != trajectory_key(replace(one_pass, seed=1))
     assert trajectory_key(replace(one_pass, label_noise=0.1)) is None
     assert trajectory_key(replace(one_pass, full_batch=True, n_steps=3)) is None
+
+
+# ---------------------------------------------------------------- memories in series, trained
+
+SERIES = BottleneckConfig(
+    n_inputs=30, n_concepts=6, n_outputs=3, dim=16, n_samples=200, batch_size=8, n_steps=40
+)
+
+
+def series_trials(runs: int, n_steps: int) -> Trials:
+    cfg = replace(SERIES, n_steps=n_steps)
+    return Trials.stack([draw_trial(cfg, trial) for trial in range(runs)])
+
+
+def test_series_trainer_ops_do_not_grow_with_runs() -> None:
+    """The hierarchy's batched path (on CUDA, and forced here): ops of 8 more steps, and of one
+    evaluation, at R = 1 and R = 32 (the draws, one trial at a time, are outside)."""
+
+    def per_steps(runs: int) -> int:
+        def train(n_steps: int) -> Callable[[], Any]:
+            trials = series_trials(runs, n_steps)
+            return lambda: _train(replace(SERIES, n_steps=n_steps), trials)
+
+        return ops_of(train(16)) - ops_of(train(8))
+
+    def per_evaluation(runs: int) -> int:
+        trials = series_trials(runs, 8)
+        return ops_of(lambda: _evaluate(SERIES, trials))
+
+    assert per_steps(1) == per_steps(32) > 0
+    assert per_evaluation(1) == per_evaluation(32) > 0
+
+
+def test_series_trials_together_match_trials_alone() -> None:
+    """Stacked trials train to the tensors of trials trained one by one (float rounding: their
+    products are batched) and evaluate to the same metrics; train_bottleneck takes that path
+    inside batched_path()."""
+    together = series_trials(3, SERIES.n_steps)
+    _train(SERIES, together)
+    for r in range(3):
+        alone = draw_trial(SERIES, r)
+        _train(SERIES, alone)
+        for a, b in zip(alone.model.tensors(), together.model.tensors(), strict=True):
+            torch.testing.assert_close(b[r], a, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(together.matrix[r], alone.matrix, rtol=1e-4, atol=1e-5)
+    with batched_path():
+        batched = train_bottleneck(SERIES, [0, 1, 2])
+    for got, want in zip(batched, train_bottleneck(SERIES, [0, 1, 2]), strict=True):
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)

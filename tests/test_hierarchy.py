@@ -314,12 +314,13 @@ def test_gradients_match_autograd() -> None:
     inputs, outputs = draw(b, h), draw(m, h)
     labels = torch.randint(0, m, (b,), generator=gen)
     loss, grads = bottleneck_gradients(model, inputs, outputs, labels)
+    assert loss.shape == ()
     leaves = [t.clone().requires_grad_() for t in model.tensors()]
     w1, keys, values, w2 = leaves
     mixed = torch.softmax(inputs @ w1.T @ keys.T, dim=1) @ values
     reference = torch.nn.functional.cross_entropy(mixed @ w2.T @ outputs.T, labels)
     reference.backward()
-    assert loss == pytest.approx(reference.item(), rel=1e-12)
+    assert loss.item() == pytest.approx(reference.item(), rel=1e-12)
     for grad, leaf in zip(grads, leaves, strict=True):
         torch.testing.assert_close(grad, leaf.grad, rtol=1e-10, atol=1e-12)
     matrix = draw(h, h).requires_grad_()

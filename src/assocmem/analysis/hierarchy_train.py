@@ -19,14 +19,15 @@ reference ``nmi_null`` is the NMI of ẑ with a random map f̃₁ that agrees wi
 
 Optimisation: Adam (β = (0.9, 0.999), ε = 1e-8) on every learned tensor from N(0, 1/h) entries,
 ``n_steps`` steps of ``batch_size`` samples drawn in order from epochs (fresh permutations) of
-the T samples, gradients written out by hand (checked against autograd in the tests). Each run
-is computed on its own, so its numbers never depend on the runs beside it.
+the T samples, gradients written out by hand (checked against autograd in the tests). On the CPU
+each run is computed on its own, so its numbers never depend on the runs beside it; on CUDA the
+trials of a call train side by side (the same functions over a leading run axis).
 """
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import torch
 
@@ -37,7 +38,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
-from assocmem.runtime import flush_denormals, intra_op_threads
+from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads, uses_batched_path
 
 BETAS, EPS = (0.9, 0.999), 1e-8
 METRICS = (
@@ -74,7 +75,8 @@ class BottleneckConfig:
         Adam's step, for both models.
     seed : int, default 0
     device : str, default "cpu"
-        Accepted as every sweep's device is; the model is small and trains on the CPU.
+        "cpu": trials in threads, one program each; "cuda": the trials of a call side by side
+        in one program on the GPU (:func:`train_trials`).
 
     Raises
     ------
@@ -106,7 +108,7 @@ class BottleneckConfig:
             raise ConfigError("batch_size", f"must be ≤ n_samples = {self.n_samples}")
         int_at_least("n_steps", self.n_steps, 1)
         int_at_least("seed", self.seed, 0)
-        if self.device not in ("cpu", "cuda"):  # accepted as every sweep's is; trained on the CPU
+        if self.device not in ("cpu", "cuda"):
             raise ConfigError("device", f"must be cpu or cuda, got {self.device!r}")
         for name in ("alpha", "lr"):
             positive_number(name, getattr(self, name))
@@ -135,35 +137,41 @@ class Bottleneck:
 
 def bottleneck_gradients(
     model: Bottleneck, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
-) -> tuple[float, list[torch.Tensor]]:
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """The mean cross-entropy of a batch and its gradients, written out by hand.
 
-    inputs (B, h): the rows e_x of the batch; outputs (M, h): u_y; labels (B,). Returns the
-    loss and the gradients in :meth:`Bottleneck.tensors` order.
+    inputs (..., B, h): the rows e_x of the batch; outputs (..., M, h): u_y; labels (..., B);
+    the model's tensors with the same leading axes (none for one run, (R,) for R runs side by
+    side). Returns the loss (...) and the gradients in :meth:`Bottleneck.tensors` order.
     """
     first, keys, values, second = model.tensors()
-    hidden = inputs @ first.T  # W₁ e_x, (B, h)
-    weights = torch.softmax(hidden @ keys.T, dim=1)  # π, (B, K)
+    hidden = inputs @ first.mT  # W₁ e_x, (B, h)
+    weights = torch.softmax(hidden @ keys.mT, dim=-1)  # π, (B, K)
     mixed = weights @ values  # v, (B, h)
-    logits = (mixed @ second.T) @ outputs.T  # (B, M)
+    logits = (mixed @ second.mT) @ outputs.mT  # (B, M)
     delta = softmax_error(logits, labels)  # d(CE)/d(logits), (B, M)
-    loss = -float(torch.log1p(delta.gather(1, labels[:, None])).mean())  # log p = log1p(p − 1)
-    delta /= len(labels)
+    loss = -torch.log1p(delta.gather(-1, labels[..., None]))[..., 0].mean(-1)  # log1p(p − 1)
+    delta /= labels.shape[-1]
     back = delta @ outputs  # d/d(W₂ v), (B, h)
     grad_mixed = back @ second  # (B, h)
-    grad_weights = grad_mixed @ values.T  # (B, K)
-    grad_scores = weights * (grad_weights - (weights * grad_weights).sum(1, keepdim=True))
+    grad_weights = grad_mixed @ values.mT  # (B, K)
+    grad_scores = weights * (grad_weights - (weights * grad_weights).sum(-1, keepdim=True))
     grad_hidden = grad_scores @ keys  # (B, h)
-    grads = [grad_hidden.T @ inputs, grad_scores.T @ hidden, weights.T @ grad_mixed, back.T @ mixed]
+    grads = [
+        grad_hidden.mT @ inputs,
+        grad_scores.mT @ hidden,
+        weights.mT @ grad_mixed,
+        back.mT @ mixed,
+    ]
     return loss, grads
 
 
 def direct_gradient(
     matrix: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
-    """The gradient of the mean cross-entropy of ``u_yᵀ W e_x`` in W (d, d)."""
-    delta = softmax_error((inputs @ matrix.T) @ outputs.T, labels)
-    return (delta @ outputs).T @ inputs / len(labels)
+    """The gradient of the mean cross-entropy of ``u_yᵀ W e_x`` in W (..., d, d)."""
+    delta = softmax_error((inputs @ matrix.mT) @ outputs.mT, labels)
+    return (delta @ outputs).mT @ inputs / labels.shape[-1]
 
 
 class _Adam:
@@ -190,23 +198,27 @@ def normalized_mutual_information(
     """NMI of two labellings of the tokens, each token weighted: ``2 I / (H(a) + H(b))``.
 
     labels, reference: (N,) int64 ≥ 0; weights: (N,) ≥ 0 (normalised here), e.g. p. Invariant
-    to relabelling either side; 1 when both are constant.
+    to relabelling either side; 1 when both are constant. One run of :func:`nmi_of_runs`.
     """
-    w = weights.to(torch.float64) / weights.sum()
-    joint = torch.zeros(int(labels.max()) + 1, int(reference.max()) + 1, dtype=torch.float64)
-    joint.index_put_((labels, reference), w, accumulate=True)
-    row, col = joint.sum(1), joint.sum(0)
+    return float(nmi_of_runs(labels[None], reference[None], weights)[0])
 
-    def entropy(mass: torch.Tensor) -> float:
-        mass = mass[mass > 0]
-        return -float((mass * mass.log()).sum())
 
-    total = entropy(row) + entropy(col)
-    if total <= 0:
-        return 1.0
-    nz = joint > 0
-    ratio = joint[nz] / (row[:, None] * col[None, :])[nz]
-    return max(0.0, min(1.0, 2.0 * float((joint[nz] * ratio.log()).sum()) / total))
+def nmi_of_runs(
+    labels: torch.Tensor, reference: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    """:func:`normalized_mutual_information` of R runs at once: labels, reference (R, N);
+    weights (N,). Returns (R,) float64 (a fixed number of ops whatever R)."""
+    runs = labels.shape[0]
+    w = (weights.to(torch.float64) / weights.sum()).expand(runs, -1)
+    size = (runs, int(labels.max()) + 1, int(reference.max()) + 1)
+    joint = torch.zeros(size, dtype=torch.float64, device=labels.device)
+    run = torch.arange(runs, device=labels.device)[:, None].expand_as(labels)
+    joint.index_put_((run, labels, reference), w, accumulate=True)
+    row, col = joint.sum(2), joint.sum(1)
+    total = -(torch.xlogy(row, row).sum(1) + torch.xlogy(col, col).sum(1))  # H(a) + H(b)
+    ratio = torch.where(joint > 0, joint / (row[:, :, None] * col[:, None, :]), 1.0)
+    mutual = (joint * ratio.log()).sum((1, 2))
+    return torch.where(total > 0, (2.0 * mutual / total).clamp(0.0, 1.0), 1.0)
 
 
 def null_concept_map(targets: torch.Tensor, n_concepts: int, gen: torch.Generator) -> torch.Tensor:
@@ -237,13 +249,45 @@ def _gaussian(gen: torch.Generator, *shape: int) -> torch.Tensor:
     return torch.randn(*shape, generator=gen, dtype=torch.float32) / math.sqrt(shape[-1])
 
 
-def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
-    """Train the hierarchy and the direct memory on one trial's samples: :data:`METRICS`."""
+@dataclass
+class Trials:
+    """The draws of trials, stacked on a leading axis (R, …), or of one trial without it."""
+
+    f1: torch.Tensor  # the concept map, (N,)
+    null: torch.Tensor  # a random map agreeing with f₁ mod M, (N,)
+    ids: torch.Tensor  # the tokens of each step's batch, (S, B)
+    inputs: torch.Tensor  # e_x, (N, h)
+    outputs: torch.Tensor  # u_y, (M, h)
+    model: Bottleneck
+    direct_inputs: torch.Tensor  # (N, d)
+    direct_outputs: torch.Tensor  # (M, d)
+    matrix: torch.Tensor  # the direct memory's W, (d, d)
+
+    def map(self, change: Callable[[torch.Tensor], torch.Tensor]) -> "Trials":
+        """The trials with ``change`` applied to every tensor (the model's included)."""
+        tensors = {f.name: change(getattr(self, f.name)) for f in fields(self) if f.name != "model"}
+        return replace(self, **tensors, model=Bottleneck(*map(change, self.model.tensors())))
+
+    @staticmethod
+    def stack(draws: "Sequence[Trials]") -> "Trials":
+        """Trials drawn one by one, stacked on a new leading axis."""
+        first = draws[0]
+        tensors = {
+            f.name: torch.stack([getattr(t, f.name) for t in draws])
+            for f in fields(first)
+            if f.name != "model"
+        }
+        parts = zip(*(t.model.tensors() for t in draws), strict=True)
+        return replace(first, **tensors, model=Bottleneck(*(torch.stack(p) for p in parts)))
+
+
+def draw_trial(cfg: BottleneckConfig, trial: int) -> Trials:
+    """One trial's draws, each from its own named stream."""
     n, k, m, h, d = cfg.n_inputs, cfg.n_concepts, cfg.n_outputs, cfg.hidden, cfg.dim
-    probs = zipf_probabilities(n, cfg.alpha)
     f1 = draw_concept_map(cfg.concept_map, n, k, cfg.seed, trial)
-    targets = f1 % m
-    tokens = sample_tokens(probs, cfg.n_samples, rng.generator(cfg.seed, "data", trial))
+    tokens = sample_tokens(
+        zipf_probabilities(n, cfg.alpha), cfg.n_samples, rng.generator(cfg.seed, "data", trial)
+    )
     gen = rng.generator(cfg.seed, "bottleneck_embeddings", trial)
     inputs, outputs = _gaussian(gen, n, h), _gaussian(gen, m, h)
     gen = rng.generator(cfg.seed, "bottleneck_init", trial)
@@ -253,33 +297,76 @@ def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
     gen = rng.generator(cfg.seed, "direct_embeddings", trial)
     direct_inputs, direct_outputs = _gaussian(gen, n, d), _gaussian(gen, m, d)
     matrix = _gaussian(rng.generator(cfg.seed, "direct_init", trial), d, d)
+    null = null_concept_map(f1 % m, k, rng.generator(cfg.seed, "null_map", trial))
+    ids = tokens[torch.stack(list(_batches(cfg, trial)))]
+    return Trials(f1, null, ids, inputs, outputs, model, direct_inputs, direct_outputs, matrix)
+
+
+def _rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``table[..., index, :]`` run by run: table (..., N, w), index (..., B) → (..., B, w)."""
+    return table.gather(-2, index[..., None].expand(*index.shape, table.shape[-1]))
+
+
+def _train(cfg: BottleneckConfig, trials: Trials) -> None:
+    """Adam on the hierarchy and the direct memory, in place, one step per batch."""
+    targets = trials.f1 % cfg.n_outputs
+    model, matrix = trials.model, trials.matrix
     adam, direct_adam = _Adam(model.tensors(), cfg.lr), _Adam([matrix], cfg.lr)
-    for batch in _batches(cfg, trial):
-        x = tokens[batch]
-        _, grads = bottleneck_gradients(model, inputs[x], outputs, targets[x])
+    for step in range(trials.ids.shape[-2]):
+        x = trials.ids[..., step, :]
+        labels = targets.gather(-1, x)
+        _, grads = bottleneck_gradients(model, _rows(trials.inputs, x), trials.outputs, labels)
         adam.update(grads)
-        direct_adam.update([direct_gradient(matrix, direct_inputs[x], direct_outputs, targets[x])])
-    scores = (inputs @ model.first.T) @ model.keys.T  # (N, K)
-    picked = scores.argmax(1)
-    readout = model.second.T @ outputs.T  # (h, M)
+        inputs = _rows(trials.direct_inputs, x)
+        direct_adam.update([direct_gradient(matrix, inputs, trials.direct_outputs, labels)])
+
+
+def _evaluate(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, float]]:
+    """:data:`METRICS` of each trial."""
+    n, model = cfg.n_inputs, trials.model
+    probs = zipf_probabilities(n, cfg.alpha).to(trials.f1.device)
+    targets = trials.f1 % cfg.n_outputs
+    scores = (trials.inputs @ model.first.mT) @ model.keys.mT  # (…, N, K)
+    picked = scores.argmax(-1)
+    readout = model.second.mT @ trials.outputs.mT  # (…, h, M)
     logits = torch.stack(
         [
-            model.values[picked] @ readout,
-            torch.softmax(scores, dim=1) @ model.values @ readout,
-            (direct_inputs @ matrix.T) @ direct_outputs.T,
-        ]
-    )  # (3, N, M): hard, soft, direct
-    errors = PopulationError(probs)(wrong_tokens(logits, targets))[0].tolist()
-    null = null_concept_map(targets, k, rng.generator(cfg.seed, "null_map", trial))
-    return {
-        "error_hard": errors[0],
-        "error_soft": errors[1],
-        "error_direct": errors[2],
-        "nmi": normalized_mutual_information(picked, f1, probs),
-        "nmi_output": normalized_mutual_information(picked, targets, probs),
-        "nmi_null": normalized_mutual_information(picked, null, probs),
-        "concepts_used": float(torch.bincount(picked, minlength=k).gt(0).sum()),
-    }
+            _rows(model.values, picked) @ readout,
+            torch.softmax(scores, dim=-1) @ model.values @ readout,
+            (trials.direct_inputs @ trials.matrix.mT) @ trials.direct_outputs.mT,
+        ],
+        dim=-3,
+    ).reshape(-1, n, cfg.n_outputs)  # (3R, N, M): hard, soft, direct of each trial
+    three = targets.reshape(-1, n).repeat_interleave(3, dim=0)  # (3R, N)
+    errors = PopulationError(probs)(wrong_tokens(logits, three))[0].view(-1, 3)
+    runs = picked.reshape(-1, n)
+    used = torch.zeros(runs.shape[0], cfg.n_concepts, device=runs.device)
+    columns = [
+        *errors.unbind(1),
+        *(
+            nmi_of_runs(runs, other.reshape(-1, n), probs)
+            for other in (trials.f1, targets, trials.null)
+        ),
+        used.scatter_(1, runs, 1.0).sum(1).to(torch.float64),
+    ]
+    return [dict(zip(METRICS, row, strict=True)) for row in torch.stack(columns, 1).tolist()]
+
+
+def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
+    """Train the hierarchy and the direct memory on one trial's samples: :data:`METRICS`."""
+    trials = draw_trial(cfg, trial)
+    _train(cfg, trials)
+    return _evaluate(cfg, trials)[0]
+
+
+def train_trials(cfg: BottleneckConfig, trial_ids: Sequence[int]) -> list[dict[str, float]]:
+    """The batched path: every trial side by side in one program on ``cfg.device``, a fixed
+    number of torch ops per step and per evaluation whatever the number of trials."""
+    stacked = Trials.stack([draw_trial(cfg, trial) for trial in trial_ids])
+    trials = stacked.map(lambda t: t.to(cfg.device))
+    with device_numerics(cfg.device):
+        _train(cfg, trials)
+        return _evaluate(cfg, trials)
 
 
 def train_bottleneck(
@@ -292,7 +379,10 @@ def train_bottleneck(
     cfg : BottleneckConfig
     trials : sequence of int, optional
         Default ``[0]``. Each trial draws f₁, the samples, the embeddings and the initial
-        tensors from its own streams; trials run side by side, one thread each.
+        tensors from its own streams. On the CPU trials run side by side, one thread each, so
+        a trial's numbers never depend on the others; on CUDA (and inside
+        :func:`~assocmem.runtime.batched_path`) they train together in one program
+        (:func:`train_trials`), the same law to float rounding.
 
     Returns
     -------
@@ -304,6 +394,9 @@ def train_bottleneck(
     Memories in series, beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md.
     """
     trial_ids = list(trials) if trials is not None else [0]
+    if uses_batched_path(cfg.device):
+        with torch.no_grad(), flush_denormals():
+            return train_trials(cfg, trial_ids)
     workers = max(1, min(len(trial_ids), torch.get_num_threads()))
     with intra_op_threads(1), ThreadPoolExecutor(workers) as pool:
         return list(pool.map(lambda t: _in_thread(cfg, t), trial_ids))

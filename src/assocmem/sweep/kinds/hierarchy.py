@@ -133,11 +133,9 @@ class BottleneckKind(RunKind):
     def build(self, values: Mapping[str, Any]) -> Any:
         return build_bottleneck(values)
 
-    def device(self, config: Any) -> str:
-        return "cpu"  # trained on the CPU whatever the sweep's device
-
     def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
-        """Metrics per trial: :data:`assocmem.analysis.hierarchy_train.METRICS`."""
+        """Metrics per trial: :data:`assocmem.analysis.hierarchy_train.METRICS` (on CUDA the
+        batch's trials train together)."""
         from assocmem.analysis.hierarchy_train import train_bottleneck
 
         indices = [t for t in trials if t is not None]
