@@ -286,7 +286,9 @@ def check_device(device: str) -> None:
 
 
 def working_set_bytes(cfg: ClosedFormConfig) -> int:
-    """Peak memory of one trial under the sampler that will run (:attr:`resolved_sampler`).
+    """Peak memory of one trial under the sampler that will run.
+
+    The sampler is :attr:`ClosedFormConfig.resolved_sampler`.
 
     Explicit: the embeddings at d_max plus the per-column score tensors. In law: the basis
     while it is built, the running products and one d's scores (see
