@@ -1,6 +1,6 @@
 """Griffe extension: the API reference's cross-references and defaults come from the code.
 
-Two rewrites of the docstrings as mkdocstrings reads them (the source keeps its docstrings, which
+Three rewrites of the docstrings as mkdocstrings reads them (the source keeps its docstrings, which
 read well in ``help()`` and an editor):
 
 * **Roles to links.** A Sphinx role (``:func:`parse_scheme```, ``:class:`~x.y.Z```,
@@ -11,6 +11,8 @@ read well in ``help()`` and an editor):
   A target documented on the site must link (a broken link fails ``mkdocs build --strict``); a
   private, undocumented or third-party target (``pandas.DataFrame``) is shown as code; a name that
   resolves to nothing is a warning, so it fails the strict build too.
+* **Maths.** Sphinx's ``:math:`W = \\sum_x …``` becomes ``$W = \\sum_x …$``, typeset by KaTeX
+  like the pages' formulas.
 * **Defaults from the signature.** A parameter's default in the rendered Parameters table is the
   one of the signature (a dataclass field's default, a function's keyword default), never one
   read off the docstring's text, where numpydoc reads a choice set's first value as the default
@@ -36,6 +38,7 @@ from griffe import (
 )
 
 LOGGER = logging.getLogger("mkdocs.plugins.assocmem.griffe_docstrings")
+MATH = re.compile(r":math:`(?P<tex>[^`]+)`")  # Sphinx's inline maths, to arithmatex's $…$
 ROLE = re.compile(r":(?:py:)?(func|class|mod|meth|attr|data|exc|obj|const):`(?P<target>[^`]+)`")
 API_PAGES = Path(__file__).resolve().parent.parent / "api"
 ROOT = "assocmem"
@@ -82,7 +85,8 @@ def _member(scope: Object, dotted: str) -> Object | str | None:
 class DocstringsFromCode(Extension):
     """Rewrite roles into autorefs links and set parameter defaults from the signatures."""
 
-    def __init__(self, pages: str | None = None) -> None:
+    def __init__(self, pages: str | None = None, root: str = ROOT) -> None:
+        self.root = root  # the package whose docstrings are rewritten
         self.documented = documented_modules(Path(pages) if pages else API_PAGES)
         self.problems: list[str] = []  # unresolved roles, also logged as warnings
         self.unlinked: set[str] = set()  # resolved targets the site does not render
@@ -90,14 +94,14 @@ class DocstringsFromCode(Extension):
         self._exported: dict[str, str] = {}  # canonical path -> its name in the package itself
 
     def on_package(self, *, pkg: Module, **kwargs: Any) -> None:
-        if pkg.path != ROOT:
+        if pkg.path != self.root:
             return
         objects = list(_walk(pkg))
         self._by_path = {obj.path: obj for obj in objects}
-        self._exported = _exported(pkg) if ROOT in self.documented else {}
+        self._exported = _exported(pkg) if self.root in self.documented else {}
         for obj in objects:
             if obj.docstring is not None:
-                text = obj.docstring.value
+                text = MATH.sub(r"$\g<tex>$", obj.docstring.value)
                 obj.docstring.value = ROLE.sub(lambda m, o=obj: self._link(m, o), text)
         for obj in objects:
             _defaults_from_signature(obj)
@@ -112,8 +116,8 @@ class DocstringsFromCode(Extension):
                 return found
             scope = scope.parent
         head, _, rest = target.partition(".")
-        if head == ROOT:
-            root = self._by_path[ROOT]
+        if head == self.root:
+            root = self._by_path[self.root]
             return _member(root, rest) if rest else root
         if not rest and hasattr(builtins, head):
             return f"builtins.{head}"
@@ -129,8 +133,8 @@ class DocstringsFromCode(Extension):
         written = re.sub(r"\s+", "", match["target"])  # a role may be wrapped across lines
         shown = written.lstrip("~.").rsplit(".", 1)[-1] if written.startswith("~") else written
         found = self._resolve(written.lstrip("~"), obj)
-        if found is None or (isinstance(found, str) and found.startswith(f"{ROOT}.")):
-            problem = f"{obj.path}: {match[0]} names nothing in {ROOT} (nor a third-party object)"
+        if found is None or (isinstance(found, str) and found.startswith(f"{self.root}.")):
+            problem = f"{obj.path}: {match[0]} names nothing in {self.root} nor elsewhere"
             self.problems.append(problem)
             LOGGER.warning(problem)
             return f"`{shown}`"

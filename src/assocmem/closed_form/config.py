@@ -25,10 +25,11 @@ BYTES = cost.BYTES
 
 @dataclass(frozen=True)
 class ClosedFormConfig:
-    """A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
+    r"""A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
 
-    Frozen and validated on construction. The memories are ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``, one
-    per scheme q, dimension d and sample size T, scored by their exact population error.
+    Frozen and validated on construction. The memories are
+    :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`, one per scheme q, dimension d and sample size
+    T, scored by their exact population error.
 
     Parameters
     ----------
@@ -37,7 +38,7 @@ class ClosedFormConfig:
     n_outputs : int, default 5
         M, the number of outputs.
     alpha : float, default 2.0
-        The Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
     probabilities : tuple of float, optional
         A user-given law p (overrides ``alpha``; sets N).
     words : str, optional
@@ -70,7 +71,8 @@ class ClosedFormConfig:
     memory_gb : float, default 4.0
         A run whose working set exceeds this is refused up front.
     head_fraction : float, default 0.1
-        The head is the ``⌈fraction · N⌉`` most probable tokens (the head/tail error split).
+        The head is the :math:`\lceil \mathrm{fraction} \cdot N \rceil` most probable tokens
+        (the head/tail error split).
     readout : bool, default False
         Also the calibrated softmax readout: cross-entropy, p(correct) and the temperature β*.
     sampler : {"auto", "explicit", "in_law"}, default "auto"
@@ -87,8 +89,9 @@ class ClosedFormConfig:
     n_groups, similarity, grouping : int, float, str; default 1, 0.0, "random"
         Similar tokens (docs: beyond/similar.md): G groups g: [N] → [G] (``grouping`` a random
         balanced map or ``"banded"``, bands of frequency ranks), used by
-        ``embedding = "clustered"`` (``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x``, ρ = ``similarity``) and
-        ``target = "group"``; refused with any other embedding and target.
+        ``embedding = "clustered"``
+        (:math:`e_x = \sqrt{\rho}\, c_{g(x)} + \sqrt{1-\rho}\, \xi_x`, ρ = ``similarity``)
+        and ``target = "group"``; refused with any other embedding and target.
 
     Raises
     ------
