@@ -62,7 +62,7 @@ def test_config_defaults_in_the_reference_are_the_dataclass_defaults(api):
     ``output_embedding`` showed "gaussian", the default of the field documented beside it)."""
     package, _ = api
     checked = 0
-    for path in ("closed_form.config.ClosedFormConfig", "training.config.TrainConfig"):
+    for path in CONFIGS:
         doc = package[path]
         module, _, name = doc.path.rpartition(".")
         cls = getattr(importlib.import_module(module), name)
@@ -77,6 +77,36 @@ def test_config_defaults_in_the_reference_are_the_dataclass_defaults(api):
                 assert ast.literal_eval(str(parameter.value)) == field.default, parameter.name
                 checked += 1
     assert checked >= 40, checked  # both configs' fields, not an empty walk
+
+
+CONFIGS = ("closed_form.config.ClosedFormConfig", "training.config.TrainConfig")
+
+
+def test_config_docstrings_state_each_field_once_with_the_code_default():
+    """What ``help(ClosedFormConfig)`` reads: one entry per field (its own description) whose
+    stated default (``, default X``, else a choice set's first value) is the field's."""
+    package = griffe.load(
+        "assocmem",
+        search_paths=[str(ROOT / "src")],
+        docstring_parser="numpy",
+        extensions=griffe.load_extensions("dataclasses"),
+    )
+    for path in CONFIGS:
+        module, _, name = f"assocmem.{path}".rpartition(".")
+        fields = dataclasses.fields(getattr(importlib.import_module(module), name))
+        (section,) = [
+            s
+            for s in package[path].docstring.parsed
+            if s.kind is griffe.DocstringSectionKind.parameters
+        ]
+        entries = {p.name: p for p in section.value}
+        assert sorted(entries) == sorted(f.name for f in fields), path
+        descriptions = [p.description for p in section.value]
+        assert len(set(descriptions)) == len(descriptions), f"{path}: a shared description"
+        for field in fields:
+            if field.default is not dataclasses.MISSING and field.default is not None:
+                stated = ast.literal_eval(str(entries[field.name].value))
+                assert stated == field.default, f"{path}.{field.name}"
 
 
 def test_every_documented_default_is_the_signatures(api):

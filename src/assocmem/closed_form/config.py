@@ -48,9 +48,10 @@ class ClosedFormConfig:
         ``f*(x) = g(x) mod M`` (see ``n_groups``).
     label_noise : float, default 0.0
         ε: a sample's label is f*(x) with probability 1 − ε, else another output.
-    embedding, output_embedding : {"gaussian", "spherical", "orthogonal"}
-        The laws of the input embeddings e_x (default gaussian; also ``"clustered"``, see
-        ``n_groups``) and the output embeddings u_y (default spherical).
+    embedding : {"gaussian", "spherical", "orthogonal", "clustered"}, default "gaussian"
+        The law of the input embeddings e_x (``"clustered"``: see ``n_groups``).
+    output_embedding : {"spherical", "gaussian", "orthogonal"}, default "spherical"
+        The law of the output embeddings u_y.
     nested : {"truncate", "renormalize"}, default "truncate"
         Nested d: drawn once at the largest d and truncated (the paper's convention), or rescaled
         at every d.
@@ -86,12 +87,15 @@ class ClosedFormConfig:
         ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
         broken uniformly at random from the trial's ``label_ties`` stream). Docs:
         beyond/noise-threshold.md.
-    n_groups, similarity, grouping : int, float, str; default 1, 0.0, "random"
-        Similar tokens (docs: beyond/similar.md): G groups g: [N] → [G] (``grouping`` a random
-        balanced map or ``"banded"``, bands of frequency ranks), used by
-        ``embedding = "clustered"``
-        (:math:`e_x = \sqrt{\rho}\, c_{g(x)} + \sqrt{1-\rho}\, \xi_x`, ρ = ``similarity``)
-        and ``target = "group"``; refused with any other embedding and target.
+    n_groups : int, default 1
+        Similar tokens (docs: beyond/similar.md): the number G of groups g: [N] → [G], used by
+        ``embedding = "clustered"`` and ``target = "group"``; refused with any other embedding
+        and target.
+    similarity : float, default 0.0
+        ρ, the correlation of two clustered embeddings of a group:
+        :math:`e_x = \sqrt{\rho}\, c_{g(x)} + \sqrt{1-\rho}\, \xi_x`.
+    grouping : {"random", "banded"}, default "random"
+        How the groups are formed: a random balanced map, or bands of frequency ranks.
 
     Raises
     ------
