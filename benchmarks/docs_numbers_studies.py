@@ -1121,12 +1121,12 @@ NOISE_THRESHOLD = [
                      label_noise=0.45),
             nt_curve("predicted", label_rule="soft", n_samples=1000, dim=512, k=2,
                      label_noise=0.45))),
-    Quoted(NTP, "and d = 128 = 1.28·T^{1/2}, the level is about 20 and k = 30 costs ⟦14⟧ % (NT-4's "
+    Quoted(NTP, "and d = 128 = $1.28\\, T^{1/2}$, the level is about 20 and k = 30 costs ⟦14⟧ % (NT-4's "
            "failure).",
            (measure("k = 30 over the best (%), majority, ε = 0, T = 10⁴, d = 128", lambda s: max(
                s.authors_cost(alpha=2.0, label_rule="majority", label_noise=0.0, n_samples=1e4,
                               dim=128))),)),
-    Quoted(NTP, "At the d nearest T^{2/3}, the capped best k is ⟦5⟧–⟦8⟧,",
+    Quoted(NTP, "At the d nearest $T^{2/3}$, the capped best k is ⟦5⟧–⟦8⟧,",
            span(lambda s: [s.cell(nt_row("0", t, d), "k* m/p") for t, d in
                            ((300, 32), (1000, 128), (10000, 512), (100000, 2048))],
                 "capped best k at α = 1.5")),
@@ -1134,8 +1134,8 @@ NOISE_THRESHOLD = [
     nt_alpha15("| 10³ | 128 | ⟦0.139⟧ | ⟦0.249⟧ | +⟦79⟧ % |", 1000, 128),
     nt_alpha15("| 10⁴ | 512 | ⟦0.0595⟧ | ⟦0.103⟧ | +⟦72⟧ % |", 10000, 512),
     nt_alpha15("| 10⁵ | 2048 | ⟦0.0200⟧ | ⟦0.0373⟧ | +⟦87⟧ % |", 100000, 2048),
-    Quoted(NTP, "measured k* at d ≈ T^{1/2} is ⟦5⟧, ⟦8⟧, ⟦5⟧ and ⟦20⟧ for T = 300, 10³, 10⁴ and 10⁵ "
-           "(predicted ⟦8⟧, ⟦8⟧, ⟦8⟧, ⟦20⟧). Over the ⟦36⟧ (T, d) cells at α = 2, the measured k* at "
+    Quoted(NTP, "measured $k^*$ at $d \\approx T^{1/2}$ is ⟦5⟧, ⟦8⟧, ⟦5⟧ and ⟦20⟧ for T = 300, 10³, 10⁴ and 10⁵ "
+           "(predicted ⟦8⟧, ⟦8⟧, ⟦8⟧, ⟦20⟧). Over the ⟦36⟧ (T, d) cells at α = 2, the measured $k^*$ at "
            "ε = 0.45 differs from the one at ε = 0 in ⟦9⟧ cells, each time by ⟦1⟧ grid step, "
            "never more. k* falls as d grows: from ⟦200⟧ at d = 16 to ⟦1⟧ at d ≥ 1024 (T = 10⁴).",
            (*(cell(nt_row("0", t, d, cap="none", alpha="2"), "k* m/p", i)
