@@ -148,14 +148,15 @@ class DocstringsFromCode(Extension):
         return f"[`{shown}`][{path}]"
 
     def _on_site(self, obj: Object) -> bool:
-        """Whether the API pages render ``obj``: a public object of a rendered module."""
+        """Whether the API pages render ``obj``: a public, documented object of a rendered module
+        (a name with a leading underscore anywhere in its path is filtered out)."""
         if any(part.startswith("_") for part in obj.path.split(".")):
             return False
         if obj.is_module:
             return obj.path in self.documented
         if not obj.docstring and not obj.is_class:
             return False  # mkdocstrings renders no undocumented attribute or function
-        return obj.module.path in self.documented and _public_chain(obj)
+        return obj.module.path in self.documented
 
 
 def _exported(pkg: Module) -> dict[str, str]:
@@ -166,16 +167,6 @@ def _exported(pkg: Module) -> dict[str, str]:
         if not name.startswith("_") and not isinstance(target, str) and not target.is_module:
             found.setdefault(target.path, f"{pkg.path}.{name}")
     return found
-
-
-def _public_chain(obj: Object) -> bool:
-    """Whether every class ``obj`` lies in is rendered too (has a docstring or is a class)."""
-    parent = obj.parent
-    while parent is not None and not parent.is_module:
-        if parent.path.rsplit(".", 1)[-1].startswith("_"):
-            return False
-        parent = parent.parent
-    return True
 
 
 def _defaults_from_signature(obj: Object) -> None:
