@@ -438,7 +438,7 @@ THEORY_QUOTES = [
     ),
     Q(
         THEORY,
-        "| 5. `q = p^0.75` | ⟦−0.357⟧ [⟦−0.387⟧, ⟦−0.328⟧] |",
+        "| 5. $q = p^{0.75}$ | ⟦−0.357⟧ [⟦−0.387⟧, ⟦−0.328⟧] |",
         tuple(
             fit("fig4_fits", "population:rho=0.75", "d", "T=inf", k)
             for k in ("slope", "ci_low", "ci_high")
@@ -446,7 +446,7 @@ THEORY_QUOTES = [
     ),
     Q(
         THEORY,
-        "| 5. `q = p^0.5` | ⟦−0.561⟧ [⟦−0.592⟧, ⟦−0.530⟧] |",
+        "| 5. $q = p^{0.5}$ | ⟦−0.561⟧ [⟦−0.592⟧, ⟦−0.530⟧] |",
         tuple(
             fit("fig4_fits", "population:rho=0.5", "d", "T=inf", k)
             for k in ("slope", "ci_low", "ci_high")
@@ -470,7 +470,7 @@ THEORY_QUOTES = [
     Q(
         THEORY,
         "the local slope changes with the window (⟦−0.29⟧ over 10–785, ⟦−0.24⟧ over "
-        "55–1000), and for ρ < 1 it runs ⟦0.02⟧–⟦0.06⟧ past `−1/(4ρ)`",
+        "55–1000), and for ρ < 1 it runs ⟦0.02⟧–⟦0.06⟧ past $-1/(4\\rho)$",
         (
             fit("fig4_auto", "population", "d", "T=inf", "slope"),
             claim("2", "slope"),

@@ -246,10 +246,10 @@ def sup_trained(optimizer: str, heads: int, column: str = "mean") -> Source:
 
 
 SUPERPOSITION = [
-    Quoted(SUP, "| `width` | `H·d_h = d` | ⟦256⟧, ⟦128⟧, ⟦64⟧, ⟦32⟧ |",
+    Quoted(SUP, "| `width` | $H\\cdot d_h = d$ | ⟦256⟧, ⟦128⟧, ⟦64⟧, ⟦32⟧ |",
            tuple(measure(f"width H={h} d_h", lambda s, h=h: s.head_counts("width", h, "head_dim"))
                  for h in (1, 2, 4, 8)), "any"),
-    Quoted(SUP, "| `matrix` | `H·d_h² = d²`, `d_h = round(d/√H)` | ⟦256⟧, ⟦181⟧, ⟦128⟧, ⟦91⟧ "
+    Quoted(SUP, "| `matrix` | $H\\cdot d_h^{2} = d^{2}$, `d_h = round(d/√H)` | ⟦256⟧, ⟦181⟧, ⟦128⟧, ⟦91⟧ "
            "(H·d_h² = ⟦65536⟧, ⟦65522⟧, ⟦65536⟧, ⟦66248⟧) |",
            tuple(measure(f"matrix H={h} {c}", lambda s, h=h, c=c: s.head_counts("matrix", h, c))
                  for c in ("head_dim", "matrix_params") for h in (1, 2, 4, 8)), "any"),
@@ -257,7 +257,7 @@ SUPERPOSITION = [
            "⟦325728⟧ parameters) |",
            tuple(measure(f"total H={h} {c}", lambda s, h=h, c=c: s.head_counts("total", h, c))
                  for c in ("head_dim", "total_params") for h in (1, 2, 4, 8)), "any"),
-    sup_row("| `1{x ≤ d/8}` | width | same | ⟦0.0145⟧ (⟦0.0145⟧) | ⟦0.0145⟧ (⟦0.0145⟧) | "
+    sup_row("| $\\mathbf{1}\\{x \\le d/8\\}$ | width | same | ⟦0.0145⟧ (⟦0.0145⟧) | ⟦0.0145⟧ (⟦0.0145⟧) | "
             "⟦0.0144⟧ (⟦0.0145⟧) | ⟦0.0144⟧ (⟦0.0145⟧) |", THR, "width", "same"),
     sup_row("| | width | band | | ⟦0.0151⟧ (⟦0.0176⟧) | ⟦0.0713⟧ (⟦0.0608⟧) | "
             "⟦0.2484⟧ (⟦0.1947⟧) |", THR, "width", "band"),
@@ -754,11 +754,16 @@ class Vocabulary(Study):
 VOC = "docs/beyond/vocabulary.md"
 VOC_CURVE = {  # the page's label → the command's (curve, scheme, T, sweep)
     "`q = p`": ("q = p", "population", math.inf, "vocabulary"),
-    "`q = 1{x ≤ d/8}`": ("1{x ≤ d/8}", "threshold:P=d/8", math.inf, "vocabulary"),
+    "$q = \\mathbf{1}\\{x \\le d/8\\}$": ("1{x ≤ d/8}", "threshold:P=d/8", math.inf, "vocabulary"),
     "top d/12 seen, T = 10⁴": ("emp. d/12, T=1e4", "empirical_threshold:P=d/12", 1e4, "vocabulary"),
     "top d/12 seen, T = 10⁸": ("emp. d/12, T=1e8", "empirical_threshold:P=d/12", 1e8, "vocabulary"),
     "Zipf(α̂_KL): `q = p`": ("", "population", math.inf, "vocabulary_zipf"),
-    "Zipf(α̂_KL): `q = 1{x ≤ d/8}`": ("", "threshold:P=d/8", math.inf, "vocabulary_zipf"),
+    "Zipf(α̂_KL): $q = \\mathbf{1}\\{x \\le d/8\\}$": (
+        "",
+        "threshold:P=d/8",
+        math.inf,
+        "vocabulary_zipf",
+    ),
 }
 
 
@@ -778,8 +783,8 @@ def v_slopes(label: str, window: str, text: str) -> Quoted:
     """A row of the page's table of slopes: the command's row (curve, window)."""
     curve = {
         "`q = p`": "q = p",
-        "`1{x ≤ d/8}`": "1{x ≤ d/8}",
-        "`Σ p(1−p)^T`": "Σ p(1−p)^T",
+        "$\\mathbf{1}\\{x \\le d/8\\}$": "1{x ≤ d/8}",
+        "$\\sum p(1-p)^{T}$": "Σ p(1−p)^T",
         "top d/12 seen, T = 10⁴": "emp. d/12, T=1e4",
         "top d/12 seen, T = 10⁸": "emp. d/12, T=1e8",
     }[label]
@@ -803,18 +808,18 @@ VOCABULARY = [
     Quoted(VOC, "Trial-mean errors (standard errors ≤ ⟦0.0032⟧):",
            (measure("largest s.e. of the table", lambda s: s.largest_sem()),)),
     v_errors("`q = p`", "0.565 0.495 0.434 0.378 0.326"),
-    v_errors("`q = 1{x ≤ d/8}`", "0.638 0.523 0.398 0.287 0.169"),
+    v_errors("$q = \\mathbf{1}\\{x \\le d/8\\}$", "0.638 0.523 0.398 0.287 0.169"),
     v_errors("top d/12 seen, T = 10⁴", "0.675 0.561 0.436 0.332 0.221"),
     v_errors("top d/12 seen, T = 10⁸", "0.674 0.561 0.434 0.321 0.204"),
     v_errors("Zipf(α̂_KL): `q = p`", "0.542 0.491 0.445 0.402 0.361"),
-    v_errors("Zipf(α̂_KL): `q = 1{x ≤ d/8}`", "0.566 0.464 0.373 0.290 0.215"),
+    v_errors("Zipf(α̂_KL): $q = \\mathbf{1}\\{x \\le d/8\\}$", "0.566 0.464 0.373 0.290 0.215"),
     v_slopes("`q = p`", "d 64–1024", "⟦−0.094⟧ [⟦−0.097⟧, ⟦−0.091⟧] | ⟦−0.096⟧ | ⟦−0.036⟧ | "
              "⟦−0.222⟧ | ⟦−0.071⟧ |"),
     v_slopes("`q = p`", "d 1024–16384", "⟦−0.103⟧ [⟦−0.105⟧, ⟦−0.101⟧] | ⟦−0.105⟧ | ⟦−0.036⟧ | "
              "⟦−0.222⟧ | ⟦−0.075⟧ |"),
-    v_slopes("`1{x ≤ d/8}`", "d 64–1024", "⟦−0.171⟧ [⟦−0.174⟧, ⟦−0.169⟧] | ⟦−0.174⟧ | ⟦−0.076⟧ | "
+    v_slopes("$\\mathbf{1}\\{x \\le d/8\\}$", "d 64–1024", "⟦−0.171⟧ [⟦−0.174⟧, ⟦−0.169⟧] | ⟦−0.174⟧ | ⟦−0.076⟧ | "
              "⟦−0.798⟧ | ⟦−0.150⟧ |"),
-    v_slopes("`1{x ≤ d/8}`", "d 1024–16384", "⟦−0.306⟧ [⟦−0.306⟧, ⟦−0.305⟧] | ⟦−0.304⟧ | "
+    v_slopes("$\\mathbf{1}\\{x \\le d/8\\}$", "d 1024–16384", "⟦−0.306⟧ [⟦−0.306⟧, ⟦−0.305⟧] | ⟦−0.304⟧ | "
              "⟦−0.076⟧ | ⟦−0.798⟧ | ⟦−0.198⟧ |"),
     v_slopes("top d/12 seen, T = 10⁴", "d 64–1024", "⟦−0.157⟧ [⟦−0.160⟧, ⟦−0.155⟧] | ⟦−0.160⟧ | "
              "⟦−0.076⟧ | ⟦−0.798⟧ | |"),
@@ -824,9 +829,9 @@ VOCABULARY = [
              "⟦−0.076⟧ | ⟦−0.798⟧ | |"),
     v_slopes("top d/12 seen, T = 10⁸", "d 1024–16384", "⟦−0.268⟧ [⟦−0.269⟧, ⟦−0.267⟧] | "
              "⟦−0.267⟧ | ⟦−0.076⟧ | ⟦−0.798⟧ | |"),
-    v_slopes("`Σ p(1−p)^T`", "T 10⁴–10⁶", "⟦−0.492⟧ (exact) | | ⟦−0.071⟧ | ⟦−0.444⟧ | "
+    v_slopes("$\\sum p(1-p)^{T}$", "T 10⁴–10⁶", "⟦−0.492⟧ (exact) | | ⟦−0.071⟧ | ⟦−0.444⟧ | "
              "⟦−0.328⟧ |"),
-    v_slopes("`Σ p(1−p)^T`", "T 10⁶–10⁸", "⟦−0.863⟧ (exact) | | ⟦−0.071⟧ | ⟦−0.444⟧ | "
+    v_slopes("$\\sum p(1-p)^{T}$", "T 10⁶–10⁸", "⟦−0.863⟧ (exact) | | ⟦−0.071⟧ | ⟦−0.444⟧ | "
              "⟦−3.640⟧ |"),
     Quoted(VOC, "Over the ⟦72⟧ (scheme, d, T) points the predicted error is within ⟦0.78⟧ % of "
            "Monte Carlo (median ⟦0.26⟧ %; worst: top d/12 seen, T = 10⁴, d = 512, ⟦0.4991⟧ "
@@ -850,7 +855,7 @@ VOCABULARY = [
            "single-exponent slope at α̂_KL, ⟦−0.076⟧, misses both (by ⟦0.09⟧ and ⟦0.23⟧); at "
            "α̂_slope, ⟦−0.80⟧, it overshoots. The KL fit's own Zipf law over the same N gives "
            "⟦−0.150⟧ and ⟦−0.198⟧: at α̂ ≈ ⟦1.08⟧ a finite N is far from the asymptotic regime (the "
-           "truncation term `(P/N)^{α−1}` is ⟦0.68⟧ at P = 2048), so of the gap between ⟦−0.076⟧ "
+           "truncation term $(P/N)^{\\alpha-1}$ is ⟦0.68⟧ at P = 2048), so of the gap between ⟦−0.076⟧ "
            "and ⟦−0.306⟧ about ⟦0.12⟧ is finite N and ⟦0.11⟧ the bend. For `q = p` the same: "
            "⟦−0.094⟧ / ⟦−0.103⟧ against ⟦−0.036⟧ (α̂_KL), ⟦−0.222⟧ (α̂_slope) and ⟦−0.071⟧ / "
            "⟦−0.075⟧ on Zipf(α̂_KL).",
@@ -896,15 +901,15 @@ VOCABULARY = [
            "noise beyond)",
            tuple(measure(f"excess over T = ∞, d = 16384, T = {t:g}",
                          lambda s, t=t: s.excess(16384, t)) for t in (1e4, 1e5, 1e6))),
-    Quoted(VOC, "the infinite-memory error `Σ p(1−p)^T` (⟦0.24⟧ at 10⁴, ⟦5⟧·10⁻⁴ at 10⁸) is far "
+    Quoted(VOC, "the infinite-memory error $\\sum p(1-p)^{T}$ (⟦0.24⟧ at 10⁴, ⟦5⟧·10⁻⁴ at 10⁸) is far "
            "below the d = 16,384 floor of ⟦0.204⟧.",
            (claim("vocabulary-4", "T=1e4: exact"), claim("vocabulary-4", "T=1e8: exact", 1e4),
             v_mean("top d/12 seen, T = 10⁸", 16384))),
     Quoted(VOC, "`q = p` beats the top-d/8 threshold up to d = 256 (⟦0.495⟧ against ⟦0.523⟧); the "
            "threshold is better from d = 512 (⟦0.460⟧ against ⟦0.465⟧) and by a factor ⟦2⟧ at "
            "d = 16,384.",
-           (v_mean("`q = p`", 256), v_mean("`q = 1{x ≤ d/8}`", 256),
-            v_mean("`q = 1{x ≤ d/8}`", 512), v_mean("`q = p`", 512),
+           (v_mean("`q = p`", 256), v_mean("$q = \\mathbf{1}\\{x \\le d/8\\}$", 256),
+            v_mean("$q = \\mathbf{1}\\{x \\le d/8\\}$", 512), v_mean("`q = p`", 512),
             measure("q = p / threshold, d = 16384", lambda s: s.mean(s.POP, 16384)
                     / s.mean(s.THR, 16384)))),
     Quoted(VOC, "Claims at full scale: all four pass (vocabulary-1: ⟦0.78⟧ % worst relative gap, "
@@ -1116,12 +1121,12 @@ NOISE_THRESHOLD = [
                      label_noise=0.45),
             nt_curve("predicted", label_rule="soft", n_samples=1000, dim=512, k=2,
                      label_noise=0.45))),
-    Quoted(NTP, "and d = 128 = 1.28·T^{1/2}, the level is about 20 and k = 30 costs ⟦14⟧ % (NT-4's "
+    Quoted(NTP, "and d = 128 = $1.28\\, T^{1/2}$, the level is about 20 and k = 30 costs ⟦14⟧ % (NT-4's "
            "failure).",
            (measure("k = 30 over the best (%), majority, ε = 0, T = 10⁴, d = 128", lambda s: max(
                s.authors_cost(alpha=2.0, label_rule="majority", label_noise=0.0, n_samples=1e4,
                               dim=128))),)),
-    Quoted(NTP, "At the d nearest T^{2/3}, the capped best k is ⟦5⟧–⟦8⟧,",
+    Quoted(NTP, "At the d nearest $T^{2/3}$, the capped best k is ⟦5⟧–⟦8⟧,",
            span(lambda s: [s.cell(nt_row("0", t, d), "k* m/p") for t, d in
                            ((300, 32), (1000, 128), (10000, 512), (100000, 2048))],
                 "capped best k at α = 1.5")),
@@ -1129,8 +1134,8 @@ NOISE_THRESHOLD = [
     nt_alpha15("| 10³ | 128 | ⟦0.139⟧ | ⟦0.249⟧ | +⟦79⟧ % |", 1000, 128),
     nt_alpha15("| 10⁴ | 512 | ⟦0.0595⟧ | ⟦0.103⟧ | +⟦72⟧ % |", 10000, 512),
     nt_alpha15("| 10⁵ | 2048 | ⟦0.0200⟧ | ⟦0.0373⟧ | +⟦87⟧ % |", 100000, 2048),
-    Quoted(NTP, "measured k* at d ≈ T^{1/2} is ⟦5⟧, ⟦8⟧, ⟦5⟧ and ⟦20⟧ for T = 300, 10³, 10⁴ and 10⁵ "
-           "(predicted ⟦8⟧, ⟦8⟧, ⟦8⟧, ⟦20⟧). Over the ⟦36⟧ (T, d) cells at α = 2, the measured k* at "
+    Quoted(NTP, "measured $k^*$ at $d \\approx T^{1/2}$ is ⟦5⟧, ⟦8⟧, ⟦5⟧ and ⟦20⟧ for T = 300, 10³, 10⁴ and 10⁵ "
+           "(predicted ⟦8⟧, ⟦8⟧, ⟦8⟧, ⟦20⟧). Over the ⟦36⟧ (T, d) cells at α = 2, the measured $k^*$ at "
            "ε = 0.45 differs from the one at ε = 0 in ⟦9⟧ cells, each time by ⟦1⟧ grid step, "
            "never more. k* falls as d grows: from ⟦200⟧ at d = 16 to ⟦1⟧ at d ≥ 1024 (T = 10⁴).",
            (*(cell(nt_row("0", t, d, cap="none", alpha="2"), "k* m/p", i)

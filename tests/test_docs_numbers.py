@@ -148,7 +148,7 @@ EXACT_QUOTES = [
     ),
     Q(
         CLAIMS,
-        "the finite-data floor `Σ p(1−p)^T` is ⟦0.0018⟧",
+        "the finite-data floor $\\sum p(1-p)^{T}$ is ⟦0.0018⟧",
         (("floor", lambda e: e.floor(10240)),),
     ),
     Q(TRAINING, "floor Σp(1−p)^T = ⟦0.0018⟧", (("floor", lambda e: e.floor(10240)),)),

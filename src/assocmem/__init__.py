@@ -1,9 +1,9 @@
-"""assocmem: scaling laws for associative memories.
+r"""assocmem: scaling laws for associative memories.
 
 A library (and the ``assocmem`` command) reproducing and extending Cabannes, Dohmatob and
 Bietti, *Scaling Laws for Associative Memories* (ICLR 2024): closed-form memories
-``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` and trained ones, their exact population error, the paper's
-theory, power-law fits, sweeps stored in SQLite, and the paper's figures.
+:math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top` and trained ones, their exact population error,
+the paper's theory, power-law fits, sweeps stored in SQLite, and the paper's figures.
 
 Every name of :data:`__all__` is importable from here (``from assocmem import train``) and is
 loaded on first use (PEP 562): ``import assocmem`` imports neither torch, pandas nor matplotlib,

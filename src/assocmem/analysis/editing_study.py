@@ -301,7 +301,7 @@ def run_editing(cfg: EditingConfig, trials: Sequence[int]) -> list[dict[str, Any
         One JSON-ready document per trial, in order: ``base_error`` (the memory's population
         error), ``noise`` (σ, :meth:`EditableMemory.noise`) and ``sequences``, one per
         (method, operation, band) with its ``capacity``, ``searched``, ``points`` (the
-        :class:`EditPoint` fields per checkpoint) and ``curve``.
+        :class:`~assocmem.analysis.editing_sequence.EditPoint` fields per checkpoint) and ``curve``.
 
     Raises
     ------

@@ -1,7 +1,9 @@
-"""Closed-form memories ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``: their configuration (config), what
-trials share (problem), the batched kernel that computes their exact population error
-(kernel), the samplers that draw the input embeddings' randomness (samplers: explicit,
-in_law; cost: which one runs), the readout (readout) and the result (result)."""
+r"""Closed-form memories :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`.
+
+Their configuration (config), what trials share (problem), the batched kernel that computes
+their exact population error (kernel), the samplers that draw the input embeddings' randomness
+(samplers: explicit, in_law; cost: which one runs), the readout (readout) and the result
+(result)."""
 
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 from assocmem.closed_form.kernel import retrieval, run_closed_form, trial_scores

@@ -25,10 +25,11 @@ BYTES = cost.BYTES
 
 @dataclass(frozen=True)
 class ClosedFormConfig:
-    """A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
+    r"""A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
 
-    Frozen and validated on construction. The memories are ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``, one
-    per scheme q, dimension d and sample size T, scored by their exact population error.
+    Frozen and validated on construction. The memories are
+    :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`, one per scheme q, dimension d and sample size
+    T, scored by their exact population error.
 
     Parameters
     ----------
@@ -37,7 +38,7 @@ class ClosedFormConfig:
     n_outputs : int, default 5
         M, the number of outputs.
     alpha : float, default 2.0
-        The Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
     probabilities : tuple of float, optional
         A user-given law p (overrides ``alpha``; sets N).
     words : str, optional
@@ -47,9 +48,10 @@ class ClosedFormConfig:
         ``f*(x) = g(x) mod M`` (see ``n_groups``).
     label_noise : float, default 0.0
         ε: a sample's label is f*(x) with probability 1 − ε, else another output.
-    embedding, output_embedding : {"gaussian", "spherical", "orthogonal"}
-        The laws of the input embeddings e_x (default gaussian; also ``"clustered"``, see
-        ``n_groups``) and the output embeddings u_y (default spherical).
+    embedding : {"gaussian", "spherical", "orthogonal", "clustered"}, default "gaussian"
+        The law of the input embeddings e_x (``"clustered"``: see ``n_groups``).
+    output_embedding : {"spherical", "gaussian", "orthogonal"}, default "spherical"
+        The law of the output embeddings u_y.
     nested : {"truncate", "renormalize"}, default "truncate"
         Nested d: drawn once at the largest d and truncated (the paper's convention), or rescaled
         at every d.
@@ -70,7 +72,8 @@ class ClosedFormConfig:
     memory_gb : float, default 4.0
         A run whose working set exceeds this is refused up front.
     head_fraction : float, default 0.1
-        The head is the ``⌈fraction · N⌉`` most probable tokens (the head/tail error split).
+        The head is the :math:`\lceil \mathrm{fraction} \cdot N \rceil` most probable tokens
+        (the head/tail error split).
     readout : bool, default False
         Also the calibrated softmax readout: cross-entropy, p(correct) and the temperature β*.
     sampler : {"auto", "explicit", "in_law"}, default "auto"
@@ -84,11 +87,15 @@ class ClosedFormConfig:
         ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
         broken uniformly at random from the trial's ``label_ties`` stream). Docs:
         beyond/noise-threshold.md.
-    n_groups, similarity, grouping : int, float, str; default 1, 0.0, "random"
-        Similar tokens (docs: beyond/similar.md): G groups g: [N] → [G] (``grouping`` a random
-        balanced map or ``"banded"``, bands of frequency ranks), used by
-        ``embedding = "clustered"`` (``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x``, ρ = ``similarity``) and
-        ``target = "group"``; refused with any other embedding and target.
+    n_groups : int, default 1
+        Similar tokens (docs: beyond/similar.md): the number G of groups g: [N] → [G], used by
+        ``embedding = "clustered"`` and ``target = "group"``; refused with any other embedding
+        and target.
+    similarity : float, default 0.0
+        ρ, the correlation of two clustered embeddings of a group:
+        :math:`e_x = \sqrt{\rho}\, c_{g(x)} + \sqrt{1-\rho}\, \xi_x`.
+    grouping : {"random", "banded"}, default "random"
+        How the groups are formed: a random balanced map, or bands of frequency ranks.
 
     Raises
     ------
@@ -286,7 +293,9 @@ def check_device(device: str) -> None:
 
 
 def working_set_bytes(cfg: ClosedFormConfig) -> int:
-    """Peak memory of one trial under the sampler that will run (:attr:`resolved_sampler`).
+    """Peak memory of one trial under the sampler that will run.
+
+    The sampler is :attr:`ClosedFormConfig.resolved_sampler`.
 
     Explicit: the embeddings at d_max plus the per-column score tensors. In law: the basis
     while it is built, the running products and one d's scores (see

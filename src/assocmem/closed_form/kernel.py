@@ -1,10 +1,10 @@
-"""Closed-form associative memories with exact population error, without forming W.
+r"""Closed-form associative memories with exact population error, without forming W.
 
-For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al. 2024; see the docs: science/model.md) a
-trial draws its targets, weights q, label laws and output embeddings here; the input
-embeddings' randomness is the sampler's (:mod:`assocmem.closed_form.samplers`: ``explicit``
+For :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top` (Cabannes et al. 2024; see the docs:
+science/model.md) a trial draws its targets, weights q, label laws and output embeddings here; the
+input embeddings' randomness is the sampler's (:mod:`assocmem.closed_form.samplers`: ``explicit``
 draws E, ``in_law`` only the Gaussian quantities the scores depend on), which returns the
-class-aggregated products ``(E_d S_d)ᵀ``; the evaluator turns them into errors.
+class-aggregated products :math:`(E_d S_d)^\top`; the evaluator turns them into errors.
 
 Each trial is computed on its own (its own 2-D matrix products), from its own named random
 streams, so its numbers are identical whether it runs alone or among many trials, in any chunk.
@@ -34,7 +34,7 @@ from assocmem.runtime import device_numerics, intra_op_threads
 
 
 def _output_grams(problem: Problem, trial: int) -> torch.Tensor:
-    """``G_d = U_d U_dᵀ`` (D, M, M) for each d, under the output-embedding law and nested
+    r""":math:`G_d = U_d U_d^\top` (D, M, M) for each d, under the output-embedding law and nested
     convention."""
     cfg = problem.cfg
     gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
@@ -90,7 +90,9 @@ def _trial(problem: Problem, sampler: Sampler, draws: _Draws) -> dict[str, np.nd
 
 
 def trial_scores(cfg: ClosedFormConfig, trial: int = 0) -> dict[tuple[Column, int], torch.Tensor]:
-    """The score matrices ``scores[x, y] = u_yᵀ W_q e_x`` (N, M) of one trial, per (column, d).
+    r"""The score matrices ``scores[x, y]`` :math:`= u_y^\top W_q e_x` (N, M) of one trial.
+
+    One per (column, d).
 
     For pictures of what a memory stores (e.g. the softmax of the scores; the docs:
     science/figures.md). Drawn by the config's resolved sampler.
@@ -142,10 +144,10 @@ def run_closed_form(
     trials: Iterable[int] | None = None,
     progress: bool | Callable[[int], None] = False,
 ) -> ClosedFormResult:
-    """Run every (scheme, d, T) of ``cfg`` for each trial: the exact population error.
+    r"""Run every (scheme, d, T) of ``cfg`` for each trial: the exact population error.
 
-    Never forms W: the scores ``u_yᵀ W_q e_x`` come from ``(E S) G`` with ``S = Eᵀ diag(q) F``,
-    one pass over the nested dimensions.
+    Never forms W: the scores :math:`u_y^\top W_q e_x` come from ``(E S) G`` with
+    :math:`S = E^\top \operatorname{diag}(q) F`, one pass over the nested dimensions.
 
     Parameters
     ----------

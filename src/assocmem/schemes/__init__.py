@@ -1,4 +1,5 @@
-"""Memory schemes: the weighting ``q`` of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al. 2024).
+r"""Memory schemes: the weighting q of :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top` (Cabannes et
+al. 2024).
 
 One class per module, each stating its weights and its asymptotic law; the registry below maps
 the config name to the class (adding a scheme is one module and one line here). A scheme is
@@ -35,7 +36,7 @@ adds one (docs: science/schemes.md, tutorials/add-scheme.md)."""
 
 
 def register_scheme(cls: type[SchemeT]) -> type[SchemeT]:
-    """Add a scheme class to :data:`REGISTRY` under its ``name``; usable as a class decorator.
+    r"""Add a scheme class to :data:`REGISTRY` under its ``name``; usable as a class decorator.
 
     Parameters
     ----------
@@ -58,8 +59,9 @@ def register_scheme(cls: type[SchemeT]) -> type[SchemeT]:
 
     Notes
     -----
-    A scheme is a weighting ``q`` of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al., 2024);
-    see the docs: science/schemes.md, and architecture.md, "Extending assocmem".
+    A scheme is a weighting ``q`` of :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`
+    (Cabannes et al., 2024); see the docs: science/schemes.md, and architecture.md, "Extending
+    assocmem".
     """
     if not (isinstance(cls, type) and issubclass(cls, Scheme)):
         raise TypeError(f"register_scheme takes a Scheme subclass, got {cls!r}")

@@ -1,10 +1,10 @@
-"""The abstract memory scheme ``q`` and the rules its subclasses share.
+r"""The abstract memory scheme ``q`` and the rules its subclasses share.
 
 A scheme is written ``name`` or ``name:key=value,key=value`` (e.g. ``threshold:P=d/8``,
 ``empirical_threshold:P=d/12,rho=1``). Schemes see a *frequency* vector: the sample counts
 ``n(x)`` for a finite sample, or the population law ``p(x)`` for infinite data (T = ∞). Only
-ranks and ratios of frequencies matter, since the prediction ``argmax_y u_yᵀ W e_x`` is
-invariant to a positive rescaling of ``q``.
+ranks and ratios of frequencies matter, since the prediction
+:math:`\operatorname{argmax}_y u_y^\top W e_x` is invariant to a positive rescaling of ``q``.
 """
 
 import math
@@ -67,7 +67,7 @@ class SizeRule:
 
 
 class Scheme(ABC):
-    """A memory scheme: the weighting q of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``.
+    r"""A memory scheme: the weighting q of :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`.
 
     Subclass it with class attributes ``name``, ``uses_data`` and ``params``, and methods
     ``weights`` and ``law``; then :func:`register_scheme` it. Instances are built by

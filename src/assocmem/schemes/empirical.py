@@ -1,4 +1,4 @@
-"""``q = n(x)^ρ``: the empirical counts of T samples to a power."""
+r""":math:`q = n(x)^\rho`: the empirical counts of T samples to a power."""
 
 from collections.abc import Sequence
 
@@ -9,7 +9,7 @@ from assocmem.schemes.law import SchemeLaw, data_exponent, power_law_or_none
 
 
 class Empirical(Scheme):
-    """``q = n(x)^ρ``: empirical counts (ρ = 1 is ``n(x)/T`` up to scale)."""
+    r""":math:`q = n(x)^\rho`: empirical counts (:math:`\rho = 1` is :math:`n(x)/T` up to scale)."""
 
     name = "empirical"
     uses_data = True
@@ -19,7 +19,10 @@ class Empirical(Scheme):
         return power(freq, rho_value(self, "1")).unsqueeze(0)
 
     def law(self, alpha: float) -> SchemeLaw:
-        """``d^{-(α−1)/(2ρα)}`` (Theorem 1, when 2ρα > 1) plus ``T^{-(α−1)/α}`` (Table 1)."""
+        r""":math:`d^{-(\alpha-1)/(2\rho\alpha)}` plus :math:`T^{-(\alpha-1)/\alpha}`.
+
+        Theorem 1 (when :math:`2\rho\alpha > 1`) and Table 1.
+        """
         rho = rho_value(self, "1")
         exponent, note = power_law_or_none(alpha, rho)
         return SchemeLaw(self.spec, f"q = n^{rho:g}", exponent, data_exponent(alpha), note)

@@ -45,8 +45,10 @@ class TrainConfig:
 
     Parameters
     ----------
-    n_inputs, n_outputs : int, default 100, 5
-        N and M.
+    n_inputs : int, default 100
+        N, the number of input tokens.
+    n_outputs : int, default 5
+        M, the number of outputs.
     alpha : float, default 2.0
         Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
     words : str, optional
@@ -67,10 +69,12 @@ class TrainConfig:
         Learn W; W, E and U; ReLU embeddings; or the Eq. (16) update approximation.
     layer_norm : bool, default False
         Divide ``W e_x`` (or ``ReLU(e_x)``) by its L2 norm.
-    init : {"zero", "gaussian"}, default "gaussian"
+    init : {"gaussian", "zero"}, default "gaussian"
         The initial W.
-    embeddings, output_embeddings : {"gaussian", "spherical"}, default "gaussian"
-        The laws of E and U.
+    embeddings : {"gaussian", "spherical"}, default "gaussian"
+        The law of the input embeddings E.
+    output_embeddings : {"gaussian", "spherical"}, default "gaussian"
+        The law of the output embeddings U.
     optimizer : AbstractOptimizer or str, default SGD()
         An entry of :data:`OPTIMIZERS` with its hyper-parameters (a name gives its defaults).
     lr : float, default 1.0
@@ -80,7 +84,9 @@ class TrainConfig:
     schedule : {"constant", "step"}, default "constant"
         Multiply lr by ``decay_factor`` at ``decay_steps`` under "step".
     decay_steps : tuple of int, default ()
+        The steps at which the "step" schedule multiplies lr by ``decay_factor``.
     decay_factor : float, default 0.1
+        The "step" schedule's factor.
     eval_every : int, default 0
         Record the population error every k steps (0: only at the end).
     snapshot_steps : tuple of int, default ()
@@ -88,6 +94,7 @@ class TrainConfig:
     seed : int, default 0
         The run's randomness depends only on (seed, stream, run identity).
     device : {"cpu", "cuda"}, default "cpu"
+        The torch device the runs train on.
     extra : dict
         Free-form bookkeeping, not part of the run's identity.
 
