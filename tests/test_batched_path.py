@@ -19,9 +19,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from assocmem.analysis.hierarchy_train import (
     BottleneckConfig,
     Trials,
-    _evaluate,
-    _train,
     draw_trial,
+    evaluate_trials,
+    fit_trials,
     train_bottleneck,
 )
 from assocmem.ops.population import population_metrics
@@ -324,13 +324,13 @@ def test_series_trainer_ops_do_not_grow_with_runs() -> None:
     def per_steps(runs: int) -> int:
         def train(n_steps: int) -> Callable[[], Any]:
             trials = series_trials(runs, n_steps)
-            return lambda: _train(replace(SERIES, n_steps=n_steps), trials)
+            return lambda: fit_trials(replace(SERIES, n_steps=n_steps), trials)
 
         return ops_of(train(16)) - ops_of(train(8))
 
     def per_evaluation(runs: int) -> int:
         trials = series_trials(runs, 8)
-        return ops_of(lambda: _evaluate(SERIES, trials))
+        return ops_of(lambda: evaluate_trials(SERIES, trials))
 
     assert per_steps(1) == per_steps(32) > 0
     assert per_evaluation(1) == per_evaluation(32) > 0
@@ -341,10 +341,10 @@ def test_series_trials_together_match_trials_alone() -> None:
     products are batched) and evaluate to the same metrics; train_bottleneck takes that path
     inside batched_path()."""
     together = series_trials(3, SERIES.n_steps)
-    _train(SERIES, together)
+    fit_trials(SERIES, together)
     for r in range(3):
         alone = draw_trial(SERIES, r)
-        _train(SERIES, alone)
+        fit_trials(SERIES, alone)
         for a, b in zip(alone.model.tensors(), together.model.tensors(), strict=True):
             torch.testing.assert_close(b[r], a, rtol=1e-4, atol=1e-5)
         torch.testing.assert_close(together.matrix[r], alone.matrix, rtol=1e-4, atol=1e-5)

@@ -307,7 +307,7 @@ def _rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return table.gather(-2, index[..., None].expand(*index.shape, table.shape[-1]))
 
 
-def _train(cfg: BottleneckConfig, trials: Trials) -> None:
+def fit_trials(cfg: BottleneckConfig, trials: Trials) -> None:
     """Adam on the hierarchy and the direct memory, in place, one step per batch."""
     targets = trials.f1 % cfg.n_outputs
     model, matrix = trials.model, trials.matrix
@@ -321,7 +321,7 @@ def _train(cfg: BottleneckConfig, trials: Trials) -> None:
         direct_adam.update([direct_gradient(matrix, inputs, trials.direct_outputs, labels)])
 
 
-def _evaluate(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, float]]:
+def evaluate_trials(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, float]]:
     """:data:`METRICS` of each trial."""
     n, model = cfg.n_inputs, trials.model
     probs = zipf_probabilities(n, cfg.alpha).to(trials.f1.device)
@@ -355,8 +355,8 @@ def _evaluate(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, float]]:
 def train_one(cfg: BottleneckConfig, trial: int) -> dict[str, float]:
     """Train the hierarchy and the direct memory on one trial's samples: :data:`METRICS`."""
     trials = draw_trial(cfg, trial)
-    _train(cfg, trials)
-    return _evaluate(cfg, trials)[0]
+    fit_trials(cfg, trials)
+    return evaluate_trials(cfg, trials)[0]
 
 
 def train_trials(cfg: BottleneckConfig, trial_ids: Sequence[int]) -> list[dict[str, float]]:
@@ -365,8 +365,8 @@ def train_trials(cfg: BottleneckConfig, trial_ids: Sequence[int]) -> list[dict[s
     stacked = Trials.stack([draw_trial(cfg, trial) for trial in trial_ids])
     trials = stacked.map(lambda t: t.to(cfg.device))
     with device_numerics(cfg.device):
-        _train(cfg, trials)
-        return _evaluate(cfg, trials)
+        fit_trials(cfg, trials)
+        return evaluate_trials(cfg, trials)
 
 
 def train_bottleneck(
