@@ -35,7 +35,7 @@ BYTES = {"float32": 4, "float64": 8}
 # Top-1 in blocks of inputs (closed_form/blocked.py) from this many scores N·M on: decided by
 # the config alone, never the memory budget, as the two paths round differently
 BLOCKED_FROM = 2**27
-BLOCK_SHARE = 0.25  # of the memory budget, at most, for one block's scores
+BLOCK_SHARE = 0.125  # of the memory budget, at most, for one block's scores
 MAX_BLOCK_ROWS = 2**13  # more rows per block gain nothing on any device
 DRAW_AHEAD_BYTES = 2**26  # the in-law sampler draws a trial's block normals ahead below this
 STACK_DIMS_BYTES = 2**22  # ... and assembles every d at once when its H R at every d fits this

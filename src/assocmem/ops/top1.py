@@ -68,10 +68,16 @@ def wrong_in_blocks(
     -------
     torch.Tensor, shape (R, N), bool
     """
-    n = targets.shape[0]
+    n, m = targets.shape[0], readout.shape[1]
     out: torch.Tensor | None = None
+    buffer: torch.Tensor | None = None  # the scores, reused: a fresh one costs its page faults
     for start, stop in row_blocks(n, block):
-        scores = features(start, stop) @ readout  # (R, b, M)
+        queries = features(start, stop)  # (R, b, d)
+        if buffer is None:
+            size = queries.shape[0] * max(block, 2) * m
+            buffer = readout.new_empty(size, dtype=torch.result_type(queries, readout))
+        scores = buffer[: queries.shape[0] * (stop - start) * m].view(-1, stop - start, m)
+        torch.matmul(queries, readout, out=scores)  # (R, b, M)
         if column_scale is not None:
             scores.mul_(column_scale)
         wrong = wrong_tokens(scores, targets[start:stop], overwrite=True)  # (R, b)
