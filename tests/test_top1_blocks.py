@@ -140,10 +140,11 @@ def test_run_closed_form_in_blocks_is_the_explicit_memory(monkeypatch):
     """The kernel's blocked path end to end (forced at a small size) against W formed
     explicitly, and the whole path's records exactly."""
     cfg = _config(n_outputs=30, dims=(10, 50, 120))
-    whole = run_closed_form(cfg)
+    whole, whole_flags = run_closed_form(cfg), retrieval(cfg)
     monkeypatch.setattr(cost, "BLOCKED_FROM", 1)
     assert cost.top1_in_blocks(cfg)
     blocked = run_closed_form(cfg)
+    assert np.array_equal(retrieval(cfg), whole_flags)
     assert np.array_equal(blocked.errors, whole.errors)
     assert np.array_equal(blocked.head, whole.head)
     for row, trial in enumerate(blocked.trials):
