@@ -5,6 +5,8 @@ Three checks: a naive loop over inputs with the strict rule written out; the who
 kernel's blocked trial against the whole path and the explicit-W reference (tests/naive.py).
 """
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -171,6 +173,8 @@ def test_the_factual_recall_scale_is_admitted_within_two_gib():
     assert cost.top1_in_blocks(cfg) and cfg.resolved_sampler == "explicit"
     assert cost.blocked_bytes(cfg) <= 2 * 2**30
     assert 2 <= cost.top1_block(cfg) <= cfg.n_inputs
+    unbounded = ClosedFormConfig(**SCALE, memory_gb=math.inf)  # as analysis/memory.py asks
+    assert cost.top1_block(unbounded) == cost.MAX_BLOCK_ROWS
     with pytest.raises(ConfigError, match="memory_gb.*top-1 in blocks"):
         ClosedFormConfig(**SCALE, memory_gb=0.5)
     with pytest.raises(ConfigError, match="memory_gb"):  # label noise: the whole path's N×M

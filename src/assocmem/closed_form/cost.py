@@ -18,6 +18,7 @@ This module reads a config through the attributes it names (no import of the con
 the config's validation calls it).
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,14 +232,16 @@ def top1_in_blocks(cfg: Any) -> bool:
 
 def _blocked_fixed_bytes(cfg: Any) -> int:
     """What a blocked trial holds beside its block: the raw input and output coordinates
-    (and a copy of one of them for spherical norms or clustered mixing), the weights, scales,
+    (and the temporaries of spherical norms or clustered mixing), the weights, scales,
     flags and limbs of every token, and one d's memories while they are summed."""
     n, m, d_max, v = cfg.n_inputs, cfg.n_outputs, max(cfg.dims), BYTES[cfg.dtype]
     n_dims, columns = len(set(cfg.dims)), len(cfg.schemes)
     drawn = -(-d_max // DRAW_BLOCK) * DRAW_BLOCK
     coordinates = drawn * (n + m) * v
     kinds = (cfg.embedding, cfg.output_embedding)
-    if "spherical" in kinds or cfg.embedding == CLUSTERED:
+    if "spherical" in kinds and cfg.nested == "renormalize":  # squares and their running sums
+        coordinates += 2 * drawn * max(n, m) * v
+    elif "spherical" in kinds or cfg.embedding == CLUSTERED:  # norms; the mixed coordinates
         coordinates += drawn * max(n, m) * v
     per_token = n_dims * columns * (8 + v + 1) + n_dims * v + 8 * 16  # q, scales, flags, limbs
     store = columns * d_max * (2 * d_max + STORE_BLOCK) * v + d_max * STORE_BLOCK * v
@@ -252,7 +255,7 @@ def top1_block(cfg: Any) -> int:
     budget = cfg.memory_gb * 2**30
     per_row = bytes_per_row(cfg.n_outputs, max(cfg.dims), len(cfg.schemes), BYTES[cfg.dtype])
     room = min(budget - _blocked_fixed_bytes(cfg), BLOCK_SHARE * budget)
-    rows = int(room // per_row)
+    rows = MAX_BLOCK_ROWS if math.isinf(room) else int(room // per_row)  # inf: no budget
     return 0 if rows < 2 else min(rows, MAX_BLOCK_ROWS, cfg.n_inputs)
 
 
