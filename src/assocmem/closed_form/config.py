@@ -298,9 +298,11 @@ def working_set_bytes(cfg: ClosedFormConfig) -> int:
     The sampler is :attr:`ClosedFormConfig.resolved_sampler`.
 
     Explicit: the embeddings at d_max plus the per-column score tensors. In law: the basis
-    while it is built, the running products and one d's scores (see
-    :mod:`assocmem.closed_form.cost`).
+    while it is built, the running products and one d's scores. Top-1 in blocks (large N·M):
+    the embeddings and one block of scores (see :mod:`assocmem.closed_form.cost`).
     """
+    if cost.top1_in_blocks(cfg):
+        return cost.blocked_bytes(cfg)
     return cost.costs(cfg)[cfg.resolved_sampler].working_set
 
 
@@ -312,7 +314,9 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         raise ConfigError(
             "memory_gb",
             f"this run needs about {need / 2**30:.1f} GiB per trial (N = {cfg.n_inputs}, "
-            f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}), over the budget of "
+            f"d_max = {max(cfg.dims)}, sampler {cfg.resolved_sampler}"
+            + (", top-1 in blocks" if cost.top1_in_blocks(cfg) else "")
+            + "), over the budget of "
             f"{cfg.memory_gb:g} GiB; "
             + ("set counts = 'multinomial' (O(N) per T), " if tokens else "")
             + "lower n_inputs or dims, or raise memory_gb",

@@ -18,10 +18,13 @@ This module reads a config through the attributes it names (no import of the con
 the config's validation calls it).
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from assocmem.embeddings import is_iid_gaussian
+from assocmem.embeddings import CLUSTERED, DRAW_BLOCK, is_iid_gaussian
+from assocmem.ops.scores import STORE_BLOCK
+from assocmem.ops.top1 import bytes_per_row
 
 SAMPLERS = ("explicit", "in_law")  # the registry's names (checked by a test)
 CHOICES = ("auto", *SAMPLERS)
@@ -30,6 +33,11 @@ CHOICES = ("auto", *SAMPLERS)
 # measurement taken at run time: the resolved sampler must not depend on the machine.
 FLOPS_PER_NORMAL = 64.0
 BYTES = {"float32": 4, "float64": 8}
+# Top-1 in blocks of inputs (closed_form/blocked.py) from this many scores N·M on: decided by
+# the config alone, never the memory budget, as the two paths round differently
+BLOCKED_FROM = 2**27
+BLOCK_SHARE = 0.125  # of the memory budget, at most, for one block's scores
+MAX_BLOCK_ROWS = 2**13  # more rows per block gain nothing on any device
 DRAW_AHEAD_BYTES = 2**26  # the in-law sampler draws a trial's block normals ahead below this
 STACK_DIMS_BYTES = 2**22  # ... and assembles every d at once when its H R at every d fits this
 
@@ -207,6 +215,56 @@ def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
     return _basis_bytes(shape, rank, columns) + running + scores + common
 
 
+def top1_in_blocks(cfg: Any) -> bool:
+    """The trial is evaluated in blocks of inputs (``closed_form/blocked.py``): from
+    ``N·M ≥ BLOCKED_FROM`` on, where it applies (explicit embeddings, none orthogonal; one-hot
+    labels: no label noise and infinite data; no softmax readout). Smaller runs keep the whole
+    path and its bits."""
+    return (
+        cfg.n_inputs * cfg.n_outputs >= BLOCKED_FROM
+        and cfg.sampler in ("auto", "explicit")
+        and "orthogonal" not in (cfg.embedding, cfg.output_embedding)
+        and cfg.label_noise == 0
+        and all(t is None for t in cfg.n_samples)
+        and not cfg.readout
+    )
+
+
+def _blocked_fixed_bytes(cfg: Any) -> int:
+    """What a blocked trial holds beside its block: the raw input and output coordinates
+    (and the temporaries of spherical norms or clustered mixing), the weights, scales,
+    flags and limbs of every token, and one d's memories while they are summed."""
+    n, m, d_max, v = cfg.n_inputs, cfg.n_outputs, max(cfg.dims), BYTES[cfg.dtype]
+    n_dims, columns = len(set(cfg.dims)), len(cfg.schemes)
+    drawn = -(-d_max // DRAW_BLOCK) * DRAW_BLOCK
+    coordinates = drawn * (n + m) * v
+    kinds = (cfg.embedding, cfg.output_embedding)
+    if "spherical" in kinds and cfg.nested == "renormalize":  # squares and their running sums
+        coordinates += 2 * drawn * max(n, m) * v
+    elif "spherical" in kinds or cfg.embedding == CLUSTERED:  # norms; the mixed coordinates
+        coordinates += drawn * max(n, m) * v
+    per_token = n_dims * columns * (8 + v + 1) + n_dims * v + 8 * 16  # q, scales, flags, limbs
+    store = columns * d_max * (2 * d_max + STORE_BLOCK) * v + d_max * STORE_BLOCK * v
+    return int(coordinates + n * per_token + n_dims * m * v + store)
+
+
+def top1_block(cfg: Any) -> int:
+    """Inputs per block of a blocked trial: as many as :data:`BLOCK_SHARE` of the budget
+    holds, within what the fixed arrays leave (at most :data:`MAX_BLOCK_ROWS`; 0 when not even
+    two rows fit). Timing and memory only: the flags do not depend on it (ops/top1.py)."""
+    budget = cfg.memory_gb * 2**30
+    per_row = bytes_per_row(cfg.n_outputs, max(cfg.dims), len(cfg.schemes), BYTES[cfg.dtype])
+    room = min(budget - _blocked_fixed_bytes(cfg), BLOCK_SHARE * budget)
+    rows = MAX_BLOCK_ROWS if math.isinf(room) else int(room // per_row)  # inf: no budget
+    return 0 if rows < 2 else min(rows, MAX_BLOCK_ROWS, cfg.n_inputs)
+
+
+def blocked_bytes(cfg: Any) -> int:
+    """Peak memory of one blocked trial at its :func:`top1_block` (two rows where none fit)."""
+    per_row = bytes_per_row(cfg.n_outputs, max(cfg.dims), len(cfg.schemes), BYTES[cfg.dtype])
+    return _blocked_fixed_bytes(cfg) + max(top1_block(cfg), 2) * per_row
+
+
 def costs(cfg: Any) -> dict[str, Cost]:
     """Both samplers' :class:`Cost` for one trial of ``cfg``."""
     shape = layout(cfg)
@@ -222,6 +280,8 @@ def resolve(cfg: Any) -> str:
     """The sampler that runs: ``cfg.sampler``, or for ``auto`` in_law when exact and cheaper."""
     if cfg.sampler != "auto":
         return str(cfg.sampler)
+    if top1_in_blocks(cfg):  # the blocked path draws E explicitly
+        return "explicit"
     if not in_law_exact(cfg):
         return "explicit"
     both = costs(cfg)

@@ -22,30 +22,24 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from assocmem import rng
 from assocmem.closed_form import cost
+from assocmem.closed_form.blocked import blocked_trial, blocked_wrong
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.problem import Problem
 from assocmem.closed_form.readout import Evaluator
 from assocmem.closed_form.result import ClosedFormResult, Column, provenance
 from assocmem.closed_form.samplers import Sampler, TrialWeights, get_sampler
-from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.runtime import device_numerics, intra_op_threads
 
 
 def _output_grams(problem: Problem, trial: int) -> torch.Tensor:
     r""":math:`G_d = U_d U_d^\top` (D, M, M) for each d, under the output-embedding law and nested
     convention."""
-    cfg = problem.cfg
-    gen = rng.generator(cfg.seed, "output_embeddings", trial, device=problem.device)
-    m, n_dims = cfg.n_outputs, len(problem.dims)
-    if cfg.output_embedding == "orthogonal":  # canonical basis: U Uᵀ = I exactly
+    m, n_dims = problem.cfg.n_outputs, len(problem.dims)
+    if problem.cfg.output_embedding == "orthogonal":  # canonical basis: U Uᵀ = I exactly
         eye = torch.eye(m, device=problem.device, dtype=problem.dtype)
         return eye.expand(n_dims, m, m).clone()
-    coords = standard_coordinates(
-        m, problem.dims[-1], gen, device=problem.device, dtype=problem.dtype
-    )  # (d_max, M)
-    scales = nested_row_scales(coords, problem.dims, cfg.output_embedding, cfg.nested)
+    coords, scales = problem.output_coordinates(trial)  # (d_max, M), (D, M)
     grams, running, prev = coords.new_empty(n_dims, m, m), coords.new_zeros(m, m), 0
     for i, d in enumerate(problem.dims):
         block = coords[prev:d]
@@ -121,7 +115,7 @@ def retrieval(cfg: ClosedFormConfig, trials: Iterable[int] | None = None) -> np.
     True where the target is the strict maximum of the scores (the complement of what the
     population error sums). Columns in ``Problem(cfg).columns`` order, dims sorted; trials
     default to ``range(cfg.trials)``. Drawn by the config's resolved sampler, with the same
-    numbers as :func:`run_closed_form`.
+    numbers as :func:`run_closed_form` (top-1 in blocks where it is, at large N·M).
     """
     problem = Problem(cfg)
     sampler = get_sampler(cfg.resolved_sampler)
@@ -130,6 +124,9 @@ def retrieval(cfg: ClosedFormConfig, trials: Iterable[int] | None = None) -> np.
     out = np.zeros(shape, dtype=bool)
     with torch.inference_mode():
         for row, trial in enumerate(trial_ids):
+            if cost.top1_in_blocks(cfg):
+                out[row] = ~blocked_wrong(problem, trial).transpose(0, 1).cpu().numpy()
+                continue
             draws = _draw(problem, sampler, trial)
             evaluate = Evaluator(problem, draws.weights.targets)
             for dims, aggregated in sampler.aggregates(problem, draws.weights, draws.sampled):
@@ -184,10 +181,14 @@ def run_closed_form(
     # The generator is serial: leave it one core, and the matrix products the others.
     mode = draw_mode(cfg, sampler)
     threads = torch.get_num_threads()
-    if (mode == "helper" or sampler.draws_in_background) and problem.device.type == "cpu":
+    helped = mode == "helper" or sampler.draws_in_background
+    if helped and problem.device.type == "cpu" and not cost.top1_in_blocks(cfg):
         threads = max(1, threads - 1)
     with intra_op_threads(threads), device_numerics(problem.device):
-        metrics = _run_trials(problem, sampler, trial_ids, mode, bar, progress)
+        if cost.top1_in_blocks(cfg):  # large N·M: never the N×M scores (closed_form/blocked.py)
+            metrics = _run_blocked(problem, trial_ids, bar, progress)
+        else:
+            metrics = _run_trials(problem, sampler, trial_ids, mode, bar, progress)
     return ClosedFormResult(
         config=cfg,
         trials=trial_ids,
@@ -248,6 +249,22 @@ def _run_trials(
                 upcoming = _draw(problem, sampler, trial_ids[row + 1], pool)
             for name, values in _trial(problem, sampler, draws).items():
                 metrics.setdefault(name, np.zeros(shape))[row] = values
+            bar.update()
+            if callable(progress):
+                progress(row + 1)
+    return metrics
+
+
+def _run_blocked(
+    problem: Problem, trial_ids: list[int], bar: Any, progress: bool | Callable[[int], None]
+) -> dict[str, np.ndarray]:
+    """Every trial's error and head, (n_trials, n_columns, n_dims) each, top-1 in blocks."""
+    shape = (len(trial_ids), len(problem.columns), len(problem.dims))
+    metrics = {name: np.zeros(shape) for name in ("error", "head")}
+    with bar:
+        for row, trial in enumerate(trial_ids):
+            for name, values in blocked_trial(problem, trial).items():
+                metrics[name][row] = values
             bar.update()
             if callable(progress):
                 progress(row + 1)

@@ -10,6 +10,7 @@ import torch
 from assocmem import rng
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.closed_form.result import Column
+from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.counts import multinomial_prefix_label_counts
 from assocmem.laws.groups import group_targets, token_groups
 from assocmem.laws.tokens import (
@@ -112,6 +113,18 @@ class Problem:
         cfg = self.cfg
         gen = rng.generator(cfg.seed, "groups", trial)
         return token_groups(cfg.n_inputs, cfg.n_groups, cfg.grouping, self.probs_cpu, gen)
+
+    def output_coordinates(self, trial: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The raw output coordinates (d_max, M) of the trial's ``output_embeddings`` stream and
+        their scales (D, M): u_y at ``d = dims[i]`` is ``scales[i, y] · coords[:d, y]``.
+
+        Not for orthogonal output embeddings (the canonical basis, drawn from nothing)."""
+        cfg = self.cfg
+        gen = rng.generator(cfg.seed, "output_embeddings", trial, device=self.device)
+        coords = standard_coordinates(
+            cfg.n_outputs, self.dims[-1], gen, device=self.device, dtype=self.dtype
+        )
+        return coords, nested_row_scales(coords, self.dims, cfg.output_embedding, cfg.nested)
 
     def shared(self, key: str, make: Callable[[], T], same: bool | None = None) -> T:
         """``make()``, computed once per run (under ``key``) when it is the same every trial:

@@ -120,10 +120,18 @@ class PopulationError:
         return torch.as_tensor(error), torch.as_tensor(head)
 
 
-def wrong_tokens(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """(R, N) bool: the target logit is not the strict unique maximum (or is not finite)."""
-    target_logit = logits.gather(2, targets.expand(logits.shape[0], -1)[:, :, None])
-    others = logits.scatter(2, targets.expand(logits.shape[0], -1)[:, :, None], -math.inf)
+def wrong_tokens(
+    logits: torch.Tensor, targets: torch.Tensor, *, overwrite: bool = False
+) -> torch.Tensor:
+    """(R, N) bool: the target logit is not the strict unique maximum (or is not finite).
+
+    logits (R, N, M), targets (N,); ``overwrite``: hide the targets in ``logits`` itself (their
+    entries become −∞) instead of in a copy, for large blocks (ops/top1.py)."""
+    index = targets.expand(logits.shape[0], -1)[:, :, None]
+    target_logit = logits.gather(2, index)
+    others = (
+        logits.scatter_(2, index, -math.inf) if overwrite else logits.scatter(2, index, -math.inf)
+    )
     correct = target_logit[:, :, 0] > others.amax(2)
     return ~correct
 

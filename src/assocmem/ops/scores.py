@@ -44,6 +44,48 @@ def one_hot_weights(q: torch.Tensor, targets: torch.Tensor, n_outputs: int) -> t
     return q[..., None] * onehot
 
 
+STORE_BLOCK = 2**12  # inputs per product of one_hot_memory: fixed (its rounding depends on it)
+
+
+def one_hot_memory(
+    keys: torch.Tensor,
+    weights: torch.Tensor,
+    outputs: torch.Tensor,
+    targets: torch.Tensor,
+    *,
+    block: int = STORE_BLOCK,
+) -> torch.Tensor:
+    """The memory of each weighting, transposed: ``Wᵀ = Σ_x w(x) e_x u_{f*(x)}ᵀ`` (no label noise).
+
+    ``E (Eᵀ diag(w) F) G = E Wᵀ Uᵀ`` with this d×d' matrix, so a memory's scores need neither
+    the N×M weights nor the M×M Gram matrix (:mod:`assocmem.ops.top1` scores them in blocks).
+    O(N·d·d') work; the sum over inputs runs over consecutive blocks of ``block`` inputs, a
+    fixed size (never a memory budget's): the rounding depends on it.
+
+    Parameters
+    ----------
+    keys : torch.Tensor, shape (d, N)
+        The stored inputs' embeddings e_x, as columns.
+    weights : torch.Tensor, shape (R, N)
+        w(x) of each of R weightings (e.g. q(x), times any row scales of e_x and u_{f*(x)}).
+    outputs : torch.Tensor, shape (d', M)
+        The output embeddings u_y, as columns.
+    targets : torch.Tensor, shape (N,), int64
+        f*(x).
+
+    Returns
+    -------
+    torch.Tensor, shape (R, d, d')
+    """
+    n = targets.shape[0]
+    total = keys.new_zeros(weights.shape[0], keys.shape[0], outputs.shape[0])
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        stored = outputs.index_select(1, targets[start:stop]).T  # (b, d'): u_{f*(x)}
+        total += (keys[:, start:stop] * weights[:, None, start:stop]) @ stored
+    return total
+
+
 def memory_scores(
     inputs: torch.Tensor,
     weights: torch.Tensor,
@@ -104,4 +146,4 @@ def memory_scores(
     return product(aggregated.reshape(*batch, n * k, m), gram).view(*batch, n, k, m)
 
 
-__all__ = ["one_hot_weights", "memory_scores", "stored_rows"]
+__all__ = ["STORE_BLOCK", "memory_scores", "one_hot_memory", "one_hot_weights", "stored_rows"]

@@ -46,17 +46,9 @@ class Explicit(Sampler):
 
         Clustered embeddings mix in their groups' centres, drawn from the trial's
         ``embedding_centres`` stream (the tokens' own part is the Gaussian kind's draw)."""
-        cfg = problem.cfg
-        if cfg.embedding == "orthogonal":
+        if problem.cfg.embedding == "orthogonal":
             return None
-        gen = rng.generator(cfg.seed, "embeddings", weights.trial, device=problem.device)
-        device, dtype, d_max = problem.device, problem.dtype, problem.dims[-1]
-        coords = standard_coordinates(cfg.n_inputs, d_max, gen, device=device, dtype=dtype)
-        if cfg.embedding != CLUSTERED:
-            return coords
-        gen = rng.generator(cfg.seed, "embedding_centres", weights.trial, device=device)
-        centres = standard_coordinates(cfg.n_groups, d_max, gen, device=device, dtype=dtype)
-        return clustered_coordinates(coords, centres, problem.groups(weights.trial), cfg.similarity)
+        return input_coordinates(problem, weights.trial)
 
     def aggregates(
         self, problem: Problem, weights: TrialWeights, drawn: torch.Tensor | None
@@ -67,6 +59,20 @@ class Explicit(Sampler):
             return
         labels = (weights.fixed_labels, weights.varying_labels)
         yield every_dim, nested_scores(problem, drawn, weights.fixed_q, weights.varying_q, labels)
+
+
+def input_coordinates(problem: Problem, trial: int) -> torch.Tensor:
+    """The raw input coordinates (d_max, N) of a trial, from its ``embeddings`` stream (and its
+    ``embedding_centres`` stream for clustered embeddings); not for orthogonal embeddings."""
+    cfg = problem.cfg
+    gen = rng.generator(cfg.seed, "embeddings", trial, device=problem.device)
+    device, dtype, d_max = problem.device, problem.dtype, problem.dims[-1]
+    coords = standard_coordinates(cfg.n_inputs, d_max, gen, device=device, dtype=dtype)
+    if cfg.embedding != CLUSTERED:
+        return coords
+    gen = rng.generator(cfg.seed, "embedding_centres", trial, device=device)
+    centres = standard_coordinates(cfg.n_groups, d_max, gen, device=device, dtype=dtype)
+    return clustered_coordinates(coords, centres, problem.groups(trial), cfg.similarity)
 
 
 def _stored_end(q: torch.Tensor) -> list[int]:
