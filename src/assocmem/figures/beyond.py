@@ -172,12 +172,13 @@ def noise_figure(frame: pd.DataFrame) -> Figure:
     left.legend(fontsize=7)
     stats = tuned(frame, ["label_noise"], "noisy_error")
     _curves(right, stats, "label_noise", lambda e: f"ε = {e:g}", log_y=False)
-    for eps in sorted(set(stats["label_noise"])):
-        if eps > 0:
-            right.axhline(eps, ls="--", color="black", lw=0.8)
+    floors = [eps for eps in sorted(set(stats["label_noise"])) if eps > 0]
+    for i, eps in enumerate(floors):
+        label = "Bayes error ε" if i == 0 else None
+        right.axhline(eps, ls="--", color="black", lw=0.8, label=label)
     right.set_yscale("linear")
     right.set(xlabel="memory dimension d", ylabel="error vs noisy labels",
-              title="dashed: Bayes error ε")  # fmt: skip
+              title="against the noisy labels")  # fmt: skip
     right.legend(fontsize=7)
     return fig
 

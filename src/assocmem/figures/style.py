@@ -1,4 +1,5 @@
-"""The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed.
+"""The paper's look: log-log axes, mean with a band, dashed theory lines. No LaTeX needed:
+symbols and exponents are matplotlib's mathtext (``"$0.35\\,d^{-1/4}$"``).
 
 Figures are built as :class:`matplotlib.figure.Figure` objects, without pyplot: no backend is
 chosen or changed at import (a notebook keeps its own), nothing is kept in pyplot's list of open
@@ -38,11 +39,12 @@ def curve(
     ax.set_yscale("log")
 
 
-def theory_line(ax: Axes, x: np.ndarray, constant: float, exponent: float, label: str) -> None:
-    """The dashed reference ``constant · x^exponent``."""
-    ax.plot(
-        x, constant * np.asarray(x, float) ** exponent, ls="--", color="black", lw=1, label=label
-    )
+def theory_line(
+    ax: Axes, x: np.ndarray, constant: float, exponent: float, label: str, ls: str = "--"
+) -> None:
+    """The black reference ``constant · x^exponent`` (dashed, or ``ls`` where a panel has two:
+    two references of one style could not be told apart)."""
+    ax.plot(x, constant * np.asarray(x, float) ** exponent, ls=ls, color="black", lw=1, label=label)
 
 
 def colors(n: int) -> list[str]:
