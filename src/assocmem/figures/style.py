@@ -6,6 +6,8 @@ chosen or changed at import (a notebook keeps its own), nothing is kept in pyplo
 figures, and a returned figure shows in a notebook cell and saves with ``savefig``.
 """
 
+from typing import Any
+
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
@@ -51,3 +53,10 @@ def colors(n: int) -> list[str]:
     """``n`` colours along viridis (its light yellow end left out)."""
     cmap = matplotlib.colormaps["viridis"]
     return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, n)]
+
+
+def legend_outside(ax: Axes, fontsize: float = 6, ncols: int = 1, **kw: Any) -> None:
+    """The legend of ``ax`` right of its axes, where it covers no data (constrained layout
+    makes room for it)."""
+    ax.legend(fontsize=fontsize, ncols=ncols, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+              borderaxespad=0.0, **kw)  # fmt: skip
