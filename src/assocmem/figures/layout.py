@@ -31,7 +31,7 @@ MARKED_OFF_AXES = "marked-off-axes"  # the gid of an artist whose points may lea
 ERRORBAR = "errorbar"  # the line style of an error bar's legend handle (it shows its bars)
 SLACK = 1.0  # display pixels two boxes may share before they overlap (touching is not overlap)
 # ASCII math outside $...$: an exponent, or a subscript such as d_h or x_{1} (code names too)
-ASCII_MATH = re.compile(r"\^|_\{|[A-Za-z0-9]_[A-Za-z0-9]")
+ASCII_MATH = re.compile(r"\^|(?<=\S)_(?=[\w{])")
 
 
 def layout_problems(fig: Figure, caption: str = "") -> list[str]:

@@ -55,8 +55,8 @@ def colors(n: int) -> list[str]:
     return [matplotlib.colors.to_hex(cmap(v)) for v in np.linspace(0.05, 0.9, n)]
 
 
-def legend_outside(ax: Axes, fontsize: float = 6, ncols: int = 1, **kw: Any) -> None:
-    """The legend of ``ax`` right of its axes, where it covers no data (constrained layout
+def legend_below(ax: Axes, ncols: int = 2, fontsize: float = 6, **kw: Any) -> None:
+    """The legend of ``ax`` under its x label, where it covers no data (constrained layout
     makes room for it)."""
-    ax.legend(fontsize=fontsize, ncols=ncols, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-              borderaxespad=0.0, **kw)  # fmt: skip
+    ax.legend(fontsize=fontsize, ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+              **kw)  # fmt: skip
