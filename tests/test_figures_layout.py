@@ -47,7 +47,7 @@ def _drawn(name: str) -> Figure:
     return figure
 
 
-PENDING = {"noise-threshold", "editing", "similar"}  # being fixed
+PENDING = {"editing", "similar"}  # being fixed
 SLOW = {"beyond-capacity"}  # its frontier searches take ~35 s even at two small d
 
 
