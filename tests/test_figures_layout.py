@@ -47,7 +47,7 @@ def _drawn(name: str) -> Figure:
     return figure
 
 
-PENDING = {"editing", "similar"}  # being fixed
+PENDING = {"similar"}  # being fixed
 SLOW = {"beyond-capacity"}  # its frontier searches take ~35 s even at two small d
 
 
