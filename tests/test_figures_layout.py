@@ -47,13 +47,11 @@ def _drawn(name: str) -> Figure:
     return figure
 
 
-PENDING = {"similar"}  # being fixed
 SLOW = {"beyond-capacity"}  # its frontier searches take ~35 s even at two small d
 
 
 def _case(name: str) -> object:
-    marks = [pytest.mark.xfail(strict=True, reason="issue 35: not fixed yet")] * (name in PENDING)
-    return pytest.param(name, marks=[*marks, *[pytest.mark.slow] * (name in SLOW)])
+    return pytest.param(name, marks=[pytest.mark.slow] * (name in SLOW))
 
 
 @pytest.mark.parametrize("name", [_case(name) for name in [*SETTINGS, *TINY]])
