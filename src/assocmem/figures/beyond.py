@@ -25,7 +25,7 @@ from matplotlib.ticker import NullFormatter
 
 from assocmem.analysis.capacity import REFERENCE_CONSTANTS
 from assocmem.analysis.lr_selection import tuned
-from assocmem.figures.style import colors, curve, new_figure
+from assocmem.figures.style import colors, curve, legend_below, new_figure
 
 MEMORY_LABELS = {"hebbian": "outer product (Hebbian)", "trained": "trained W (full-batch Adam)"}
 
@@ -80,7 +80,7 @@ def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
             ax.plot(xs, c * xs, ls=ls, color="black", lw=1, label=f"d² = {c}·N log N, {name}")
     ax.set(xscale="log", yscale="log", xlabel="N* log N*", ylabel="d²",
            title="M = N: capacity frontier")  # fmt: skip
-    ax.legend(fontsize=6)
+    legend_below(ax, ncols=1)  # the references cross the whole panel
 
 
 def _linear_panel(ax: Axes, frame: pd.DataFrame, outputs: str) -> None:

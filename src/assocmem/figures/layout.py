@@ -9,6 +9,7 @@ instead of mathtext.
 import re
 from collections.abc import Iterator
 from itertools import combinations
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -59,11 +60,12 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
         - a text with an ASCII exponent or subscript (``d^-1``, ``d_h``) outside ``$...$``.
     """
     canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
+    canvas.draw()  # type: ignore[no-untyped-call]
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
     boxes = _text_boxes(fig, renderer)
     problems = _overlaps(boxes)
-    problems += [f"{name}: leaves the figure" for name, box in boxes if not _inside(box, fig.bbox)]
+    page = Bbox(fig.bbox.get_points())
+    problems += [f"{name}: leaves the figure" for name, box in boxes if not _inside(box, page)]
     for ax in _panels(fig):
         problems += _covers_data(ax, fig, renderer)
         problems += _off_limits(ax)
@@ -84,7 +86,7 @@ def _panels(fig: Figure) -> list[Axes]:
 
 def _name(artist: Artist) -> str:
     """A short name for a message: the text, and the title of its panel."""
-    ax = artist.axes
+    ax = cast(Axes | None, artist.axes)
     where = f" [{ax.get_title() or ax.get_label() or 'panel'}]" if ax is not None else ""
     if isinstance(artist, Text):
         return f"text {artist.get_text()!r}{where}"
@@ -100,10 +102,11 @@ def _legends(fig: Figure) -> list[Legend]:
 
 def _axes_texts(ax: Axes) -> Iterator[Text]:
     """Titles, axis labels, offset texts, the tick labels drawn, and annotations of ``ax``."""
-    yield from (ax.title, ax._left_title, ax._right_title)  # noqa: SLF001
+    private = cast(Any, ax)  # the left and right titles, the ticks drawn: no public getter
+    yield from (ax.title, private._left_title, private._right_title)  # noqa: SLF001
     for axis in (ax.xaxis, ax.yaxis):
         yield from (axis.label, axis.get_offset_text())
-        for tick in axis._update_ticks():  # noqa: SLF001 (the ticks within the view)
+        for tick in cast(Any, axis)._update_ticks():  # noqa: SLF001 (the ticks within the view)
             yield from (tick.label1, tick.label2)
     yield from ax.texts
 
@@ -162,7 +165,7 @@ def _data(ax: Axes) -> list[Artist]:
     """The plotted data of ``ax``: lines, scatter markers and bars."""
     scatter = [c for c in ax.collections if type(c) is PathCollection]
     bars = [p for p in ax.patches if isinstance(p, Rectangle)]
-    return [line for line in ax.lines if line.get_visible()] + scatter + bars
+    return [*(line for line in ax.lines if line.get_visible()), *scatter, *bars]
 
 
 def _label(artist: Artist) -> str:
@@ -210,33 +213,34 @@ def _points(ax: Axes, artist: Artist) -> np.ndarray | None:
         assert isinstance(artist, Rectangle)
         x, y, w, h = artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height()
         points = np.array([[x, y + h], [x + w, y + h]], float)
-    return points[np.isfinite(points).all(axis=1)]
+    return np.asarray(points[np.isfinite(points).all(axis=1)])
 
 
 def _within(values: np.ndarray, limits: tuple[float, float], scale: str) -> np.ndarray:
+    """True for the values inside ``limits`` (on a log scale: and > 0)."""
     low, high = sorted(limits)
     span = (np.log10(high) - np.log10(low)) if scale == "log" and low > 0 else high - low
     tol = 1e-9 * abs(span)
     if scale == "log":
         positive = values > 0
         logs = np.log10(np.where(positive, values, 1.0))
-        return positive & (logs >= np.log10(low) - tol) & (logs <= np.log10(high) + tol)
-    return (values >= low - tol) & (values <= high + tol)
+        return np.asarray(positive & (logs >= np.log10(low) - tol) & (logs <= np.log10(high) + tol))
+    return np.asarray((values >= low - tol) & (values <= high + tol))
 
 
 def _style(artist: Artist) -> tuple[str, str]:
     """(colour, line style) of a line, marker series or bar, as legends show them."""
     if isinstance(artist, Line2D):
-        return to_hex(artist.get_color()), str(artist.get_linestyle())
+        return to_hex(cast(Any, artist.get_color())), str(artist.get_linestyle())
     if isinstance(artist, PathCollection):
-        colors = artist.get_facecolor()
+        colors = np.asarray(artist.get_facecolor())
         if len(colors) == 0 or colors[0][3] == 0:
-            colors = artist.get_edgecolor()
-        return (to_hex(colors[0]) if len(colors) else "none"), "None"
+            colors = np.asarray(artist.get_edgecolor())
+        return (to_hex(tuple(colors[0])) if len(colors) else "none"), "None"
     if isinstance(artist, LineCollection):  # an error bar's legend handle: its bars
-        return to_hex(artist.get_color()[0]), ERRORBAR
+        return to_hex(tuple(np.asarray(artist.get_color())[0])), ERRORBAR
     assert isinstance(artist, Rectangle)
-    return to_hex(artist.get_facecolor()), "None"
+    return to_hex(cast(Any, artist.get_facecolor())), "None"
 
 
 # words of a title or caption that name a line style ("dashed: theory")
@@ -245,7 +249,7 @@ STYLE_WORDS = {"dashed": "--", "dotted": ":", "dash-dot": "-.", "solid": "-"}
 
 def _handles(legend: Legend) -> list[tuple[str, Artist]]:
     """(text, handle) of each entry; an error bar's handle is its line."""
-    pairs = []
+    pairs: list[tuple[str, Artist]] = []
     for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=False):
         if isinstance(handle, Container):
             handle = handle[0]

@@ -19,7 +19,7 @@ from assocmem.analysis.similar_frames import (
     dim_rows,
     window_cap,
 )
-from assocmem.figures.style import BAND_Z, colors, new_figure
+from assocmem.figures.style import BAND_Z, colors, legend_below, new_figure
 from assocmem.ops.stats import column_mean_se
 
 LAW = {"alpha": 2.0, "grouping": "random"}
@@ -191,6 +191,8 @@ def similar_figure(frame: pd.DataFrame, fits: pd.DataFrame) -> Figure:
     _versus_dim(axes[4], frame, "mod", small, "e")
     _interference(axes[5], frame, small)
     for ax in axes:
-        if ax.has_data():
+        if ax is axes[2] and ax.has_data():
+            legend_below(ax)  # N and G cross the whole panel: no free corner
+        elif ax.has_data():
             ax.legend(fontsize=6)
     return fig

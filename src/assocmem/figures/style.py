@@ -12,6 +12,7 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import ScaledTranslation
 
 from assocmem.analysis.stats import seed_summary
 
@@ -56,7 +57,9 @@ def colors(n: int) -> list[str]:
 
 
 def legend_below(ax: Axes, ncols: int = 2, fontsize: float = 6, **kw: Any) -> None:
-    """The legend of ``ax`` under its x label, where it covers no data (constrained layout
-    makes room for it)."""
-    ax.legend(fontsize=fontsize, ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, -0.2),
-              **kw)  # fmt: skip
+    """The legend of ``ax`` under its x label, where it covers no data. Its anchor sits a fixed
+    0.5 inch under the axes (room for the tick labels and the x label whatever the axes'
+    height), so that constrained layout makes room for it in one pass."""
+    below = ax.transAxes + ScaledTranslation(0.0, -0.5, ax.figure.dpi_scale_trans)
+    ax.legend(fontsize=fontsize, ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+              bbox_transform=below, **kw)  # fmt: skip

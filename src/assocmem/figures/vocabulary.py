@@ -3,6 +3,7 @@ error vs T, Monte Carlo with the predicted curves. Plotting only: records in, a 
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from assocmem.figures.style import colors, curve, legend_below, new_figure, summ
 
 EMPIRICAL = "empirical_threshold:P=d/12"
 T_CURVE_DIMS = 4  # d-values drawn in the error-vs-T panel (spread over the dims)
-ZIPF_STYLES = ["-", "-.", (0, (1, 2))]  # one per scheme on Zipf(α̂), all grey
+ZIPF_STYLES: list[Any] = ["-", "-.", (0, (1, 2))]  # one per scheme on Zipf(α̂), all grey
 
 
 def _law_panel(ax: Axes, laws: Mapping[str, np.ndarray]) -> None:
@@ -47,10 +48,10 @@ def _dim_panel(ax: Axes, real: pd.DataFrame, predicted: pd.DataFrame, zipf: pd.D
         p = predicted[(predicted["scheme"] == scheme) & (predicted["n_samples"] == t)]
         ax.plot(p["dim"], p["predicted"], ls="--", color=color, lw=1)
     zstats = summarise(zipf, ["scheme", "dim"])
-    for (scheme, rows), style in zip(zstats.groupby("scheme", sort=False), ZIPF_STYLES * 4,
-                                     strict=False):  # fmt: skip
-        ax.plot(rows["dim"], rows["mean"], color="grey", lw=1, marker="x", ms=3, ls=style,
-                label=f"Zipf(α̂) Monte Carlo, {scheme_label(scheme)}")  # fmt: skip
+    for i, (zipf_scheme, rows) in enumerate(zstats.groupby("scheme", sort=False)):
+        ax.plot(rows["dim"], rows["mean"], color="grey", lw=1, marker="x", ms=3,
+                ls=ZIPF_STYLES[i % len(ZIPF_STYLES)],
+                label=f"Zipf(α̂) Monte Carlo, {scheme_label(str(zipf_scheme))}")  # fmt: skip
     ax.plot([], [], ls="--", color="black", lw=1, label="predicted from p")
     ax.set(xlabel="memory dimension d", ylabel="population error", title="(b) error vs d")
     legend_below(ax)
