@@ -100,6 +100,10 @@ def test_each_kind_of_defect_is_found():
     fig.axes[0].legend(loc="center")  # over the curves
     assert any("covers data" in p for p in layout_problems(fig))
     fig = _clean()
+    fig.axes[0].plot([1.0, 100.0], [0.3, 0.003], color="C0", ls="--", label="another")
+    fig.axes[0].legend()
+    assert any("drawn alike" in p for p in layout_problems(fig))
+    fig = _clean()
     fig.axes[0].text(10.0, 0.1, "a note over the data")
     assert any("covers data" in p for p in layout_problems(fig))
     fig = _clean()

@@ -91,6 +91,7 @@ def _parts_panel(ax: Axes, measured: pd.DataFrame, predicted: pd.DataFrame) -> N
         ax.plot(xp, np.where(yp.to_numpy(float) >= FLOOR, yp, np.nan), color=color, lw=1.2,
                 ls="--")  # fmt: skip
     ax.plot([], [], ls="none", marker="v", ms=5, color="grey", label="measured < $10^{-4}$")
+    ax.plot([], [], ls="--", lw=1.2, color="grey", label="theory")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(bottom=FLOOR)
@@ -114,7 +115,7 @@ def _map_panel(ax: Axes, frame: pd.DataFrame, map_dim: int) -> None:
         cell = (ks.index(row["n_concepts"]), alphas.index(row["alpha"]))
         ax.text(*cell, sign, ha="center", va="center", fontsize=11)
     image = ax.imshow(grid, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="lower", aspect="auto")
-    ax.figure.colorbar(image, ax=ax, label="log₁₀(E_hierarchy / E_direct)")
+    ax.figure.colorbar(image, ax=ax, label=r"$\log_{10}(E_{hierarchy}\,/\,E_{direct})$")
     ax.set_xticks(range(len(ks)), [str(k) for k in ks])
     ax.set_yticks(range(len(alphas)), [f"{a:g}" for a in alphas])
     ax.set(xlabel="concepts K", ylabel="Zipf α",
@@ -209,7 +210,7 @@ def hierarchy_figure(
         axes[1].legend(fontsize=6)
     if parts_frames is not None:
         _parts_panel(axes[2], *parts_frames)
-        title = f"(c) parts, memory 1 {scheme.partition(':')[2]}; dashed: theory"
+        title = f"(c) parts, memory 1 at {scheme.partition(':')[2]}"
         axes[2].set(xlabel="direct memory dimension d (memories at ⌊d/√2⌋)",
                     ylabel="population error", title=title)  # fmt: skip
         axes[2].legend(fontsize=6)

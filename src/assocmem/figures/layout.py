@@ -57,6 +57,7 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
           ``gid`` is :data:`MARKED_OFF_AXES`;
         - a line, scatter or bar series that no legend explains (its label, or a legend handle
           of its colour and line style) and whose ``gid`` the caption does not name;
+        - two entries of a legend drawn alike (colour, line style and marker);
         - a text with an ASCII exponent or subscript (``d^-1``, ``d_h``) outside ``$...$``.
     """
     canvas = FigureCanvasAgg(fig)
@@ -70,6 +71,7 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
         problems += _covers_data(ax, fig, renderer)
         problems += _off_limits(ax)
         problems += _unexplained(ax, fig, caption)
+    problems += [problem for lg in _legends(fig) for problem in _alike(lg)]
     texts = [*_texts(fig), *(t for lg in _legends(fig) for t in lg.get_texts())]
     problems += [
         f"{_name(t)}: ASCII math outside $...$"
@@ -256,6 +258,21 @@ def _handles(legend: Legend) -> list[tuple[str, Artist]]:
         if isinstance(handle, Line2D | PathCollection | Rectangle | LineCollection):
             pairs.append((text.get_text(), handle))
     return pairs
+
+
+def _alike(legend: Legend) -> list[str]:
+    """Entries of one legend whose handles look the same (colour, line style, marker)."""
+    seen: dict[tuple[str, ...], str] = {}
+    problems = []
+    for text, handle in _handles(legend):
+        if isinstance(handle, LineCollection):
+            continue  # an error bar's handle shows its bars, not its line style
+        marker = str(handle.get_marker()) if isinstance(handle, Line2D) else ""
+        key = (*_style(handle), marker)
+        if key in seen and seen[key] != text:
+            problems.append(f"{_name(legend)}: {seen[key]!r} and {text!r} are drawn alike")
+        seen.setdefault(key, text)
+    return problems
 
 
 def _explained(ax: Axes, fig: Figure, caption: str) -> tuple[set[tuple[str, ...]], set[str]]:

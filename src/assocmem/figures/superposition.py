@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from assocmem.figures.style import BAND_Z, colors, curve, new_figure
+from assocmem.figures.style import BAND_Z, colors, curve, legend_below, new_figure
 
 ARRANGEMENT_LABELS = {
     "same": "same q in every head",
@@ -118,9 +118,9 @@ def specialisation_panel(ax: Axes, bins: pd.DataFrame, title: str) -> None:
                 label=f"H = {heads[-1]}, {label}")  # fmt: skip
     ax.set_xscale("log")
     ax.set(xlabel="frequency rank (bin start + 1)", ylabel="participation ratio / $H$",
-           ylim=(0, 1.15))  # fmt: skip
+           ylim=(0, 1.05))  # fmt: skip
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6, handlelength=3, loc="lower center", ncols=2)
+    legend_below(ax, handlelength=3)
 
 
 def superposition_figure(
