@@ -7,7 +7,8 @@ from matplotlib.figure import Figure
 
 from assocmem import run_study
 from assocmem.experiments.registry import EXPERIMENTS
-from assocmem.figures.layout import MARKED_OFF_AXES, layout_problems
+from assocmem.figures import layout_problems
+from assocmem.figures.layout import MARKED_OFF_AXES
 from assocmem.figures.style import new_figure
 
 # The cheapest real runs that draw each figure: the study commands' tiny scale, or the quick
