@@ -41,7 +41,8 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
     Parameters
     ----------
     fig : matplotlib.figure.Figure
-        A figure as returned by a figure function (before saving).
+        A figure as returned by a figure function (before saving). It is drawn on an Agg
+        canvas, which becomes its canvas.
     caption : str, default ""
         Its caption: a line without a legend entry passes when its ``gid`` is named there.
 
@@ -83,7 +84,7 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
 
 def _panels(fig: Figure) -> list[Axes]:
     """The data axes (colour bars left out)."""
-    return [ax for ax in fig.axes if not hasattr(ax, "_colorbar")]
+    return [ax for ax in fig.axes if ax.get_visible() and not hasattr(ax, "_colorbar")]
 
 
 def _name(artist: Artist) -> str:
@@ -98,7 +99,7 @@ def _name(artist: Artist) -> str:
 
 
 def _legends(fig: Figure) -> list[Legend]:
-    found = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    found = [ax.get_legend() for ax in fig.axes if ax.get_visible()] + list(fig.legends)
     return [lg for lg in found if lg is not None and lg.get_visible()]
 
 
@@ -106,7 +107,7 @@ def _axes_texts(ax: Axes) -> Iterator[Text]:
     """Titles, axis labels, offset texts, the tick labels drawn, and annotations of ``ax``."""
     private = cast(Any, ax)  # the left and right titles, the ticks drawn: no public getter
     yield from (ax.title, private._left_title, private._right_title)  # noqa: SLF001
-    for axis in (ax.xaxis, ax.yaxis):
+    for axis in (ax.xaxis, ax.yaxis) if ax.axison else ():  # set_axis_off: none drawn
         yield from (axis.label, axis.get_offset_text())
         for tick in cast(Any, axis)._update_ticks():  # noqa: SLF001 (the ticks within the view)
             yield from (tick.label1, tick.label2)
@@ -115,7 +116,7 @@ def _axes_texts(ax: Axes) -> Iterator[Text]:
 
 def _texts(fig: Figure) -> Iterator[Text]:
     """Every visible, non-empty text of the figure outside its legends."""
-    found = [t for ax in fig.axes for t in _axes_texts(ax)] + list(fig.texts)
+    found = [t for ax in fig.axes if ax.get_visible() for t in _axes_texts(ax)] + list(fig.texts)
     for text in found:
         if text.get_visible() and text.get_text().strip():
             yield text
