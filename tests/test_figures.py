@@ -10,6 +10,7 @@ from assocmem.cli import main
 from assocmem.closed_form import run_closed_form, trial_scores
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.figures import figure1, figure3, figure4, frame_from_records, memory_matrices, save
+from assocmem.figures.closed_form import scheme_label
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,8 @@ def test_figure4_and_figure3(tmp_path):
     cfg = ClosedFormConfig(n_inputs=100, dims=(10, 30, 100), trials=2)
     fig = figure4(run_closed_form(cfg).to_frame())
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
-    assert labels == ["q = 1", "q = p", "q = 1{x ≤ d/8}", "0.35 d^-1/4", "3.5 d^-1"]
+    assert labels == ["q = 1", "q = p", "q = 1{x ≤ d/8}", r"$0.35\,d^{-1/4}$", r"$3.5\,d^{-1}$"]
+    assert [line.get_linestyle() for line in fig.axes[0].get_lines()[3:]] == ["--", ":"]
     cfg3 = ClosedFormConfig(
         n_inputs=50,
         alpha=0.5,
@@ -117,9 +119,9 @@ def test_figures_draw_one_curve_per_scheme_never_a_pool():
     assert len(panels) == 3 * len(schemes)
     for row, scheme in enumerate(schemes):
         vs_d = panels[3 * row]
-        assert vs_d.get_title().startswith(scheme)
+        assert vs_d.get_title().startswith(scheme_label(scheme))
         means = frame[frame["scheme"] == scheme].groupby(["n_samples", "dim"])["error"].mean()
         for line, t in zip(vs_d.get_lines(), (30, 300), strict=False):
             np.testing.assert_allclose(line.get_ydata(), means[t].to_numpy())
     labels = [line.get_label() for line in figure4(frame).axes[0].get_lines()]
-    assert labels[:6] == [f"{s}, T = {t}" for s in schemes for t in (30, 300)]
+    assert labels[:6] == [f"{scheme_label(s)}, T = {t}" for s in schemes for t in (30, 300)]

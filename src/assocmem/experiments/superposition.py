@@ -50,6 +50,9 @@ QUICK: dict[str, Any] = {"max_dim": 512, "trials": 20, "seeds": 3, "lrs": [1.0, 
 SCHEME_LABELS = {THRESHOLD: "q = 1{x ≤ d/8}", POPULATION: "q = p"}
 BUDGET_TITLES = {"width": "equal width H·d_h = d", "matrix": "equal matrix parameters H·d_h² = d²",
                  "total": "equal parameters with embeddings"}  # fmt: skip
+PANEL_TITLES = {"width": "equal width $H\\,d_h = d$",  # the figure's, in mathtext
+                "matrix": "equal matrix parameters $H\\,d_h^2 = d^2$",
+                "total": "equal parameters with embeddings"}  # fmt: skip
 SHORT_LABELS = {THRESHOLD: "1{x≤d/8}", POPULATION: "q=p"}  # in the text table
 
 
@@ -164,7 +167,7 @@ def draw(ctx: Context) -> Figure:
     frame = ctx.frames.superposition
     dim = reference_dim(frame)
     panels = {
-        (SCHEME_LABELS.get(scheme, scheme), f"{BUDGET_TITLES.get(budget, budget)}, d = {dim}"):
+        (SCHEME_LABELS.get(scheme, scheme), f"{PANEL_TITLES.get(budget, budget)}, d = {dim}"):
         heads_stats(frame, scheme, budget, dim)
         for scheme in dict.fromkeys(frame["scheme"])
         for budget in dict.fromkeys(frame["budget"])
@@ -179,8 +182,8 @@ def draw(ctx: Context) -> Figure:
     d = int(trained["dim"].iloc[0])
     titles = {
         "dims": f"{curve_title}, α = {ALPHA:g}\nslopes (automatic window) with 95 % intervals",
-        "trained": f"trained heads, H·d_h = {d}, best lr",
-        "specialisation": f"trained heads' margins, H·d_h = {d}",
+        "trained": f"trained heads, $H\\,d_h = {d}$, best lr",
+        "specialisation": f"trained heads' margins, $H\\,d_h = {d}$",
     }
     return superposition_figure(panels, dims, slopes, errors.fillna({"sem": 0.0}),
                                 rank_profile(ctx.frames.superposition_trained), titles)  # fmt: skip

@@ -368,14 +368,17 @@ def finite_data_rows(frames: Any) -> list[list[str]]:
     return rows
 
 
+ALPHA_KL, ALPHA_SLOPE = r"$\hat{\alpha}_{KL}$", r"$\hat{\alpha}_{slope}$"  # figure legends
+
+
 def draw(ctx: Context) -> Figure:
     real, zipf = ctx.frames.vocabulary, ctx.frames.vocabulary_zipf
     law = full_word_law(str(real["words"].iloc[0]))
     probs = law.probabilities
     laws = {
         f"{law.language}, N = {probs.size:,}": probs,
-        f"Zipf α̂_KL = {law.alpha_kl:.3f}": theory_zipf(probs.size, law.alpha_kl),
-        f"Zipf α̂_slope = {law.alpha_slope:.3f}": theory_zipf(probs.size, law.alpha_slope),
+        f"Zipf, {ALPHA_KL} = {law.alpha_kl:.3f}": theory_zipf(probs.size, law.alpha_kl),
+        f"Zipf, {ALPHA_SLOPE} = {law.alpha_slope:.3f}": theory_zipf(probs.size, law.alpha_slope),
     }
     finite = pd.DataFrame({"n_samples": T_GRID, "error": finite_data_error(probs, T_GRID)})
     return vocabulary_figure(real, compared(real), zipf, laws, finite)

@@ -1,7 +1,8 @@
 """Paper-style figures. Figures are functions of stored records only: they never compute.
 
 Each function takes a tidy :class:`pandas.DataFrame` (one row per trial, as given by
-``ClosedFormResult.to_frame()`` or :func:`frame_from_records`) and returns a matplotlib Figure.
+``ClosedFormResult.to_frame()`` or :func:`frame_from_records`) and returns a matplotlib Figure;
+:func:`layout_problems` lists what a reader would see wrong in one as drawn.
 """
 
 from assocmem.figures.closed_form import (
@@ -13,6 +14,7 @@ from assocmem.figures.closed_form import (
     memory_matrices,
     save,
 )
+from assocmem.figures.layout import layout_problems
 from assocmem.figures.requirements import check_figure_frame
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "figure3",
     "figure4",
     "frame_from_records",
+    "layout_problems",
     "memory_matrices",
     "save",
 ]

@@ -25,7 +25,7 @@ from matplotlib.ticker import NullFormatter
 
 from assocmem.analysis.capacity import REFERENCE_CONSTANTS
 from assocmem.analysis.lr_selection import tuned
-from assocmem.figures.style import colors, curve, new_figure
+from assocmem.figures.style import colors, curve, legend_below, new_figure
 
 MEMORY_LABELS = {"hebbian": "outer product (Hebbian)", "trained": "trained W (full-batch Adam)"}
 
@@ -80,7 +80,7 @@ def _n_log_n_panel(ax: Axes, frame: pd.DataFrame) -> None:
             ax.plot(xs, c * xs, ls=ls, color="black", lw=1, label=f"d² = {c}·N log N, {name}")
     ax.set(xscale="log", yscale="log", xlabel="N* log N*", ylabel="d²",
            title="M = N: capacity frontier")  # fmt: skip
-    ax.legend(fontsize=6)
+    legend_below(ax, ncols=1)  # the references cross the whole panel
 
 
 def _linear_panel(ax: Axes, frame: pd.DataFrame, outputs: str) -> None:
@@ -172,12 +172,13 @@ def noise_figure(frame: pd.DataFrame) -> Figure:
     left.legend(fontsize=7)
     stats = tuned(frame, ["label_noise"], "noisy_error")
     _curves(right, stats, "label_noise", lambda e: f"ε = {e:g}", log_y=False)
-    for eps in sorted(set(stats["label_noise"])):
-        if eps > 0:
-            right.axhline(eps, ls="--", color="black", lw=0.8)
+    floors = [eps for eps in sorted(set(stats["label_noise"])) if eps > 0]
+    for i, eps in enumerate(floors):
+        label = "Bayes error ε" if i == 0 else None
+        right.axhline(eps, ls="--", color="black", lw=0.8, label=label)
     right.set_yscale("linear")
     right.set(xlabel="memory dimension d", ylabel="error vs noisy labels",
-              title="dashed: Bayes error ε")  # fmt: skip
+              title="against the noisy labels")  # fmt: skip
     right.legend(fontsize=7)
     return fig
 

@@ -50,7 +50,14 @@ def _label_samples(t: float) -> str:
     return "T = ∞" if math.isinf(t) else f"T = {int(t):,}"
 
 
-SCHEME_LABELS = {"uniform": "q = 1", "population": "q = p", "threshold:P=d/8": "q = 1{x ≤ d/8}"}
+SCHEME_LABELS = {
+    "uniform": "q = 1",
+    "population": "q = p",
+    "threshold:P=d/8": "q = 1{x ≤ d/8}",
+    "seen_once": "q = 1{n(x) > 0} (seen)",
+    "empirical": "q = n(x) (counts)",
+    "empirical_threshold:P=d/12": "q = 1{top d/12 seen}",
+}
 
 
 def scheme_label(scheme: str) -> str:
@@ -74,7 +81,8 @@ def figure4(frame: pd.DataFrame) -> Figure:
     matplotlib.figure.Figure
         One log-log panel: the trial mean of each scheme with a 95 % band (± 1.96 standard
         errors), labelled ``q = 1``, ``q = p``, ``q = 1{x ≤ d/8}`` (else the scheme spec), and
-        the dashed references ``0.35 d^-1/4`` and ``3.5 d^-1`` of the paper's figure.
+        the references ``0.35 d^-1/4`` (dashed) and ``3.5 d^-1`` (dotted) of the paper's
+        figure.
 
     Notes
     -----
@@ -89,8 +97,8 @@ def figure4(frame: pd.DataFrame) -> Figure:
         label = scheme_label(scheme) + (f", {_label_samples(t)}" if several_t else "")
         curve(ax, s["dim"].to_numpy(), s["mean"].to_numpy(), s["sem"].to_numpy(), label, color)
     dims = np.sort(stats["dim"].unique())
-    theory_line(ax, dims, 0.35, -0.25, "0.35 d^-1/4")
-    theory_line(ax, dims, 3.5, -1.0, "3.5 d^-1")
+    theory_line(ax, dims, 0.35, -0.25, r"$0.35\,d^{-1/4}$")
+    theory_line(ax, dims, 3.5, -1.0, r"$3.5\,d^{-1}$", ls=":")
     title = "Infinite data: error vs d" if not several_t else "Error vs d"
     ax.set(xlabel="memory dimension d", ylabel="population error", title=title)
     ax.legend(fontsize=8)
@@ -137,14 +145,14 @@ def _joint_row(axes: Sequence[Axes], frame: pd.DataFrame, prefix: str) -> None:
         s = stats[stats["n_samples"] == t]
         mean, sem = s["mean"].to_numpy(), s["sem"].to_numpy()
         curve(axes[0], s["dim"].to_numpy(), mean, sem, _label_samples(t), color)
-    theory_line(axes[0], dims, 5.0, -1.0, "5 d^-1")
+    theory_line(axes[0], dims, 5.0, -1.0, r"$5\,d^{-1}$")
     axes[0].set(xlabel="memory dimension d", ylabel="population error", title=prefix + "Error vs d")
     finite = [t for t in samples if math.isfinite(t)]
     for d, color in zip(dims, colors(len(dims)), strict=True):
         s = stats[(stats["dim"] == d) & np.isfinite(stats["n_samples"])]
         mean, sem = s["mean"].to_numpy(), s["sem"].to_numpy()
         curve(axes[1], s["n_samples"].to_numpy(), mean, sem, f"d = {d}", color)
-    theory_line(axes[1], np.asarray(finite), 0.5, -0.5, "0.5 T^-1/2")
+    theory_line(axes[1], np.asarray(finite), 0.5, -0.5, r"$0.5\,T^{-1/2}$")
     axes[1].set(
         xlabel="number of samples T", ylabel="population error", title=prefix + "Error vs T"
     )
@@ -184,7 +192,8 @@ def figure3(frame: pd.DataFrame) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One log-log contour panel (with its colour bar) per scheme, titled with its spec.
+        One log-log contour panel (with its colour bar) per scheme, titled with its weighting
+        (:func:`scheme_label`).
 
     Notes
     -----
@@ -195,7 +204,7 @@ def figure3(frame: pd.DataFrame) -> Figure:
     fig, axes = new_figure(len(schemes))
     stats = summarise(frame[np.isfinite(frame["n_samples"])], ["scheme", "n_samples", "dim"])
     for ax, scheme in zip(axes, schemes, strict=True):
-        _contour(ax, stats[stats["scheme"] == scheme], scheme)
+        _contour(ax, stats[stats["scheme"] == scheme], scheme_label(scheme))
     return fig
 
 
@@ -207,7 +216,7 @@ def memory_matrices(scores: Mapping[str, np.ndarray], targets: np.ndarray) -> Fi
     scores : mapping of str to numpy.ndarray, shape (N, M)
         Each memory's scores ``u_yᵀ W e_x`` by panel title.
     targets : numpy.ndarray of int, shape (N,)
-        f*(x), marked by a red circle.
+        f*(x), marked by a red circle (its ``gid`` is ``"f*(x)"``, for the caption to name).
 
     Returns
     -------
@@ -225,7 +234,13 @@ def memory_matrices(scores: Mapping[str, np.ndarray], targets: np.ndarray) -> Fi
             z / z.sum(axis=1, keepdims=True), cmap="Blues", vmin=0, vmax=1, aspect="auto"
         )
         ax.scatter(
-            targets, np.arange(len(targets)), marker="o", facecolors="none", edgecolors="red", s=30
+            targets,
+            np.arange(len(targets)),
+            marker="o",
+            facecolors="none",
+            edgecolors="red",
+            s=30,
+            gid="f*(x)",  # named by the caption: circles mark f*(x)
         )
         ax.set(xlabel="output y", ylabel="input x", title=label)
     fig.colorbar(image, ax=axes, label="softmax of scores")

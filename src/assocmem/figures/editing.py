@@ -22,7 +22,7 @@ from assocmem.analysis.editing_summary import (
     checkpoint_summary,
     relative_damage,
 )
-from assocmem.figures.style import colors, new_figure
+from assocmem.figures.style import colors, legend_below, new_figure
 
 MEMORY_LABELS = {"threshold:P=d/8": "threshold d/8", "population": "q = p", "trained": "trained"}
 METHOD_STYLES = {"replace": ":", "rome": "-", "rome_cov": "--"}
@@ -41,9 +41,14 @@ def _palette(keys: Any) -> dict[Any, str]:
     return dict(zip(keys, colors(len(keys))[: len(keys)], strict=True))
 
 
-def _legend(ax: Axes, fontsize: float = 6, ncol: int = 1) -> None:
-    """The panel's legend, where it has labelled lines (an empty panel has none)."""
-    if ax.get_legend_handles_labels()[0]:
+def _legend(ax: Axes, fontsize: float = 6, ncol: int = 1, below: bool = False) -> None:
+    """The panel's legend, where it has labelled lines (an empty panel has none); ``below``:
+    under the axes, for a panel whose data leave no free corner."""
+    if not ax.get_legend_handles_labels()[0]:
+        return
+    if below:
+        legend_below(ax, fontsize=fontsize)
+    else:
         ax.legend(fontsize=fontsize, ncol=ncol)
 
 
@@ -101,7 +106,7 @@ def damage_panel(
             )
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=0.01)
-    ax.axhline(0.1, color="grey", lw=0.8, ls=":")
+    ax.axhline(0.1, color="grey", lw=0.8, ls=":", label="+10 % (capacity)")
     ax.set_xlabel("edits per dimension k/d")
     ax.set_ylabel("relative damage to the other tokens")
     ax.set_title(f"ROME (C = I), {MEMORY_LABELS.get(memory, memory)}; dashed: theory")
@@ -135,7 +140,7 @@ def methods_panel(
     ax.set_xlabel("edits k")
     ax.set_ylabel("relative damage to the other tokens")
     ax.set_title(f"every method at d = {dim}")
-    _legend(ax, fontsize=6)
+    _legend(ax, fontsize=6, below=True)
 
 
 def capacity_panel(
@@ -172,13 +177,14 @@ def capacity_panel(
             pairs = [(d, c) for d, c in pairs if np.isfinite(c)]
             if pairs:
                 x, y = zip(*pairs, strict=True)
-                ax.plot(x, y, color=color, lw=2.5, alpha=0.35)
+                label = f"theory, {_label(memory, method)}"
+                ax.plot(x, y, color=color, lw=2.5, alpha=0.35, label=label)
     _dim_axis(ax, summary["dim"])
     ax.set_yscale("log")
     ax.set_xlabel("d")
     ax.set_ylabel("edits until the others' error is +10 %")
-    ax.set_title("edit capacity (median, quartiles); thick: theory")
-    _legend(ax, fontsize=6)
+    ax.set_title("edit capacity (median, quartiles)")
+    _legend(ax, fontsize=6, below=True)
 
 
 def breaks_panel(
@@ -195,10 +201,11 @@ def breaks_panel(
         ax.bar(np.arange(len(decades)) + i * width, values, width, label=label)
     ax.set_xticks(np.arange(len(decades)) + 0.4 - width / 2, decades)
     ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_ylim(0.0, 1.0)  # a share: the tallest bar fits
     ax.set_xlabel("frequency rank of the other tokens")
     ax.set_ylabel("share broken")
     ax.set_title(f"which tokens break (k = {k}, d = {dim})")
-    _legend(ax, fontsize=5, ncol=2)
+    _legend(ax, fontsize=5, below=True)
 
 
 def success_panel(
@@ -229,7 +236,7 @@ def success_panel(
     ax.set_xlabel("d")
     ax.set_ylabel("share of the edited tokens")
     ax.set_title(f"k = {k}: edits held (solid), erased kept (dotted)")
-    _legend(ax, fontsize=5, ncol=2)
+    _legend(ax, fontsize=5, below=True)
 
 
 def band_panel(ax: Axes, frame: pd.DataFrame, dim: int, settings: Settings = (1000, 2.0)) -> None:

@@ -71,15 +71,30 @@ def _comparison(ax: Axes, frame: pd.DataFrame, x: str) -> None:
     _ticks(ax, frame[x])
 
 
+FLOOR = 1e-4  # panel (c)'s lowest error: predictions fall on to ~0 where every token is retrieved
+
+
 def _parts_panel(ax: Axes, measured: pd.DataFrame, predicted: pd.DataFrame) -> None:
+    """Each part measured (± 2 s.e., the lower bar stopped at the floor) and predicted
+    (dashed, stopped below the floor); a measured error below the floor (0 where every token is
+    retrieved) is a triangle on the floor."""
     for name, (label, color) in PARTS.items():
-        x, mean, sem = _positive(measured["dim"], measured[f"{name}_mean"], measured[f"{name}_sem"])
-        ax.errorbar(x, mean, 2 * sem, fmt="o", ms=3, color=color, label=label, capsize=2)
-        xp, yp = _positive(predicted["dim"], predicted[PREDICTED.get(name, name)])
-        ax.plot(xp, yp, color=color, lw=1.2, ls="--")
+        x = measured["dim"].to_numpy(float)
+        mean = measured[f"{name}_mean"].to_numpy(float)
+        sem = measured[f"{name}_sem"].to_numpy(float)
+        seen = mean >= FLOOR
+        low = np.minimum(2 * sem[seen], mean[seen] - FLOOR)
+        ax.errorbar(x[seen], mean[seen], [low, 2 * sem[seen]], fmt="o", ms=3,
+                    color=color, label=label, capsize=2)  # fmt: skip
+        ax.plot(x[~seen], np.full((~seen).sum(), FLOOR), ls="none", marker="v", ms=5, color=color)
+        xp, yp = predicted["dim"].to_numpy(float), predicted[PREDICTED.get(name, name)]
+        ax.plot(xp, np.where(yp.to_numpy(float) >= FLOOR, yp, np.nan), color=color, lw=1.2,
+                ls="--")  # fmt: skip
+    ax.plot([], [], ls="none", marker="v", ms=5, color="grey", label="measured < $10^{-4}$")
+    ax.plot([], [], ls="--", lw=1.2, color="grey", label="theory")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_ylim(bottom=1e-4)  # predictions fall on to ~0 where every token is retrieved
+    ax.set_ylim(bottom=FLOOR)
     _ticks(ax, measured["dim"])
 
 
@@ -100,7 +115,7 @@ def _map_panel(ax: Axes, frame: pd.DataFrame, map_dim: int) -> None:
         cell = (ks.index(row["n_concepts"]), alphas.index(row["alpha"]))
         ax.text(*cell, sign, ha="center", va="center", fontsize=11)
     image = ax.imshow(grid, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="lower", aspect="auto")
-    ax.figure.colorbar(image, ax=ax, label="log₁₀(E_hierarchy / E_direct)")
+    ax.figure.colorbar(image, ax=ax, label=r"$\log_{10}(E_{hierarchy}\,/\,E_{direct})$")
     ax.set_xticks(range(len(ks)), [str(k) for k in ks])
     ax.set_yticks(range(len(alphas)), [f"{a:g}" for a in alphas])
     ax.set(xlabel="concepts K", ylabel="Zipf α",
@@ -123,13 +138,15 @@ def _trained_panels(nmi_ax: Axes, error_ax: Axes, frame: pd.DataFrame) -> None:
         nmi_ax.errorbar(rows["n_samples"], rows["nmi_mean"], 2 * rows["nmi_sem"], ls=style,
                         marker="o", ms=3, color=palette[dim], label=label)  # fmt: skip
         if k != min(hier["n_concepts"]) and dim == max(dims):
-            nmi_ax.plot(rows["n_samples"], rows["nmi_null_mean"], ls=":", color="grey",
+            nmi_ax.plot(rows["n_samples"], rows["nmi_null_mean"], ls="-.", color="grey",
                         label=f"K = {k}: random map, same residues")  # fmt: skip
-    nmi_ax.axhline(0.9, color="black", lw=0.8, ls=":")
+    nmi_ax.axhline(0.9, color="black", lw=0.8, ls=":", label="f₁ found (NMI ≥ 0.9)")
     nmi_ax.set_xscale("log")
     _ticks(nmi_ax, hier["n_samples"])
     nmi_ax.set(xlabel="samples T", ylabel="NMI(ẑ, f₁)", title="(e) trained: is f₁ found?")
-    nmi_ax.legend(fontsize=6)
+    nmi_ax.set_ylim(0.0, 1.3)  # NMI ≤ 1: the legend sits above the data
+    nmi_ax.set_yticks(np.linspace(0.0, 1.0, 6))
+    nmi_ax.legend(fontsize=6, ncols=2, loc="upper center")
     top = summary[summary["dim"] == max(dims)]
     for (k, model), rows in top.groupby(["n_concepts", "model"]):
         rows = rows.sort_values("n_samples")
@@ -193,7 +210,7 @@ def hierarchy_figure(
         axes[1].legend(fontsize=6)
     if parts_frames is not None:
         _parts_panel(axes[2], *parts_frames)
-        title = f"(c) parts, memory 1 {scheme.partition(':')[2]}; dashed: theory"
+        title = f"(c) parts, memory 1 at {scheme.partition(':')[2]}"
         axes[2].set(xlabel="direct memory dimension d (memories at ⌊d/√2⌋)",
                     ylabel="population error", title=title)  # fmt: skip
         axes[2].legend(fontsize=6)

@@ -16,10 +16,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from assocmem.figures.style import colors, new_figure
+from assocmem.figures.style import colors, legend_below, new_figure
 
 CAPPED, UNCAPPED = "d/8", "uncapped"
 MARKERS = {"majority": "o", "soft": "s"}
+RULE_STYLES = {"majority": "-", "soft": ":"}  # the predicted best k of each label rule
 
 
 def _nearest(values: Sequence[float], target: float) -> float:
@@ -58,8 +59,7 @@ def _k_star(ax: Axes, cells: pd.DataFrame, noises: Sequence[float]) -> None:
             part = _select(cells, label_noise=noise, label_rule=rule).sort_values("dim")
             if part.empty:
                 continue
-            style = "-" if rule == "majority" else ":"
-            ax.plot(part["dim"], part["k_pred"], ls=style, color=color, lw=1)
+            ax.plot(part["dim"], part["k_pred"], ls=RULE_STYLES[rule], color=color, lw=1)
             ax.plot(part["dim"], part["k_star"], ls="none", marker=marker, ms=4, color=color,
                     label=f"ε = {noise:g}, {rule}")  # fmt: skip
     ax.set_xscale("log")
@@ -68,6 +68,8 @@ def _k_star(ax: Axes, cells: pd.DataFrame, noises: Sequence[float]) -> None:
     ax.set_xticks(dims)
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.xaxis.set_minor_formatter(NullFormatter())
+    for rule, style in RULE_STYLES.items():
+        ax.plot([], [], ls=style, color="grey", lw=1, label=f"predicted, {rule}")
     ax.set_xlabel("d")
     ax.set_ylabel("best k (markers: measured; lines: predicted)")
 
@@ -84,13 +86,15 @@ def _balance(ax: Axes, cells: pd.DataFrame, noises: Sequence[float]) -> None:
             x = part["dim"] / size ** (1 / part["alpha"])
             ax.plot(x, part["error_star"] / part["floor"], marker=marker, ms=3, lw=0.8,
                     color=color, label=f"ε = {noise:g}" if size == sizes[0] else None)  # fmt: skip
-    ax.axhline(2.0, color="black", lw=0.8, ls="--")
-    ax.axvline(1.0, color="grey", lw=0.8, ls=":")
+    for size, marker in zip(sizes, markers * 4, strict=False):
+        ax.plot([], [], ls="none", marker=marker, ms=3, color="grey", label=f"T = {size:g}")
+    ax.axhline(2.0, color="black", lw=0.8, ls="--", label="twice the floor")
+    ax.axvline(1.0, color="grey", lw=0.8, ls=":", label=r"$d = T^{1/\alpha}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("d / T^{1/α}")
+    ax.set_xlabel(r"$d\,/\,T^{1/\alpha}$")
     ax.set_ylabel("best error / noisy data floor")
-    ax.set_title("capped, majority; markers: T; dashed: capacity = data", fontsize=9)
+    ax.set_title("capped, majority labels", fontsize=9)
 
 
 def noise_threshold_figure(
@@ -131,13 +135,15 @@ def noise_threshold_figure(
     uncapped = curves[(curves["cap"] != CAPPED) & (curves["alpha"] == alpha)]
     d = _nearest(dims, balance)
     part = _select(uncapped, label_rule="majority", n_samples=size, dim=d)
-    _vs_k(axes[3], part, noises, f"no cap (P = N), majority: T = {size:g}, d = {d:g} ≈ T^(1/α)")
-    axes[3].axvline(at_k, color="grey", lw=0.8, ls=":")
+    title = f"no cap (P = N), majority: T = {size:g}, d = {d:g} " + r"$\approx T^{1/\alpha}$"
+    _vs_k(axes[3], part, noises, title)
+    axes[3].axvline(at_k, color="grey", lw=0.8, ls=":", label=f"k = {at_k} (the authors')")
+    legend_below(axes[3])
     no_cap = cells[(cells["cap"] != CAPPED) & (cells["alpha"] == alpha)]
     _k_star(axes[4], no_cap[no_cap["n_samples"] == size], [noises[0], noises[-1]])
     axes[4].set_title(f"no cap: best k, α = {alpha:g}, T = {size:g}", fontsize=9)
     axes[4].legend(fontsize=7)
     majority = cells[(cells["cap"] == CAPPED) & (cells["label_rule"] == "majority")]
     _balance(axes[5], majority[majority["alpha"] == alpha], noises)
-    axes[5].legend(fontsize=7)
+    legend_below(axes[5], ncols=3)
     return fig

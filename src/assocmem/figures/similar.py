@@ -19,10 +19,11 @@ from assocmem.analysis.similar_frames import (
     dim_rows,
     window_cap,
 )
-from assocmem.figures.style import BAND_Z, colors, new_figure
+from assocmem.figures.style import BAND_Z, colors, legend_below, new_figure
 from assocmem.ops.stats import column_mean_se
 
 LAW = {"alpha": 2.0, "grouping": "random"}
+N_EFF, E0 = r"$N_{eff}$", r"$E_0(T;\,N_{eff})$"  # mathtext
 
 
 def _largest(rows: pd.DataFrame) -> pd.DataFrame:
@@ -68,7 +69,7 @@ def _by_rho(
     ax.set_xscale("log")
     if log_y and shown:
         ax.set_yscale("log")
-        ax.set_ylim(max(min(shown) / 5, 1e-6), min(max(shown) * 3, 1.0))
+        ax.set_ylim(min(shown) / 5, min(max(shown) * 3, 1.0))
 
 
 def _never_seen(ax: Axes, frame: pd.DataFrame, groups: int) -> None:
@@ -97,10 +98,12 @@ def _versus_samples(ax: Axes, frame: pd.DataFrame, fits: pd.DataFrame, groups: i
         fit = chosen[chosen["similarity"] == rho]
         if len(fit):
             n_eff = int(fit["n_eff"].iloc[0])
-            ax.plot(ts, disjoint_error(n_eff, alpha, m, ts), ls=":", lw=1.2, color=color)
+            curve = disjoint_error(n_eff, alpha, m, ts)
+            shown = curve >= ax.get_ylim()[0]  # stops at the axis, not below it
+            ax.plot(ts, np.where(shown, curve, np.nan), ls=":", lw=1.2, color=color)
     ax.axvline(window_cap(dim, alpha), color="grey", lw=0.8, ls="-.", label="fit window")
     ax.set(xlabel="samples T", ylabel="error")
-    ax.set_title(f"(b) shared targets, G = {groups}; dotted: E_0(T; N_eff)", fontsize=9)
+    ax.set_title(f"(b) shared targets, G = {groups}; dotted: {E0}", fontsize=9)
 
 
 def _effective(ax: Axes, fits: pd.DataFrame) -> None:
@@ -111,20 +114,25 @@ def _effective(ax: Axes, fits: pd.DataFrame) -> None:
     for (alpha, grouping, groups), color in zip(keys, colors(len(keys)), strict=True):
         part = shared[(shared["alpha"] == alpha) & (shared["grouping"] == grouping)]
         part = part[part["n_groups"] == groups].sort_values("similarity")
-        inside = part[~part["at_edge"].astype(bool)]
-        y = inside["n_eff"].to_numpy()
-        err = np.array([y - inside["low"].to_numpy(), inside["high"].to_numpy() - y])
-        ax.errorbar(inside["similarity"], y, yerr=err, marker="o", ms=4, capsize=2, lw=1.2,
-                    color=color, label=f"α = {alpha:g}, {grouping}, G = {groups}")  # fmt: skip
-        edge = part[part["at_edge"].astype(bool)]
-        ax.plot(edge["similarity"], edge["n_eff"], ls="none", marker="o", mfc="none", color=color)
+        edge = part["at_edge"].astype(bool).to_numpy()
+        y = np.where(edge, np.nan, part["n_eff"].to_numpy(float))  # the line breaks there
+        err = np.array([y - part["low"].to_numpy(), part["high"].to_numpy() - y])
+        label = f"α = {alpha:g}, {grouping}, G = {groups}"
+        ax.errorbar(part["similarity"], y, yerr=np.nan_to_num(err), marker="o", ms=4, capsize=2,
+                    lw=1.2, color=color, label=label)  # fmt: skip
+        ax.plot(part["similarity"][edge], part["n_eff"][edge], ls="none", marker="^", mfc="none",
+                color=color)  # fmt: skip
         ax.plot(part["similarity"], part["n_eff_never_seen"], ls="none", marker="x", ms=4,
                 color=color)  # fmt: skip
         ax.axhline(groups, color=color, ls=":", lw=0.8)
     if len(shared):
         ax.axhline(int(shared["n_inputs"].iloc[0]), color="black", ls="--", lw=1, label="N")
-    ax.set(xlabel="similarity ρ", ylabel="N_eff (95 % bootstrap)", yscale="log")
-    ax.set_title("(c) N_eff, shared targets (×: never-seen fit; dotted: G)", fontsize=9)
+    ax.plot([], [], ls="none", marker="^", mfc="none", color="grey",
+            label="at the search cap (≥)")  # fmt: skip
+    ax.plot([], [], ls="none", marker="x", ms=4, color="grey", label="never-seen fit")
+    ax.plot([], [], ls=":", lw=0.8, color="grey", label="G")
+    ax.set(xlabel="similarity ρ", ylabel=f"{N_EFF} (95 % bootstrap)", yscale="log")
+    ax.set_title(f"(c) {N_EFF}, shared targets", fontsize=9)
 
 
 def _versus_dim(ax: Axes, frame: pd.DataFrame, target: str, groups: int, letter: str) -> None:
@@ -153,7 +161,7 @@ def _interference(ax: Axes, frame: pd.DataFrame, groups: int) -> None:
         _band(ax, xs, mean.to_numpy(), np.nan_to_num(se.to_numpy()), color, f"ρ = {rho:g}", False)
         theory = (by_trial(part, "n_samples", "theory_error") - base_theory).mean()
         ax.plot(xs, theory.to_numpy(), ls="--", lw=1, color=color)
-    ax.axhline(0, color="grey", lw=0.8)
+    ax.axhline(0, color="grey", lw=0.8, label="no interference")
     ax.set(xscale="log", xlabel=f"samples T (d = {rows['dim'].max()})",
            ylabel="error − error at ρ = 0")  # fmt: skip
     ax.set_title(f"(f) interference: independent targets, G = {groups}", fontsize=9)
@@ -183,6 +191,8 @@ def similar_figure(frame: pd.DataFrame, fits: pd.DataFrame) -> Figure:
     _versus_dim(axes[4], frame, "mod", small, "e")
     _interference(axes[5], frame, small)
     for ax in axes:
-        if ax.has_data():
+        if ax is axes[2] and ax.has_data():
+            legend_below(ax)  # N and G cross the whole panel: no free corner
+        elif ax.has_data():
             ax.legend(fontsize=6)
     return fig

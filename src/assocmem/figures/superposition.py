@@ -19,10 +19,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
-from assocmem.figures.style import BAND_Z, colors, curve, new_figure
+from assocmem.figures.style import BAND_Z, colors, curve, legend_below, new_figure
 
 ARRANGEMENT_LABELS = {
     "same": "same q in every head",
@@ -90,36 +89,38 @@ def trained_panel(ax: Axes, stats: pd.DataFrame, title: str) -> None:
                     color="black", label=OPTIMIZER_LABELS[optimizer])  # fmt: skip
     ax.set_yscale("log")
     _log2_ticks(ax, sorted(set(stats["heads"].astype(float))))
-    ax.set(xlabel="heads H (H·d_h = d)", ylabel="population error")
+    ax.set(xlabel="heads $H$ ($H\\,d_h = d$)", ylabel="population error")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
 
 
 def specialisation_panel(ax: Axes, bins: pd.DataFrame, title: str) -> None:
-    """PR/H of the per-head margins by frequency rank: trained (sign-Adam solid, SGD dashed)
-    and the closed-form references on the same embeddings (q = p in every head: dotted; q = p
-    routed at random: dash-dotted), one colour per H ≥ 2."""
+    """PR/H of the per-head margins by frequency rank: trained by sign-Adam (solid), one colour
+    per H ≥ 2; at the largest H also trained by SGD (dashed) and the closed-form references on
+    the same embeddings (q = p in every head: dotted; q = p routed at random: dash-dotted).
+    Every H with every reference would be 4 curves per H, drawn over each other."""
     heads = sorted(h for h in set(bins["heads"]) if h > 1)
-    for h, color in zip(heads, colors(len(heads)), strict=True):
-        part = bins[bins["heads"] == h]
-        for optimizer, style in OPTIMIZER_STYLES.items():
-            rows = part[part["optimizer"] == optimizer].sort_values("rank")
-            x = rows["rank"].to_numpy(float) + 1
-            ax.plot(x, rows["participation"] / h, ls=style, marker="o", ms=2, color=color)
-        first = part[part["optimizer"] == part["optimizer"].iloc[0]].sort_values("rank")
-        x = first["rank"].to_numpy(float) + 1
-        ax.plot(x, first["superposed"] / h, ls=":", lw=1, color=color)
-        ax.plot(x, first["routed"] / h, ls="-.", lw=1, color=color)
-    handles = [Line2D([], [], color=c, label=f"H = {h}") for h, c in
-               zip(heads, colors(len(heads)), strict=True)]  # fmt: skip
-    handles += [Line2D([], [], color="grey", ls=s, label=lab) for s, lab in
-                (("-", "trained, sign-Adam"), ("--", "trained, SGD"),
-                 (":", "q = p in every head"), ("-.", "q = p routed"))]  # fmt: skip
+    palette = dict(zip(heads, colors(len(heads)), strict=True))
+    for h in heads:
+        rows = bins[(bins["heads"] == h) & (bins["optimizer"] == "adam")].sort_values("rank")
+        ax.plot(rows["rank"].to_numpy(float) + 1, rows["participation"] / h, marker="o", ms=2,
+                color=palette[h], label=f"H = {h}, sign-Adam")  # fmt: skip
+    top = bins[bins["heads"] == heads[-1]]
+    sgd = top[top["optimizer"] == "sgd"].sort_values("rank")
+    x = sgd["rank"].to_numpy(float) + 1
+    ax.plot(x, sgd["participation"] / heads[-1], ls="--", marker="o", ms=2,
+            color=palette[heads[-1]], label=f"H = {heads[-1]}, SGD")  # fmt: skip
+    first = top[top["optimizer"] == top["optimizer"].iloc[0]].sort_values("rank")
+    x = first["rank"].to_numpy(float) + 1
+    for column, style, label in (("superposed", ":", "q = p in every head"),
+                                 ("routed", "-.", "q = p routed")):  # fmt: skip
+        ax.plot(x, first[column] / heads[-1], ls=style, lw=1, color="grey",
+                label=f"H = {heads[-1]}, {label}")  # fmt: skip
     ax.set_xscale("log")
-    ax.set(xlabel="frequency rank (bin start + 1)", ylabel="participation ratio / H",
+    ax.set(xlabel="frequency rank (bin start + 1)", ylabel="participation ratio / $H$",
            ylim=(0, 1.05))  # fmt: skip
     ax.set_title(title, fontsize=9)
-    ax.legend(handles=handles, fontsize=6, handlelength=3)
+    legend_below(ax, handlelength=3)
 
 
 def superposition_figure(

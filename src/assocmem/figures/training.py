@@ -237,7 +237,7 @@ def figure8(
     if geometry is None:
         axes[5].set_axis_off()
     else:
-        embedding_geometry(axes[5], *geometry, "d = 2, M = 5: W e_x by class; arrows: u_y")
+        embedding_geometry(axes[5], *geometry, "d = 2, M = 5: $W e_x$ by class; arrows: $u_y$")
     return fig
 
 

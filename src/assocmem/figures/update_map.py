@@ -14,6 +14,8 @@ from matplotlib.figure import Figure
 
 from assocmem.figures.style import colors, new_figure
 
+REFERENCE_STYLES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
+
 
 def iterate_update(gamma: float, n_outputs: int, n_max: int) -> np.ndarray:
     """``f^n(0)`` for n = 0..n_max (Eq. 16 with step γ and M outputs), shape (n_max + 1,)."""
@@ -74,17 +76,16 @@ def figure6(
         q = iterate_update(gamma, n_outputs, cap)
         left.plot(n[1:], q[1:] / q[-1], color=color, label=f"γ = {gamma:g}")
         w = implied_weights(p, gamma, n_outputs, cap)
-        right.plot(x + 1, w / w.sum(), color=color, label=f"q_γ, γ = {gamma:g}")
-    for power in powers:
-        ref = p**power
-        alpha = 0.4 + 0.6 * power
+        right.plot(x + 1, w / w.sum(), color=color, label=f"$q_\\gamma$, γ = {gamma:g}")
+    for i, power in enumerate(powers):  # one line style per reference, all black
+        ref, style = p**power, REFERENCE_STYLES[i % len(REFERENCE_STYLES)]
         right.plot(
-            x + 1, ref / ref.sum(), "--", color="black", lw=1, alpha=alpha, label=f"p^{power:g}"
+            x + 1, ref / ref.sum(), ls=style, color="black", lw=1, label=f"$p^{{{power:g}}}$"
         )
     left.set(
         xscale="log",
         xlabel="occurrences n",
-        ylabel="f^n(0) / f^100(0)",
+        ylabel="$f^{n}(0)\\,/\\,f^{100}(0)$",
         title="Eq. 16 update map (M = 10)",
     )
     right.set(

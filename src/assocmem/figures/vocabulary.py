@@ -3,6 +3,7 @@ error vs T, Monte Carlo with the predicted curves. Plotting only: records in, a 
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -11,10 +12,11 @@ from matplotlib.figure import Figure
 
 from assocmem.analysis.vocabulary import size_label
 from assocmem.figures.closed_form import scheme_label
-from assocmem.figures.style import colors, curve, new_figure, summarise
+from assocmem.figures.style import colors, curve, legend_below, new_figure, summarise
 
 EMPIRICAL = "empirical_threshold:P=d/12"
 T_CURVE_DIMS = 4  # d-values drawn in the error-vs-T panel (spread over the dims)
+ZIPF_STYLES: list[Any] = ["-", "-.", (0, (1, 2))]  # one per scheme on Zipf(α̂), all grey
 
 
 def _law_panel(ax: Axes, laws: Mapping[str, np.ndarray]) -> None:
@@ -46,12 +48,13 @@ def _dim_panel(ax: Axes, real: pd.DataFrame, predicted: pd.DataFrame, zipf: pd.D
         p = predicted[(predicted["scheme"] == scheme) & (predicted["n_samples"] == t)]
         ax.plot(p["dim"], p["predicted"], ls="--", color=color, lw=1)
     zstats = summarise(zipf, ["scheme", "dim"])
-    for i, (_, rows) in enumerate(zstats.groupby("scheme", sort=False)):
-        label = "Zipf(α̂) Monte Carlo" if i == 0 else None
-        ax.plot(rows["dim"], rows["mean"], color="grey", lw=1, marker="x", ms=3, label=label)
+    for i, (zipf_scheme, rows) in enumerate(zstats.groupby("scheme", sort=False)):
+        ax.plot(rows["dim"], rows["mean"], color="grey", lw=1, marker="x", ms=3,
+                ls=ZIPF_STYLES[i % len(ZIPF_STYLES)],
+                label=f"Zipf(α̂) Monte Carlo, {scheme_label(str(zipf_scheme))}")  # fmt: skip
     ax.plot([], [], ls="--", color="black", lw=1, label="predicted from p")
     ax.set(xlabel="memory dimension d", ylabel="population error", title="(b) error vs d")
-    ax.legend(fontsize=7)
+    legend_below(ax)
 
 
 def _samples_panel(
@@ -79,12 +82,14 @@ def _samples_panel(
         finite_data["error"],
         color="black",
         lw=1.2,
-        label="Σ p(1−p)^T (d = ∞)",
+        label=r"$\sum_x p(x)\,(1-p(x))^T$ (d = ∞)",
     )
+    ax.plot([], [], ls="--", color="black", lw=1, label="predicted from p")
+    ax.plot([], [], ls=":", color="black", lw=1, label="T = ∞, each d")
     ax.set_xscale("log")
     ax.set_ylim(bottom=0)
     ax.set(xlabel="tokens T", ylabel="population error", title="(c) top d/12 seen: error vs T")
-    ax.legend(fontsize=7, loc="center right")
+    legend_below(ax)
 
 
 def vocabulary_figure(
