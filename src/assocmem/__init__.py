@@ -100,6 +100,7 @@ __all__ = [
     "load_curves",
     "load_results",
     "load_spec",
+    "load_studies",
     "majority_vote_correct",
     "memory_matrices",
     "multinomial_prefix_counts",
@@ -119,6 +120,7 @@ __all__ = [
     "register_experiment",
     "register_optimizer",
     "register_scheme",
+    "register_study",
     "register_study_command",
     "reproduce",
     "run_closed_form",
@@ -204,7 +206,13 @@ if TYPE_CHECKING:
     from assocmem.closed_form.superposition import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.config.errors import ConfigError
     from assocmem.embeddings import clustered_coordinates, draw_embeddings
-    from assocmem.experiments.commands import STUDY_COMMANDS, StudyCommand, register_study_command
+    from assocmem.experiments.commands import (
+        STUDY_COMMANDS,
+        StudyCommand,
+        load_studies,
+        register_study,
+        register_study_command,
+    )
     from assocmem.experiments.commands import Option as StudyOption
     from assocmem.experiments.experiment import Experiment
     from assocmem.experiments.registry import EXPERIMENTS, register_experiment

@@ -2,11 +2,14 @@
 the claims without a figure, then the studies beyond the paper.
 
 Adding an experiment: a module defining an :class:`~assocmem.experiments.experiment.Experiment`
-and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it.
+and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it. A study from
+another package registers itself with ``register_study`` (its entry point is loaded at the end
+of this module's import, see :func:`assocmem.experiments.commands.load_studies`).
 """
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
+from assocmem.experiments.commands import load_studies
 from assocmem.experiments.editing import EDITING
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -121,3 +124,6 @@ def judged(items: set[str]) -> list[Experiment]:
         for e in EXPERIMENTS.values()
         if e.claims and ((BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items or e.item in items)
     ]
+
+
+load_studies()  # the studies of other packages (entry points), after the built-in experiments
