@@ -8,8 +8,8 @@
   block of the same page may read what an earlier one wrote;
 - ``<!-- skip: next "reason" -->`` before a block skips it and says why (the test report shows
   the reason); ``tests/test_docs.py`` checks that every skip gives one;
-- the registries (schemes, optimisers, experiments, run kinds) are restored after each page, so
-  a tutorial that registers its own entry leaves the library as it found it.
+- the registries (schemes, optimisers, experiments, run kinds, study commands) are restored
+  after each page, so a tutorial that registers its own entry leaves the library as it found it.
 
 Other fences (```toml, ```text, ```console, plain ```) are shown, not run.
 """
@@ -36,6 +36,7 @@ REGISTRIES = (
     ("assocmem.training.optimizers.registry", "OPTIMIZERS"),
     ("assocmem.experiments.registry", "EXPERIMENTS"),
     ("assocmem.sweep.kinds", "RUN_KINDS"),
+    ("assocmem.experiments.commands", "STUDY_COMMANDS"),
 )
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # figures render off-screen

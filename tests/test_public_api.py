@@ -1,8 +1,10 @@
 """The public API: ``assocmem.__all__`` is complete, light to import, and what tests use.
 
 ``import assocmem`` must not import torch, pandas or matplotlib (notebooks and the CLI's
-``--help`` stay fast); every public name resolves; the torch-free registry names equal the
-registries; the register functions extend the registries; tests import no private name.
+``--help`` stay fast); every public name resolves; ``__all__``, the lazy imports, the typing
+block and the API reference all come from one table (``assocmem.public.PUBLIC``); the registry
+names are the registries' keys; the register functions extend the registries; tests import no
+private name.
 """
 
 import ast
@@ -15,9 +17,10 @@ from pathlib import Path
 import pytest
 
 import assocmem
-from assocmem.names import BUILTIN_EXPERIMENTS, BUILTIN_OPTIMIZERS, BUILTIN_SCHEMES
+from assocmem.public import OWN, PUBLIC, static_source
 
 TESTS = Path(__file__).parent
+ROOT = TESTS.parent
 HEAVY = ("torch", "pandas", "matplotlib")
 
 
@@ -25,17 +28,74 @@ def _run(code: str) -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_import_is_light_and_registry_names_need_no_torch():
+def test_import_is_light():
     _run(
         "import sys, assocmem; "
         f"heavy = {HEAVY!r}; "
-        "loaded = lambda: [m for m in heavy if m in sys.modules]; "
-        "assert not loaded(), loaded(); "
-        "names = (assocmem.scheme_names(), assocmem.optimizer_names(), "
-        "assocmem.experiment_names()); "
-        "assert all(names) and not loaded(), loaded(); "
+        "loaded = [m for m in heavy if m in sys.modules]; "
+        "assert not loaded, loaded; "
         "assert set(assocmem.__all__) <= set(dir(assocmem))"
     )
+
+
+def test_all_and_the_lazy_imports_are_the_table():
+    assert assocmem.__all__ == sorted([*PUBLIC, *OWN])
+    for name, (module, attribute) in PUBLIC.items():
+        assert getattr(assocmem, name) is getattr(sys.modules[module], attribute), name
+
+
+def _static_names(source: str) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """The literal ``__all__`` of a module's source, and its ``if TYPE_CHECKING:`` imports as
+    ``name → (module, attribute)``."""
+    body = ast.parse(source).body
+    literal = next(
+        node.value
+        for node in body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+    )
+    block = next(
+        n for n in body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    )
+    found = {
+        alias.asname or alias.name: (node.module or "", alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    return ast.literal_eval(literal), found
+
+
+def test_the_static_all_and_typing_block_are_the_table():
+    """mypy and griffe read ``__all__`` and the ``TYPE_CHECKING`` imports, not ``__getattr__``:
+    they must be the table. On a difference, paste ``assocmem.public.static_source()`` over them
+    in assocmem/__init__.py (then ruff)."""
+    source = (Path(assocmem.__file__).parent / "__init__.py").read_text()
+    assert _static_names(source) == (sorted([*PUBLIC, *OWN]), PUBLIC), "\n" + static_source()
+    assert _static_names(static_source()) == (sorted([*PUBLIC, *OWN]), PUBLIC)
+
+
+def test_the_static_check_can_fail():
+    source = static_source().replace("import train\n", "import train as trains\n")
+    assert _static_names(source)[1] != PUBLIC
+    assert _static_names(source.replace('"train",', ""))[0] != sorted([*PUBLIC, *OWN])
+
+
+def _documented(page_text: str) -> set[str]:
+    """The objects an API page renders: ``::: a.b.c`` directives."""
+    return set(re.findall(r"^::: *([\w.]+)", page_text, re.M))
+
+
+def test_the_api_reference_documents_every_public_name():
+    """Each name of the table is rendered by docs/api/ under its defining module (a ``:::``
+    of the module, or of the object itself); ``::: assocmem`` lists them all by __all__."""
+    shown = set().union(*(_documented(p.read_text()) for p in (ROOT / "docs/api").glob("*.md")))
+    assert "assocmem" in shown
+    missing = [
+        name
+        for name, (module, attribute) in PUBLIC.items()
+        if module not in shown and f"{module}.{attribute}" not in shown
+    ]
+    assert not missing, missing
 
 
 def test_top_level_names_load_lazily():
@@ -88,10 +148,10 @@ def test_every_public_name_has_a_numpydoc_docstring():
     assert not problems, problems
 
 
-def test_name_tables_equal_the_registries():
-    assert tuple(assocmem.SCHEMES) == BUILTIN_SCHEMES == assocmem.scheme_names()
-    assert tuple(assocmem.OPTIMIZERS) == BUILTIN_OPTIMIZERS == assocmem.optimizer_names()
-    assert tuple(assocmem.EXPERIMENTS) == BUILTIN_EXPERIMENTS == assocmem.experiment_names()
+def test_registry_names_are_the_registries_keys():
+    assert assocmem.scheme_names() == tuple(assocmem.SCHEMES)
+    assert assocmem.optimizer_names() == tuple(assocmem.OPTIMIZERS)
+    assert assocmem.experiment_names() == tuple(assocmem.EXPERIMENTS)
 
 
 def test_register_scheme_extends_the_registry_and_refuses_a_taken_name():

@@ -20,7 +20,7 @@ from assocmem.analysis.theory import (
 )
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
-from assocmem.schemes import REGISTRY
+from assocmem.schemes import REGISTRY, SchemeLaw, register_scheme
 
 
 def test_finite_data_error_matches_naive_sum():
@@ -122,3 +122,24 @@ def test_scheme_law_delegates_to_the_scheme_class(name):
     from assocmem.schemes import parse_scheme
 
     assert scheme_law(name, 3.0) == replace(parse_scheme(name).law(3.0), scheme=name)
+
+
+def test_a_registered_scheme_appears_in_assocmem_theory(capsys):
+    """docs/tutorials/add-scheme.md: a new scheme is listed by ``assocmem theory`` with its law,
+    with no edit of the theory module or the CLI."""
+
+    class Capped(REGISTRY["empirical"]):  # a new name; its own stated law
+        name = "capped_for_test"
+
+        def law(self, alpha):
+            return SchemeLaw(self.spec, "q = min(n, cap)", None, None, "no theory yet")
+
+    register_scheme(Capped)
+    try:
+        assert main(["theory", "--format", "json"]) == 0
+        rows = json.loads(capsys.readouterr().out)["schemes"]
+        assert rows[-1]["scheme"] == "capped_for_test" and rows[-1]["note"] == "no theory yet"
+        assert [r["scheme"] for r in rows[:-1]] == [law.scheme for law in theory_table(2.0)[:-1]]
+    finally:
+        REGISTRY.pop("capped_for_test", None)
+    assert "capped_for_test" not in [law.scheme for law in theory_table(2.0)]

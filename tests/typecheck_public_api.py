@@ -95,6 +95,7 @@ from assocmem import (
     load_curves,
     load_results,
     load_spec,
+    load_studies,
     majority_vote_correct,
     memory_matrices,
     multinomial_prefix_counts,
@@ -114,6 +115,7 @@ from assocmem import (
     register_experiment,
     register_optimizer,
     register_scheme,
+    register_study,
     register_study_command,
     reproduce,
     run_closed_form,
@@ -257,6 +259,8 @@ def studies(out: Path) -> None:
     option = StudyOption("dims", "int", "dimensions", many=True, low=1)
     command = StudyCommand("toy", "figure-4", "one line", "a paragraph", (option,))
     assert_type(register_study_command(command), StudyCommand)
+    assert_type(register_study(command, EXPERIMENTS["figure-4"]), StudyCommand)
+    assert_type(load_studies(), list[str])
     assert_type(STUDY_COMMANDS, dict[str, StudyCommand])
     result = assert_type(run_study("toy", settings={"dims": [8, 16]}, out=out), StudyResult)
     frames: dict[str, pd.DataFrame] = result.frames

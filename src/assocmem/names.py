@@ -1,64 +1,22 @@
-"""The names held by each registry, readable without importing torch.
+"""The names held by each registry, read from the registries themselves.
 
-The registries themselves (:data:`assocmem.SCHEMES`, :data:`assocmem.OPTIMIZERS`,
-:data:`assocmem.EXPERIMENTS`) live with the classes they hold, which need torch. A command
-line's ``--help``, a notebook's first cell or a config validator often needs only the names:
-these functions give them from a table of the built-in entries (a test checks that the table
-equals the registries), or from the registry itself once it is loaded, so that entries added
-with ``register_scheme`` / ``register_optimizer`` / ``register_experiment`` are listed too.
+The registries (:data:`assocmem.SCHEMES`, :data:`assocmem.OPTIMIZERS`,
+:data:`assocmem.EXPERIMENTS`) live with the classes they hold; these functions return their
+keys, so that entries added with ``register_scheme`` / ``register_optimizer`` /
+``register_experiment`` (or ``register_study``) are listed too. Reading a registry imports its
+module (and torch); ``import assocmem`` itself stays light.
 """
 
-import sys
-
-# The built-in entries, in registry order (tests/test_public_api.py checks them against the
-# registries: adding an entry there means adding its name here).
-BUILTIN_SCHEMES = (
-    "population",
-    "uniform",
-    "threshold",
-    "empirical",
-    "seen_once",
-    "empirical_threshold",
-    "min_count",
-)
-BUILTIN_OPTIMIZERS = ("sgd", "adam", "sign_sgd", "normalized_sgd", "nesterov")
-BUILTIN_EXPERIMENTS = (
-    "figure-1",
-    "figure-3",
-    "figure-4",
-    "memory",
-    "figure-5",
-    "figure-6",
-    "figure-7",
-    "figure-8",
-    "table-1",
-    "rho",
-    "finite-data",
-    "overflow",
-    "beyond-noise",
-    "beyond-laws",
-    "beyond-capacity",
-    "beyond-superposition",
-    "beyond-hierarchy",
-    "beyond-vocabulary",
-    "beyond-noise-threshold",
-    "beyond-editing",
-    "beyond-similar",
-)
+import importlib
 
 
-def _loaded(module: str, registry: str, builtin: tuple[str, ...]) -> tuple[str, ...]:
-    """The keys of ``module.registry`` if that module is loaded, else the built-in names.
-
-    A registry can only have gained entries if its module was imported (registering needs
-    it), so the built-in table is exact whenever the module is not loaded.
-    """
-    loaded = sys.modules.get(module)
-    return tuple(getattr(loaded, registry)) if loaded is not None else builtin
+def _keys(module: str, registry: str) -> tuple[str, ...]:
+    """The keys of the dict ``module.registry``, in registry order."""
+    return tuple(getattr(importlib.import_module(module), registry))
 
 
 def scheme_names() -> tuple[str, ...]:
-    """The names of every registered memory scheme, without importing torch.
+    """The names of every registered memory scheme.
 
     Returns
     -------
@@ -72,11 +30,11 @@ def scheme_names() -> tuple[str, ...]:
     The schemes are the weightings ``q`` of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` studied by
     Cabannes et al. (2024); see the docs: science/schemes.md.
     """
-    return _loaded("assocmem.schemes", "REGISTRY", BUILTIN_SCHEMES)
+    return _keys("assocmem.schemes", "REGISTRY")
 
 
 def optimizer_names() -> tuple[str, ...]:
-    """The names of every registered optimiser, without importing torch.
+    """The names of every registered optimiser.
 
     Returns
     -------
@@ -89,11 +47,11 @@ def optimizer_names() -> tuple[str, ...]:
     The optimisers of the study in Cabannes et al. (2024), Section 4; see the docs:
     science/optimisation.md.
     """
-    return _loaded("assocmem.training.optimizers.registry", "OPTIMIZERS", BUILTIN_OPTIMIZERS)
+    return _keys("assocmem.training.optimizers.registry", "OPTIMIZERS")
 
 
 def experiment_names() -> tuple[str, ...]:
-    """The names of every registered experiment, in report order, without importing torch.
+    """The names of every registered experiment, in report order.
 
     Returns
     -------
@@ -107,13 +65,10 @@ def experiment_names() -> tuple[str, ...]:
     One experiment per figure or table of Cabannes et al. (2024); see the docs:
     science/figures.md and science/claims.md.
     """
-    return _loaded("assocmem.experiments.registry", "EXPERIMENTS", BUILTIN_EXPERIMENTS)
+    return _keys("assocmem.experiments.registry", "EXPERIMENTS")
 
 
 __all__ = [
-    "BUILTIN_EXPERIMENTS",
-    "BUILTIN_OPTIMIZERS",
-    "BUILTIN_SCHEMES",
     "experiment_names",
     "optimizer_names",
     "scheme_names",

@@ -299,7 +299,7 @@ def scheme_law(spec: str, alpha: float) -> SchemeLaw:
 
 
 def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list[SchemeLaw]:
-    """Every scheme with its asymptotic exponents at this α.
+    """Every registered scheme with its asymptotic exponents at this α.
 
     Parameters
     ----------
@@ -311,16 +311,17 @@ def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list
     Returns
     -------
     list of SchemeLaw
-        ``population:rho=ρ`` for each ρ, ``uniform``, ``threshold:P=d/8``, ``empirical``,
-        ``seen_once`` and ``empirical_threshold:P=d/12``.
+        The specs each scheme of the registry lists (``Scheme.theory_specs``), in registry
+        order: ``population:rho=ρ`` for each ρ, ``uniform``, ``threshold:P=d/8``,
+        ``empirical``, ``seen_once``, ``empirical_threshold:P=d/12``, then any scheme
+        registered since (``register_scheme``) under its name.
 
     Notes
     -----
     Cabannes et al. (2024), Theorem 1 and Proposition 4; see the docs: science/schemes.md and
     science/theory.md.
     """
-    specs = [f"population:rho={r:g}" for r in rhos] + ["uniform", "threshold:P=d/8"]
-    specs += ["empirical", "seen_once", "empirical_threshold:P=d/12"]
+    specs = [spec for cls in REGISTRY.values() for spec in cls.theory_specs(rhos)]
     return [scheme_law(spec, alpha) for spec in specs]
 
 

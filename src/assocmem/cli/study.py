@@ -19,7 +19,7 @@ from assocmem.cli.common import (
     print_json,
     show_progress,
 )
-from assocmem.experiments.commands import STUDY_COMMANDS, Option, StudyCommand
+from assocmem.experiments.commands import STUDY_COMMANDS, Option, StudyCommand, load_studies
 
 
 def number_at_least(low: float) -> Any:
@@ -79,6 +79,7 @@ def register_study(subparsers: Any, command: StudyCommand) -> None:
 
 
 def register(subparsers: Any) -> None:
+    load_studies()  # the studies of other packages (entry points "assocmem.studies")
     for command in STUDY_COMMANDS.values():
         register_study(subparsers, command)
 

@@ -6,12 +6,27 @@ line may change. ``assocmem`` builds one subcommand per entry of :data:`STUDY_CO
 :func:`assocmem.run_study` runs it, so the command and the library do the same thing.
 
 This module imports nothing but the standard library: ``assocmem --help`` and ``assocmem STUDY
---help`` are built from it without torch, pandas or matplotlib. Adding a study's command is one
-entry of :data:`STUDY_COMMANDS` (or :func:`register_study_command`).
+--help`` are built from it without torch, pandas or matplotlib.
+
+A study registers through one function, :func:`register_study` (its experiment and its
+command), whether it is built in or comes from another package. Another package is found by
+its Python entry point in the group ``assocmem.studies`` (in its pyproject.toml, ``toy =
+"toy_study:register"`` under ``[project.entry-points."assocmem.studies"]``):
+:func:`load_studies` loads each one (a module that calls ``register_study`` when imported, or
+a function that it calls) before ``assocmem`` builds its commands and when the experiment
+registry is first imported, so the study gets its ``assocmem NAME`` command and its
+``reproduce --only`` item with no edit here.
 """
 
+import importlib
+import importlib.metadata
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assocmem.experiments.experiment import Experiment
+
+ENTRY_POINTS = "assocmem.studies"  # the entry-point group of studies from other packages
 
 TYPES = ("int", "float", "str")
 
@@ -225,17 +240,7 @@ SIMILAR_COMMAND = StudyCommand(
     tiny=(("similarity", [0.0, 0.6]), ("n_groups", [20]), ("trials", 2)),
 )
 
-STUDY_COMMANDS: dict[str, StudyCommand] = {
-    command.name: command
-    for command in (
-        SUPERPOSITION_COMMAND,
-        HIERARCHY_COMMAND,
-        VOCABULARY_COMMAND,
-        NOISE_THRESHOLD_COMMAND,
-        EDITING_COMMAND,
-        SIMILAR_COMMAND,
-    )
-}
+STUDY_COMMANDS: dict[str, StudyCommand] = {}
 """Every study command by name: ``assocmem NAME`` runs ``run_study(NAME)``."""
 
 
@@ -265,6 +270,76 @@ def register_study_command(command: StudyCommand) -> StudyCommand:
     return command
 
 
+def register_study(command: StudyCommand, experiment: "Experiment | None" = None) -> StudyCommand:
+    """Register a study: its experiment (sweeps, claims, figure, table) and its command.
+
+    Parameters
+    ----------
+    command : StudyCommand
+        Its ``assocmem NAME`` command: ``command.experiment`` names the experiment it runs.
+    experiment : Experiment, optional
+        The experiment, added to :data:`assocmem.EXPERIMENTS` (after those registered before
+        it). Its ``item`` is its ``reproduce --only`` choice (``"beyond"``: drawn with the
+        studies beyond the paper). None: it is registered already (the built-in studies,
+        whose experiments the registry lists in report order).
+
+    Returns
+    -------
+    StudyCommand
+        ``command`` itself.
+
+    Raises
+    ------
+    ValueError
+        If another study holds the command's name or the experiment's, or the experiment is
+        not the one the command names.
+
+    Notes
+    -----
+    The one way a study is registered, built in (below) or from another package (an entry
+    point of the group ``assocmem.studies``, see :func:`load_studies`). See the docs:
+    tutorials/add-experiment.md.
+    """
+    if experiment is not None:
+        if experiment.name != command.experiment:
+            raise ValueError(
+                f"study {command.name!r} runs experiment {command.experiment!r}, "
+                f"not {experiment.name!r}"
+            )
+        registry = importlib.import_module("assocmem.experiments.registry")
+        registry.register_experiment(experiment)
+    return register_study_command(command)
+
+
+_LOADED: set[str] = set()  # the entry points loaded (or being loaded) in this process
+
+
+def load_studies() -> list[str]:
+    """Load the studies of other packages: each entry point of the group ``assocmem.studies``.
+
+    Returns
+    -------
+    list of str
+        The names of the entry points loaded by this call (each loads once per process).
+
+    Notes
+    -----
+    An entry point names a module (imported: it calls :func:`register_study`) or a function
+    (called with no argument: it calls :func:`register_study`). ``assocmem`` calls this
+    before building its commands, and the experiment registry when first imported.
+    """
+    loaded = []
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINTS):
+        if entry.name in _LOADED:
+            continue
+        _LOADED.add(entry.name)
+        target = entry.load()
+        if callable(target):
+            target()
+        loaded.append(entry.name)
+    return loaded
+
+
 def study_command(name: str) -> StudyCommand | None:
     """The command of a study, by command name or experiment name (None if it has none)."""
     if name in STUDY_COMMANDS:
@@ -272,4 +347,24 @@ def study_command(name: str) -> StudyCommand | None:
     return next((c for c in STUDY_COMMANDS.values() if c.experiment == name), None)
 
 
-__all__ = ["STUDY_COMMANDS", "Option", "StudyCommand", "register_study_command", "study_command"]
+# The studies built in (their experiments are in the registry, in report order).
+for _command in (
+    SUPERPOSITION_COMMAND,
+    HIERARCHY_COMMAND,
+    VOCABULARY_COMMAND,
+    NOISE_THRESHOLD_COMMAND,
+    EDITING_COMMAND,
+    SIMILAR_COMMAND,
+):
+    register_study(_command)
+
+__all__ = [
+    "ENTRY_POINTS",
+    "STUDY_COMMANDS",
+    "Option",
+    "StudyCommand",
+    "load_studies",
+    "register_study",
+    "register_study_command",
+    "study_command",
+]

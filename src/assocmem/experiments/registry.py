@@ -2,11 +2,14 @@
 the claims without a figure, then the studies beyond the paper.
 
 Adding an experiment: a module defining an :class:`~assocmem.experiments.experiment.Experiment`
-and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it.
+and one line here. Its ``item`` is the ``reproduce --only`` choice that draws it. A study from
+another package registers itself with ``register_study`` (its entry point is loaded at the end
+of this module's import, see :func:`assocmem.experiments.commands.load_studies`).
 """
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
+from assocmem.experiments.commands import load_studies, register_study, study_command
 from assocmem.experiments.editing import EDITING
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -41,12 +44,6 @@ EXPERIMENTS: dict[str, Experiment] = {
         NOISE,
         LAWS,
         CAPACITY_FRONTIER,
-        SUPERPOSITION,
-        HIERARCHY,
-        VOCABULARY,
-        NOISE_THRESHOLD,
-        EDITING,
-        SIMILAR,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),
@@ -121,3 +118,13 @@ def judged(items: set[str]) -> list[Experiment]:
         for e in EXPERIMENTS.values()
         if e.claims and ((BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items or e.item in items)
     ]
+
+
+# The studies beyond the paper with a command of their own, registered as any study is (their
+# commands are declared, and registered, in experiments/commands.py for a light command line),
+# then those of other packages (entry points): the report order.
+for _study in (SUPERPOSITION, HIERARCHY, VOCABULARY, NOISE_THRESHOLD, EDITING, SIMILAR):
+    _command = study_command(_study.name)
+    assert _command is not None, _study.name  # declared in experiments/commands.py
+    register_study(_command, _study)
+load_studies()

@@ -99,6 +99,22 @@ class Scheme(ABC):
     def __init__(self, **values: str) -> None:
         self.values = values
 
+    @classmethod
+    def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
+        """The specs of this scheme that the theory table lists (``assocmem theory``).
+
+        Parameters
+        ----------
+        rhos : sequence of float
+            The powers ρ asked for (``q = p^ρ`` rows; read by schemes with a ρ parameter).
+
+        Returns
+        -------
+        tuple of str
+            By default the bare name: a registered scheme appears in the table at once.
+        """
+        return (cls.name,)
+
     @property
     def spec(self) -> str:
         """The canonical spec string, used as the scheme's key in results."""

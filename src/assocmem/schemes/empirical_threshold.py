@@ -15,6 +15,11 @@ class EmpiricalThreshold(ThresholdedScheme):
     uses_data = True
     params = {**ThresholdedScheme.params, "rho": "weight the stored tokens by n(x)^ρ (default 0)"}
 
+    @classmethod
+    def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
+        """The paper's choice P = d/12."""
+        return ("empirical_threshold:P=d/12",)
+
     def weights(self, freq: torch.Tensor, dims: Sequence[int]) -> torch.Tensor:
         mask = top_mask(freq, dims, self.rule).to(freq.dtype)
         return mask * power(freq, rho_value(self, "0"))

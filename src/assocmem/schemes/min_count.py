@@ -31,6 +31,12 @@ class MinCount(ThresholdedScheme):
         "k": "store a token only once seen at least k times: an integer ≥ 1 (default 1)",
     }
 
+    @classmethod
+    def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
+        """None: at its default k = 1 it is ``empirical_threshold`` (listed); ask for a k with
+        ``assocmem theory --schemes min_count:k=K``."""
+        return ()
+
     def __init__(self, **values: str) -> None:
         text = values.get("k", "1")
         try:

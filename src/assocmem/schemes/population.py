@@ -15,6 +15,11 @@ class Population(Scheme):
     uses_data = False
     params = {"rho": "exponent ρ ≥ 0 (default 1)"}
 
+    @classmethod
+    def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
+        """One row ``population:rho=ρ`` per ρ asked for."""
+        return tuple(f"population:rho={r:g}" for r in rhos)
+
     def weights(self, freq: torch.Tensor, dims: Sequence[int]) -> torch.Tensor:
         return power(freq, rho_value(self, "1")).unsqueeze(0)
 

@@ -14,6 +14,11 @@ class Threshold(ThresholdedScheme):
     name = "threshold"
     uses_data = False
 
+    @classmethod
+    def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
+        """The paper's choice P = d/8."""
+        return ("threshold:P=d/8",)
+
     def weights(self, freq: torch.Tensor, dims: Sequence[int]) -> torch.Tensor:
         return top_mask(freq, dims, self.rule).to(freq.dtype)
 
