@@ -2,6 +2,7 @@
 revision: the shipped specs agree with the lock, and the lock check fails on a silent change."""
 
 import json
+import math
 from dataclasses import replace
 
 import pytest
@@ -127,3 +128,22 @@ def test_a_retired_claim_is_a_test_now_and_its_lock_entry_may_go():
         moved = {"tolerance": dict(entry.old) | {"x": 1}, "since": "2026-11-24"}
         (problem,) = lock_problems({}, {cid: moved})
         assert "retired" in problem
+
+
+def test_the_quick_scale_passes_a_claim_within_quick_z_standard_errors_only():
+    """NT-4 has quick_z (5.7): a margin of −3 s.e. passes at the quick scale, not at full scale;
+    −6 s.e., a part failing outright (−inf) or a claim without a margin keep their verdict."""
+    from assocmem.experiments.experiment import quick_verdict
+    from assocmem.report import Claim
+
+    z = tolerances("NT-4")["quick_z"]
+    assert z == 5.7
+    claim = Claim("NT-4", "s", {"x": 1.0}, False, "t", margin_se=-3.0)
+    assert quick_verdict(claim, "quick").passed is True
+    assert "quick_z" in quick_verdict(claim, "quick").note
+    assert quick_verdict(claim, "full").passed is False
+    for margin in (-6.0, -math.inf, None):
+        assert quick_verdict(replace(claim, margin_se=margin), "quick").passed is False
+    assert quick_verdict(replace(claim, passed=True, margin_se=-9.0), "quick").passed is True
+    paper = Claim("1", "s", {}, False, "slope within (0.05 + 6.5 s.e.)", margin_se=-1.0)
+    assert quick_verdict(paper, "quick").note == ""  # its tolerance shows the widening
