@@ -196,7 +196,7 @@ def finding4b(frames: "StoredFrames", scale: str) -> Claim:
     reached = bool(np.isfinite(fastest).all())
     finals = zip(gd_small["mean"], gd_small["sem"], strict=True)
     margins = [margin(log_ratio[0], math.log(factor), math.inf, log_ratio[1])]
-    margins += [margin(m, 0.0, math.inf, se) for m, se in finals]
+    margins += [margin(m, 0.0, math.inf, se) if m > 0 else -math.inf for m, se in finals]
     return Claim(
         "§4.4b",
         "full batch (N = d = 10, W₀ = 0, 1000 steps, lr ∈ {0.01, 0.1, 1, 10}, each seed at its "
