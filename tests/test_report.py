@@ -134,7 +134,8 @@ def test_measured_quantities_are_named_beside_the_papers_values():
     claim.paper = {"error_d1000": 0.17}
     assert (
         measured_text(claim)
-        == "min error (d ≤ 200) = 0.5211; error (d = 1000) = 0.155 (paper 0.17)"
+        == "min error (d ≤ 200) = 0.5211 probability; error (d = 1000) = 0.155 probability "
+        "(paper 0.17)"
     )
     assert quantity_name("truncate_d10_T1e4") == "truncate (d = 10, T = 10⁴)"
     assert (
@@ -225,3 +226,19 @@ def test_report_displays_in_headless_chromium(report, tmp_path):
     probe_data = chromium_probe(report, tmp_path)
     assert len(probe_data["widths"]) == 2 and all(w > 0 for w in probe_data["widths"])
     assert probe_data["claims"] == 3
+
+
+def test_measured_quantities_carry_their_units():
+    """Errors read as probabilities, capacities as edits, steps as steps, slopes and ratios as
+    pure numbers; a claim's own ``units`` override the rule, and claims.json lists them."""
+    from assocmem.report import measured_text, unit_of
+
+    assert unit_of("error_d1000") == unit_of("K20_diff_sem") == "probability"
+    assert unit_of("median_d64") == "edits" and unit_of("median_steps_to_zero_sgd") == "steps"
+    assert unit_of("slope_rho0.5") == unit_of("predicted_over_measured_d16") == ""
+    assert unit_of("n_eff_G20_low") == "tokens" and unit_of("cells") == "cells"
+    claim = Claim("x", "s", {"error_d10": 0.5, "slope": -1.0, "adam_H2": 0.7}, True,
+                  units={"adam_H2": ""})  # fmt: skip
+    assert claim.to_dict()["units"] == {"error_d10": "probability"}
+    text = "error (d = 10) = 0.5 probability; slope = -1; adam (H = 2) = 0.7"
+    assert measured_text(claim) == text

@@ -2,6 +2,7 @@
 revision: the shipped specs agree with the lock, and the lock check fails on a silent change."""
 
 import json
+import math
 from dataclasses import replace
 
 import pytest
@@ -16,6 +17,7 @@ from assocmem.experiments.tolerances import (
     lock_path,
     lock_problems,
     read_lock,
+    retired_claims,
     tolerance_tables,
     tolerances,
     write_lock,
@@ -66,10 +68,11 @@ def test_unlocked_and_vanished_claims_are_reported():
 
 def test_nt3_loosening_is_recorded_as_a_revision():
     table = tolerance_tables()["NT-3"]
-    (revision,) = table.revisions
+    revision, quick = table.revisions  # the loosening, then the quick scale's quick_z
     assert revision.old == {"min_noise": 0.3, "z": 2.0, "rel": 0.0, "min_fraction": 1.0}
     assert table.values["z"] == 3.0 and table.values["min_fraction"] == 0.95
-    assert "394600b" in revision.reason and table.since == revision.date
+    assert "394600b" in revision.reason and table.since == quick.date
+    assert quick.old == {"min_noise": 0.3, "z": 3.0, "rel": 0.01, "min_fraction": 0.95}
 
 
 def test_write_lock_refuses_a_silent_change_and_writes_nothing(tmp_path):
@@ -106,3 +109,41 @@ def test_specs_with_tolerance_history_still_parse_as_sweeps():
     for name in holding:
         spec = parse_spec(load_toml(shipped_specs()[name]), source=name)
         assert set(spec.claims) == {c for c, t in tolerance_tables().items() if t.spec == name}
+
+
+def test_a_retired_claim_is_a_test_now_and_its_lock_entry_may_go():
+    """hierarchy-1 and vocabulary-4 test code, not science: each is a ``[retired.ID]`` table
+    naming the test that checks its property (the test exists), is judged by no experiment, and
+    its lock entry may go only with its locked value as ``old``."""
+    retired = retired_claims()
+    assert set(retired) == {"hierarchy-1", "vocabulary-4"}
+    judged = {cid for e in EXPERIMENTS.values() for cid in e.claims}
+    root = lock_path().parents[3]  # the repository (src/assocmem/specs/…)
+    for cid, entry in retired.items():
+        assert cid not in judged and cid not in tolerance_tables()
+        path, name = entry.test.split("::")
+        assert f"def {name}(" in (root / path).read_text(encoding="utf-8"), entry.test
+        locked = {"tolerance": dict(entry.old), "since": "2026-11-24"}
+        assert lock_problems({}, {cid: locked}) == []
+        moved = {"tolerance": dict(entry.old) | {"x": 1}, "since": "2026-11-24"}
+        (problem,) = lock_problems({}, {cid: moved})
+        assert "retired" in problem
+
+
+def test_the_quick_scale_passes_a_claim_within_quick_z_standard_errors_only():
+    """NT-4 has quick_z (5.7): a margin of −3 s.e. passes at the quick scale, not at full scale;
+    −6 s.e., a part failing outright (−inf) or a claim without a margin keep their verdict."""
+    from assocmem.experiments.experiment import quick_verdict
+    from assocmem.report import Claim
+
+    z = tolerances("NT-4")["quick_z"]
+    assert z == 5.7
+    claim = Claim("NT-4", "s", {"x": 1.0}, False, "t", margin_se=-3.0)
+    assert quick_verdict(claim, "quick").passed is True
+    assert "quick_z" in quick_verdict(claim, "quick").note
+    assert quick_verdict(claim, "full").passed is False
+    for margin in (-6.0, -math.inf, None):
+        assert quick_verdict(replace(claim, margin_se=margin), "quick").passed is False
+    assert quick_verdict(replace(claim, passed=True, margin_se=-9.0), "quick").passed is True
+    paper = Claim("1", "s", {}, False, "slope within (0.05 + 6.5 s.e.)", margin_se=-1.0)
+    assert quick_verdict(paper, "quick").note == ""  # its tolerance shows the widening

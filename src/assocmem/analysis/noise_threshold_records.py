@@ -180,23 +180,32 @@ def balance_dims(cells: pd.DataFrame, factor: float = 2.0) -> pd.DataFrame:
 
     Log-log interpolation between the grid d's around the first crossing; NaN where the best
     error is already below (or never reaches) the target on the grid. Returns one row per
-    series with ``d_balance`` and ``d_balance_over`` = d_balance / T^{1/α}.
+    series with ``d_balance``, ``d_balance_over`` = d_balance / T^{1/α} and
+    ``log_d_balance_se``, the s.e. of log d_balance from the s.e. of the best errors at the two
+    d around the crossing (delta method; NaN where no crossing is interpolated).
     """
     out = []
     for key, block in cells.groupby(SERIES, sort=True):
         block = block.sort_values("dim")
         d = block["dim"].to_numpy(float)
         e = block["error_star"].to_numpy(float)
+        se = block["sem_star"].fillna(0).to_numpy(float)
         target = factor * float(block["floor"].iloc[0])
         below = np.flatnonzero(e <= target)
-        d_bal = math.nan
+        d_bal, log_se = math.nan, math.nan
         if below.size and below[0] > 0 and e[below[0]] <= 0:
             d_bal = float(d[below[0]])
         elif below.size and below[0] > 0:
             i = below[0]
             slope = (math.log(target) - math.log(e[i - 1])) / (math.log(e[i]) - math.log(e[i - 1]))
             d_bal = math.exp(math.log(d[i - 1]) + slope * (math.log(d[i]) - math.log(d[i - 1])))
+            # δ log d = −δ log e / b (b the log-log slope between the two d): the relative s.e.
+            # of the error, interpolated at the crossing, over |b|
+            rel = (1 - slope) * se[i - 1] / e[i - 1] + slope * se[i] / e[i]
+            b = (math.log(e[i]) - math.log(e[i - 1])) / (math.log(d[i]) - math.log(d[i - 1]))
+            log_se = rel / abs(b) if b else math.inf
         series: tuple[Any, ...] = tuple(key)  # a SERIES tuple
         alpha, size = float(series[0]), float(series[4])
-        out.append([*series, target, d_bal, d_bal / size ** (1 / alpha)])
-    return pd.DataFrame(out, columns=[*SERIES, "target", "d_balance", "d_balance_over"])
+        out.append([*series, target, d_bal, d_bal / size ** (1 / alpha), log_se])
+    columns = [*SERIES, "target", "d_balance", "d_balance_over", "log_d_balance_se"]
+    return pd.DataFrame(out, columns=columns)

@@ -126,14 +126,16 @@ def best_lr(frame: pd.DataFrame) -> pd.DataFrame:
     return best_lr_rows(frame[frame["status"] != "failed"], ["heads", "optimizer"])
 
 
-def rank_profile(frame: pd.DataFrame) -> pd.DataFrame:
-    """Seed means per (heads, optimizer, rank bin) of the trained PR and its references."""
+def rank_profile(frame: pd.DataFrame, by_seed: bool = False) -> pd.DataFrame:
+    """Seed means per (heads, optimizer, rank bin) of the trained PR and its references (per
+    seed too, a ``seed`` column, with ``by_seed``)."""
     rows = []
     for run in best_lr(frame).itertuples():
         run = cast(Any, run)
         for i, rank in enumerate(run.bin_low):
             rows.append({"heads": run.heads, "optimizer": run.optimizer, "rank": rank,
-                         "participation": run.participation[i], "superposed": run.superposed[i],
-                         "routed": run.routed[i]})  # fmt: skip
-    profile = pd.DataFrame(rows)
-    return profile.groupby(["heads", "optimizer", "rank"]).mean().reset_index()
+                         "seed": run.seed, "participation": run.participation[i],
+                         "superposed": run.superposed[i], "routed": run.routed[i]})  # fmt: skip
+    keys = ["heads", "optimizer", *(["seed"] if by_seed else []), "rank"]
+    profile = pd.DataFrame(rows).drop(columns=[] if by_seed else ["seed"])
+    return profile.groupby(keys).mean().reset_index()

@@ -30,7 +30,7 @@ from assocmem.experiments.editing_common import (
     ok_rows,
     theory,
 )
-from assocmem.experiments.measure import margin
+from assocmem.experiments.measure import CI_NOTE, ci_se, margin, median_se, within
 from assocmem.experiments.tolerances import tolerances
 from assocmem.report import Claim
 
@@ -189,6 +189,7 @@ def capacities(frames: Any, memory: str, method: str) -> pd.DataFrame:
     table = capacity_table(rows[rows["n_inputs"] == n_inputs], memory, method, alpha)
     if table.shape[1] < 2:
         raise NotMeasured(f"{memory}, {method}: fewer than two d")
+    table.attrs["n_inputs"] = n_inputs
     return table
 
 
@@ -200,6 +201,17 @@ def medians(table: pd.DataFrame) -> dict[int, float]:
     """The median capacity over trials at each d (the lower middle value; inf: not reached)."""
     values = np.quantile(table.to_numpy(), 0.5, axis=0, method="inverted_cdf")
     return dict(zip(dims_of(table), (float(m) for m in values), strict=True))
+
+
+def median_ses(table: pd.DataFrame, log: bool = False) -> dict[int, float]:
+    """The s.e. of the median capacity at each d of a :func:`capacities` table
+    (:func:`~assocmem.experiments.measure.median_se`, of log capacities if asked), a capacity
+    not reached within the N − 1 edits searched counted as N (a lower bound of it)."""
+    capped = np.minimum(table.to_numpy(float), float(table.attrs["n_inputs"]))
+    return {d: median_se(capped[:, i], log) for i, d in enumerate(dims_of(table))}
+
+
+MEDIAN_NOTE = "the worst d, in the distribution-free s.e. of the median over trials"
 
 
 @measured_only("editing-capacity", "the threshold memory's edit capacity grows linearly in d")
@@ -222,6 +234,8 @@ def claim_capacity(frames: Any, scale: str) -> Claim:
         bool(abs(gamma - 1.0) <= tol["exponent"]),
         tolerance=f"fitted exponent of the median capacity vs d within 1 ± {tol['exponent']:g} "
         "(95 % bootstrap interval over trials reported)",
+        margin_se=within(gamma, 1.0, tol["exponent"], ci_se(low, high)),
+        margin_note=CI_NOTE,
         note="dims whose median capacity exceeds the edits searched (N − 1) are left out of the "
         "fit",
     )
@@ -232,7 +246,8 @@ def claim_theory(frames: Any, scale: str) -> Claim:
     """The interference theory predicts the threshold memory's edit capacity."""
     tol = tolerances("editing-theory")
     n_inputs, alpha = main_settings(frames.editing)
-    measured = medians(capacities(frames, THRESHOLD, "rome"))
+    table = capacities(frames, THRESHOLD, "rome")
+    measured, ses = medians(table), median_ses(table, log=True)
     predictions = theory(frames.editing)
     ratios = {}
     for dim, median in measured.items():
@@ -240,6 +255,7 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         if prediction is not None and np.isfinite(median) and np.isfinite(prediction.capacity):
             ratios[dim] = float(prediction.capacity / median)
     factor = float(tol["factor"])
+    bound = math.log(factor)  # |log(predicted / measured)| ≤ log factor; the theory is exact
     return Claim(
         "editing-theory",
         "The interference theory (each edit adds its λ² to two classes' interference; the "
@@ -248,6 +264,10 @@ def claim_theory(frames: Any, scale: str) -> Claim:
         {f"predicted_over_measured_d{d}": r for d, r in ratios.items()},
         bool(ratios) and all(1 / factor <= r <= factor for r in ratios.values()),
         tolerance=f"predicted / median measured capacity in [1/{factor:g}, {factor:g}]",
+        margin_se=min(
+            (margin(math.log(r), -bound, bound, ses[d]) for d, r in ratios.items()), default=None
+        ),
+        margin_note=MEDIAN_NOTE + " (of the log capacity; the prediction is exact)",
         note="the theory predicts the expected damage; a typical trial is damaged less at large "
         "d, where the expectation is carried by rare breaks of the most frequent tokens",
     )
@@ -327,9 +347,11 @@ def claim_covariance(frames: Any, scale: str) -> Claim:
 @measured_only("editing-trained", "trained memories absorb fewer edits")
 def claim_trained(frames: Any, scale: str) -> Claim:
     """Trained memories absorb fewer edits than the threshold memory."""
-    trained = medians(capacities(frames, TRAINED, "rome"))
-    threshold = medians(capacities(frames, THRESHOLD, "rome"))
+    trained_table, threshold_table = (capacities(frames, m, "rome") for m in (TRAINED, THRESHOLD))
+    trained, threshold = medians(trained_table), medians(threshold_table)
+    trained_se, threshold_se = median_ses(trained_table), median_ses(threshold_table)
     dims = [d for d in trained if d in threshold]
+    gaps = [(threshold[d] - trained[d], math.hypot(trained_se[d], threshold_se[d])) for d in dims]
     return Claim(
         "editing-trained",
         "Trained memories (sign-like Adam, one pass) absorb fewer ROME edits (C = I) than the "
@@ -340,6 +362,8 @@ def claim_trained(frames: Any, scale: str) -> Claim:
         },
         bool(dims) and all(trained[d] <= threshold[d] for d in dims),
         tolerance="median trained ≤ median threshold at every d (inf: not reached within N − 1)",
+        margin_se=min((margin(gap, 0.0, math.inf, se) for gap, se in gaps), default=None),
+        margin_note=MEDIAN_NOTE + " of each memory (independent trials)",
     )
 
 

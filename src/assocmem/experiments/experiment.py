@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from assocmem.config.errors import ConfigError
 from assocmem.config.files import load_toml
 from assocmem.experiments.frames import StoredFrames
+from assocmem.experiments.measure import at_quick_scale, scale_z
 from assocmem.experiments.tolerances import tolerance_tables
 from assocmem.report import Claim, Table
 from assocmem.rng import stream_seed
@@ -104,6 +105,7 @@ class Experiment:
                 raise ValueError(f"{self.name}: claim {claim_id!r} was judged as {claim.id!r}")
             if claim.margin_se is None and not claim.margin_note:
                 claim = replace(claim, margin_note=NO_MARGIN)
+            claim = quick_verdict(claim, scale)
             claims.append(replace(claim, figure=self.name, **tolerance_history(claim_id)))
         return claims
 
@@ -181,6 +183,22 @@ def _shown(spec: SweepSpec) -> dict[str, Any]:
     if spec.kind == "closed_form":
         return spec.base | {"trials": spec.trials}
     return spec.base | spec.axes | spec.zipped
+
+
+def quick_verdict(claim: Claim, scale: str) -> Claim:
+    """``claim`` judged at ``scale``: at the quick scale, a tolerance table with ``quick_z``
+    passes the claim where its margin is at least ``−quick_z`` s.e.
+    (:func:`~assocmem.experiments.measure.at_quick_scale`), and the note says so where the
+    tolerance does not already show the widening."""
+    table = tolerance_tables().get(claim.id)
+    z = scale_z(table.values, scale) if table is not None else 0.0
+    if not z:
+        return claim
+    passed = at_quick_scale(claim.passed, claim.margin_se, z)
+    if f"{z:g} s.e." in claim.tolerance:  # the judge widened its tolerance itself
+        return replace(claim, passed=passed)
+    rule = f"quick scale: passes within {z:g} s.e. outside the tolerance (quick_z)"
+    return replace(claim, passed=passed, note="; ".join(n for n in (claim.note, rule) if n))
 
 
 def tolerance_history(claim_id: str) -> dict[str, Any]:

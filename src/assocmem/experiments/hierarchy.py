@@ -87,24 +87,6 @@ def _unjudged(claim_id: str, statement: str, tolerance: str, why: str) -> Claim:
     return Claim(claim_id, statement, {}, None, tolerance, note=why)
 
 
-def claim_decomposition(frames: Any, scale: str) -> Claim:
-    """E_hard = E₁ + E₂ − B − L and E_hard ≤ E₁ + E₂ in every stored trial."""
-    rows = pd.concat([frames.hierarchy, frames.hierarchy_data], ignore_index=True)
-    atol = float(TOLERANCES["hierarchy-1"]["atol"])
-    parts_sum = rows["first"] + rows["second"] - rows["both_wrong"] - rows["lucky"]
-    residual = float((rows["hard"] - parts_sum).abs().max())
-    excess = float((rows["hard"] - rows["first"] - rows["second"]).max())
-    return Claim(
-        "hierarchy-1",
-        "hard composition: E_hard = E₁ + E₂(p∘f₁⁻¹) − B − L exactly, hence E_hard ≤ E₁ + E₂, in "
-        "every trial, scheme, parity and d",
-        {"max_residual": residual, "max_bound_excess": excess, "rows": float(len(rows))},
-        bool(residual <= atol and excess <= atol),
-        tolerance=f"|residual| ≤ {atol:g} and E_hard − (E₁ + E₂) ≤ {atol:g}",
-        margin_note="an identity of the code (rounding only), not a statistic: a test's job",
-    )
-
-
 def focus_config(frame: pd.DataFrame, dims: list[int], scheme: str) -> HierarchyConfig:
     """The config of the stored focus point (its seed, N, M, memory 2's scheme) at ``dims``."""
     first = frame.iloc[0]
@@ -390,7 +372,6 @@ HIERARCHY = Experiment(
     item="beyond",
     sweeps=sweeps,
     claims={
-        "hierarchy-1": claim_decomposition,
         "hierarchy-2": claim_theory,
         "hierarchy-3": claim_soft,
         "hierarchy-4": claim_where,

@@ -82,6 +82,27 @@ def scale_z(tolerance: dict[str, Any], scale: str) -> float:
     return float(tolerance.get("quick_z", 0.0)) if scale == "quick" else 0.0
 
 
+def at_quick_scale(passed: bool | None, margin_se: float | None, z: float) -> bool | None:
+    """A claim's verdict at the quick scale: it passes where its margin against the tolerance as
+    stated is at least ``−z`` s.e. (the tolerance widened by ``z`` s.e. of each compared
+    statistic, ``quick_z`` of its table); a claim without a margin keeps its verdict."""
+    if passed is None or margin_se is None or not z:
+        return passed
+    return bool(passed or margin_se >= -z)
+
+
+def median_se(values: Any, log: bool = False) -> float:
+    """The standard error of a median (of ``log`` values if asked), distribution-free: the width
+    of the 95 % order-statistic interval of the median (ranks n/2 ∓ 1.96·√n/2) / 3.92. Values
+    must be finite (cap a "not reached" at the search's bound first)."""
+    x = np.sort(np.asarray(values, float))
+    x = np.log(x) if log else x
+    n = len(x)
+    half = 1.96 * math.sqrt(n) / 2
+    low, high = max(math.floor(n / 2 - half), 1), min(math.ceil(n / 2 + half) + 1, n)
+    return float(x[high - 1] - x[low - 1]) / (2 * 1.96)
+
+
 def widened(tolerance: float | str, z: float) -> str:
     """A tolerance as stated, with the quick scale's ``+ z s.e.`` when z > 0."""
     return f"({tolerance} + {z:g} s.e.)" if z else str(tolerance)

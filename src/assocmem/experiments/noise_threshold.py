@@ -23,7 +23,7 @@ from assocmem.analysis.noise_threshold_records import (
 )
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec, shipped_sweep
-from assocmem.experiments.measure import cell_margins, cells_margin
+from assocmem.experiments.measure import cell_margins, cells_margin, margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.noise_threshold import CAPPED, noise_threshold_figure
 from assocmem.ops.stats import mean_se
@@ -218,6 +218,7 @@ def balance_shifts(frames: Any, noise: float) -> pd.DataFrame:
     clean = bal[bal["label_noise"] == 0].set_index(keys)
     noisy = bal[bal["label_noise"] == noise].set_index(keys)
     out = pd.DataFrame({"measured": noisy["d_balance"] / clean["d_balance"]})
+    out["log_se"] = np.hypot(noisy["log_d_balance_se"], clean["log_d_balance_se"])
     alpha = out.index.get_level_values("alpha").to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):  # α ≤ 1: no capacity slope to move
         ratio = (noisy["target"] / clean["target"]).to_numpy(float) ** (-1 / (alpha - 1))
@@ -246,7 +247,17 @@ def claim_balance(frames: Any, scale: str) -> Claim:
         tolerance=f"|measured / predicted ratio − 1| ≤ {tol['rel']:g} for every (α, T) whose "
         "balance d lies on the d grid at both ε",
         note="" if len(shifts) else "no (α, T) whose balance d lies inside the d grid",
-        margin_note="balance d read off the d grid: no s.e. derived",
+        margin_se=min(
+            (
+                margin(math.log(m / p), math.log(1 - tol["rel"]), math.log(1 + tol["rel"]), se)
+                for m, p, se in zip(
+                    shifts["measured"], shifts["predicted"], shifts["log_se"], strict=True
+                )
+            ),
+            default=None,
+        ),
+        margin_note="the worst (α, T), in the s.e. of log(measured ratio) (delta method from the "
+        "best errors' s.e. at the d around each crossing)",
     )
 
 

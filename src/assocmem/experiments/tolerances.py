@@ -13,6 +13,16 @@ A claim's table holds what passes (its tolerance: every key but the two below) a
     old = {min_noise = 0.3, z = 2.0, rel = 0.0, min_fraction = 1.0}  # the values before
     reason = "why the tolerance changed"
 
+A claim that turned out to test the code rather than the science leaves the claims for a test;
+its table becomes a ``[retired.ID]`` table (``date``, ``old``: its tolerance as last locked,
+``reason``, ``test``: the pytest node that now checks the property), so the lock's entry may go::
+
+    [retired.hierarchy-1]
+    date = "2026-11-27"
+    old = {atol = 1e-12}
+    reason = "an identity of the code, not a statistic"
+    test = "tests/test_hierarchy.py::test_stored_records_decompose_exactly"
+
 ``specs/claims.lock.json`` holds every claim's tolerance as last locked. :func:`lock_problems`
 reports a tolerance that differs from the lock unless its last revision's ``old`` equals the
 locked values (a change, recorded); only :func:`write_lock` (``assocmem claims --lock``) writes
@@ -32,12 +42,14 @@ from assocmem.sweep.spec import shipped_specs
 
 __all__ = [
     "LOCK_NAME",
+    "Retired",
     "Revision",
     "Tolerance",
     "claim_tolerance",
     "lock_path",
     "lock_problems",
     "read_lock",
+    "retired_claims",
     "tolerance_tables",
     "tolerances",
     "write_lock",
@@ -110,6 +122,38 @@ def tolerance_tables() -> dict[str, Tolerance]:
     return found
 
 
+@dataclass(frozen=True)
+class Retired:
+    """A claim moved to a test: when, its tolerance as last locked, why, and the test's node id."""
+
+    claim_id: str
+    spec: str
+    date: str
+    old: dict[str, Any]
+    reason: str
+    test: str
+
+
+@functools.cache
+def retired_claims() -> dict[str, Retired]:
+    """Every ``[retired.ID]`` table of the shipped specs, by claim id.
+
+    Raises
+    ------
+    ValueError
+        If a table lacks one of date, old (a table), reason and test.
+    """
+    found = {}
+    for spec, path in sorted(shipped_specs().items()):
+        for claim_id, raw in load_toml(path).get("retired", {}).items():
+            if set(raw) != {"date", "old", "reason", "test"} or not isinstance(raw["old"], dict):
+                raise ValueError(f"{spec}.toml [retired.{claim_id}]: needs date, old, reason, test")
+            found[claim_id] = Retired(
+                claim_id, spec, str(raw["date"]), dict(raw["old"]), str(raw["reason"]), raw["test"]
+            )
+    return found
+
+
 def claim_tolerance(claim_id: str) -> Tolerance:
     """The tolerance of ``claim_id`` as its spec states it (KeyError if no spec has one)."""
     return tolerance_tables()[claim_id]
@@ -143,12 +187,23 @@ def lock_problems(
 ) -> list[str]:
     """One line per claim whose tolerance breaks the lock: changed without a revision whose
     ``old`` is the locked tolerance, a last revision not dated ``tolerance_since``, a lock entry
-    without a table, and (``unlocked``) a table not yet locked. Default: the shipped specs and
+    without a table (unless retired with the locked value as its ``old``), a retired claim that
+    still has a table, and (``unlocked``) a table not yet locked. Default: the shipped specs and
     lock."""
     tables = tolerance_tables() if tables is None else tables
     lock = read_lock() if lock is None else lock
-    gone = sorted(set(lock) - set(tables))
-    problems = [f"{cid}: locked, but no spec has its table" for cid in gone]
+    retired = retired_claims()
+    problems = []
+    for cid in sorted(set(lock) - set(tables)):
+        if cid not in retired:
+            problems.append(f"{cid}: locked, but no spec has its table")
+        elif retired[cid].old != lock[cid]["tolerance"]:
+            problems.append(
+                f"{cid}: retired, but its old {retired[cid].old} is not the locked value"
+            )
+    problems += [
+        f"{cid}: retired, and still has a table" for cid in sorted(set(retired) & set(tables))
+    ]
     for cid, tol in sorted(tables.items()):
         last = tol.revisions[-1] if tol.revisions else None
         if last is not None and last.date != tol.since:

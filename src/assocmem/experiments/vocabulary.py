@@ -25,14 +25,11 @@ from assocmem.analysis.vocabulary import (
     compare_exponents,
     compared,
     curve_errors,
-    frame_config,
     full_word_law,
     local_slopes,
     size_label,
     theory_slope,
-    unseen_check,
 )
-from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import (
     Context,
@@ -44,7 +41,6 @@ from assocmem.experiments.experiment import (
 from assocmem.experiments.measure import CI_NOTE, cell_margins, ci_margin, ci_se, margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.vocabulary import vocabulary_figure
-from assocmem.laws.words import word_distribution
 from assocmem.report import Claim, Table
 from assocmem.sweep.spec import SweepSpec
 
@@ -254,41 +250,6 @@ def claim_single_exponent(frames: Any, scale: str) -> Claim:
     )
 
 
-def claim_counts(frames: Any, scale: str) -> Claim:
-    """The runs' multinomial counts leave unseen the mass Σ p(1−p)^T, at every T."""
-    z_max = float(tolerances("vocabulary-4")["max_z"])
-    real = frames.vocabulary
-    cfg = frame_config(real)
-    probs = _probs(cfg)
-    sizes = [t for t in cfg.n_samples if t is not None]
-    trials = sorted(int(t) for t in real["trial"].unique())
-    check = unseen_check(cfg, probs, sizes, trials)
-    measured: dict[str, float] = {}
-    for t, z, exact in zip(sizes, check["z"], check["exact"], strict=True):
-        measured[f"T={size_label(t)}: z"] = float(z)
-        measured[f"T={size_label(t)}: exact"] = float(exact)
-    measured["max_abs_z"] = float(np.abs(check["z"]).max()) if sizes else math.nan
-    return Claim(
-        "vocabulary-4",
-        "the count vectors of the runs (multinomial, nested T up to 10⁸) leave unseen a mass "
-        "whose trial mean matches Σ p(1−p)^T at every T",
-        measured,
-        bool(sizes) and measured["max_abs_z"] <= z_max,
-        margin_se=z_max - measured["max_abs_z"] if sizes else None,
-        margin_note="a check of the sampler's counts (the code), not of the science: a test's job",
-        tolerance=f"|mean − Σ p(1−p)^T| ≤ {z_max:g} standard errors at every T (the s.e. of "
-        "independent indicators: an upper bound, multinomial indicators are negatively "
-        "correlated)",
-        note=f"{len(trials)} trials, counts redrawn from the runs' named streams",
-    )
-
-
-def _probs(cfg: ClosedFormConfig) -> np.ndarray:
-    if cfg.words is None:
-        raise ConfigError("study", "the vocabulary sweep needs a word law (words = LANG)")
-    return word_distribution(cfg.words, cfg.n_inputs).probabilities
-
-
 # ---- table and figure ------------------------------------------------------------------------
 
 
@@ -411,7 +372,6 @@ VOCABULARY = Experiment(
         "vocabulary-1": claim_prediction,
         "vocabulary-2": claim_exponents,
         "vocabulary-3": claim_single_exponent,
-        "vocabulary-4": claim_counts,
     },
     draw=draw,
     table=table,

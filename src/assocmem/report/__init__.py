@@ -75,6 +75,9 @@ class Claim:
         (2.8 s.e. of the difference); None otherwise.
     paper : dict
         The paper's value of a measured quantity, by the same name, where it states one.
+    units : dict
+        The unit of a measured quantity, by name, where :func:`unit_of` would not read it
+        right from the name ("" for a pure number).
     """
 
     id: str
@@ -90,6 +93,11 @@ class Claim:
     margin_note: str = ""
     detectable: float | None = None
     paper: Measured = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+
+    def unit(self, key: str) -> str:
+        """The unit of the measured quantity ``key`` ("" for a pure number)."""
+        return self.units.get(key, unit_of(key))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (non-finite measured values as the strings "inf", "-inf", "nan")."""
@@ -107,6 +115,7 @@ class Claim:
             "margin_note": self.margin_note,
             "detectable": None if self.detectable is None else _json_number(self.detectable),
             "paper": {k: _json_number(v) for k, v in self.paper.items()},
+            "units": {k: self.unit(k) for k in self.measured if self.unit(k)},
         }
 
 
@@ -165,11 +174,40 @@ def quantity_name(key: str) -> str:
     return f"{head} ({', '.join(settings)})" if head else ", ".join(settings)
 
 
+# The unit a measured quantity's name implies, first match wins: step counts, capacities (edits),
+# N_eff (tokens), counts of cells, d and T; slopes, exponents, ratios, indices, NMI, z-scores,
+# fractions of cells and relative gaps are pure numbers (""); every other measured quantity of
+# the claims is an error, a success share, a mass or a difference of them: a probability.
+UNITS = (
+    (r"steps", "steps"),
+    (r"(^|_)(median|trained|threshold)_d\d", "edits"),
+    (r"n_eff", "tokens"),
+    (r"^(cells|points|pairs|rows|resolved|beaten)$|_cells$|^cells_", "cells"),
+    (r"^dims_", "values of d"),
+    (r"(^|_)dim$", "dimensions"),
+    (r"n_samples$", "samples"),
+    (r"^concepts_used$", "concepts"),
+    (r"slope|exponent|ratio|index|nmi|distance|(^|_|: )z$|fraction|rel|over|miss|alpha_kl|d∈|"
+     r"(^|_)ci(_|$)|predicted_alpha|^(adam|sgd)_H\d|^lr$|^gap(_sem)?$", ""),
+    (r".", "probability"),
+)  # fmt: skip
+
+
+def unit_of(key: str) -> str:
+    """The unit :data:`UNITS` reads from a measured quantity's name ("" for a pure number)."""
+    for pattern, unit in UNITS:
+        if re.search(pattern, key):
+            return unit
+    return ""
+
+
 def measured_text(claim: "Claim") -> str:
-    """The measured quantities by name, with the paper's value beside ours where it has one."""
+    """The measured quantities by name and unit, with the paper's value beside ours where it has
+    one."""
     parts = []
     for key, value in claim.measured.items():
-        text = f"{quantity_name(key)} = {_number(value)}"
+        unit = claim.unit(key)
+        text = f"{quantity_name(key)} = {_number(value)}" + (f" {unit}" if unit else "")
         if key in claim.paper:
             text += f" (paper {_number(claim.paper[key])})"
         parts.append(text)

@@ -65,6 +65,7 @@ TOP_KEYS = (
     "axes",
     "zip",
     "claims",
+    "retired",  # claims moved to tests (read by assocmem.experiments.tolerances)
 )
 MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
 SEEDS_MAX = 100_000
