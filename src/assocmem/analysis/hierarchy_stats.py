@@ -32,14 +32,16 @@ def best_of_schemes(
     return picked[[*keys, "trial", "scheme", metric]].rename(columns={metric: "value"})
 
 
-def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -> pd.DataFrame:
+def compare(
+    frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix", *, pick_se: bool = False
+) -> pd.DataFrame:
     """The hierarchy's ``metric`` (best scheme) against the direct memory (best scheme).
 
     frame: rows of the ``hierarchy`` kind. Returns one row per (point, d): ``hidden``, the
     chosen schemes, the means and standard errors of both, and the paired difference
     ``diff = metric − direct`` (negative: the hierarchy wins) with its standard error,
-    paired at the picked schemes (``diff_sem``) and with the pick included
-    (``diff_sem_pick``, :func:`picked_diff_se`).
+    paired at the picked schemes (``diff_sem``) and, with ``pick_se``, with the pick included
+    (``diff_sem_pick``, :func:`picked_diff_se`: a bootstrap per row, asked for where used).
     """
     rows = frame[frame["parity"] == parity]
     keys = [k for k in (*POINT, "dim") if k in rows.columns]
@@ -48,7 +50,7 @@ def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -
     paired = ours.merge(direct, on=[*keys, "trial"], suffixes=("", "_direct"))
     paired["diff"] = paired["value"] - paired["value_direct"]
     hidden = rows.groupby(keys, dropna=False)["hidden"].first().to_dict()
-    tables = {key: group for key, group in rows.groupby(keys, dropna=False, sort=True)}
+    tables = dict(iter(rows.groupby(keys, dropna=False, sort=True))) if pick_se else {}
     out = []
     for key, group in paired.groupby(keys, dropna=False, sort=True):
         mean, sem = mean_se(group["value"])
@@ -67,10 +69,11 @@ def compare(frame: pd.DataFrame, metric: str = "hard", parity: str = "matrix") -
                 "direct_sem": direct_sem,
                 "diff": diff,
                 "diff_sem": diff_sem,
-                "diff_sem_pick": _pick_se(tables[key], metric, diff_sem),
                 "trials": int(group["diff"].count()),
             }
         )
+        if pick_se:
+            out[-1]["diff_sem_pick"] = _pick_se(tables[key], metric, diff_sem)
     return pd.DataFrame(out)
 
 

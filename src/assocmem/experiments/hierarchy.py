@@ -161,7 +161,7 @@ def claim_soft(frames: Any, scale: str) -> Claim:
     """The soft composition never beats the direct memory at equal matrix parameters."""
     tol = TOLERANCES["hierarchy-3"]
     k = float(tol["standard_errors"])
-    rows = compare(frames.hierarchy, "soft", "matrix")
+    rows = compare(frames.hierarchy, "soft", "matrix", pick_se=True)
     rows = rows[rows["dim"] >= tol["min_dim"]]
     # the s.e. of a difference at picked schemes includes the pick (a bootstrap of the trials)
     slack = rows["diff"] + k * rows["diff_sem_pick"]

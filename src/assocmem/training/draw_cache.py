@@ -66,10 +66,5 @@ class DrawCache:
                 self._bytes -= evicted.numel() * evicted.element_size()
         return value
 
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
-
 
 DRAWS = DrawCache()
