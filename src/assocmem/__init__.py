@@ -209,7 +209,6 @@ if TYPE_CHECKING:
     from assocmem.experiments.commands import (
         STUDY_COMMANDS,
         StudyCommand,
-        load_studies,
         register_study,
         register_study_command,
     )
@@ -231,6 +230,7 @@ if TYPE_CHECKING:
     from assocmem.laws.counts import multinomial_prefix_counts
     from assocmem.laws.groups import token_groups
     from assocmem.names import experiment_names, optimizer_names, scheme_names
+    from assocmem.plugins import load_studies
     from assocmem.report import Claim
     from assocmem.schemes import REGISTRY as SCHEMES
     from assocmem.schemes import parse_scheme, register_scheme

@@ -145,7 +145,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "StudyOption": ("assocmem.experiments.commands", "Option"),
     "register_study_command": ("assocmem.experiments.commands", "register_study_command"),
     "register_study": ("assocmem.experiments.commands", "register_study"),
-    "load_studies": ("assocmem.experiments.commands", "load_studies"),
+    "load_studies": ("assocmem.plugins", "load_studies"),
     # Similar tokens: clustered embeddings, their theory, the effective number of tokens
     "clustered_coordinates": ("assocmem.embeddings", "clustered_coordinates"),
     "token_groups": ("assocmem.laws.groups", "token_groups"),

@@ -19,14 +19,14 @@ registry is first imported, so the study gets its ``assocmem NAME`` command and 
 """
 
 import importlib
-import importlib.metadata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from assocmem.plugins import ENTRY_POINTS, defer_experiment, load_studies
 
 if TYPE_CHECKING:
     from assocmem.experiments.experiment import Experiment
 
-ENTRY_POINTS = "assocmem.studies"  # the entry-point group of studies from other packages
 
 TYPES = ("int", "float", "str")
 
@@ -270,18 +270,22 @@ def register_study_command(command: StudyCommand) -> StudyCommand:
     return command
 
 
-def register_study(command: StudyCommand, experiment: "Experiment | None" = None) -> StudyCommand:
+def register_study(
+    command: StudyCommand, experiment: "Experiment | str | None" = None
+) -> StudyCommand:
     """Register a study: its experiment (sweeps, claims, figure, table) and its command.
 
     Parameters
     ----------
     command : StudyCommand
         Its ``assocmem NAME`` command: ``command.experiment`` names the experiment it runs.
-    experiment : Experiment, optional
+    experiment : Experiment or str, optional
         The experiment, added to :data:`assocmem.EXPERIMENTS` (after those registered before
         it). Its ``item`` is its ``reproduce --only`` choice (``"beyond"``: drawn with the
-        studies beyond the paper). None: it is registered already (the built-in studies,
-        whose experiments the registry lists in report order).
+        studies beyond the paper). A ``"module:ATTRIBUTE"`` string names the module that
+        defines it (and registers the study's run kinds), imported only when the experiment
+        registry or a sweep of its kinds needs it: how the built-in studies register, so that
+        the command line stays light. None: it is registered already.
 
     Returns
     -------
@@ -296,11 +300,14 @@ def register_study(command: StudyCommand, experiment: "Experiment | None" = None
 
     Notes
     -----
-    The one way a study is registered, built in (below) or from another package (an entry
+    The one way a study is registered, built in (``assocmem/studies/NAME/__init__.py``) or
+    from another package (an entry
     point of the group ``assocmem.studies``, see :func:`load_studies`). See the docs:
     tutorials/add-experiment.md.
     """
-    if experiment is not None:
+    if isinstance(experiment, str):
+        defer_experiment(command.experiment, experiment)
+    elif experiment is not None:
         if experiment.name != command.experiment:
             raise ValueError(
                 f"study {command.name!r} runs experiment {command.experiment!r}, "
@@ -309,35 +316,6 @@ def register_study(command: StudyCommand, experiment: "Experiment | None" = None
         registry = importlib.import_module("assocmem.experiments.registry")
         registry.register_experiment(experiment)
     return register_study_command(command)
-
-
-_LOADED: set[str] = set()  # the entry points loaded (or being loaded) in this process
-
-
-def load_studies() -> list[str]:
-    """Load the studies of other packages: each entry point of the group ``assocmem.studies``.
-
-    Returns
-    -------
-    list of str
-        The names of the entry points loaded by this call (each loads once per process).
-
-    Notes
-    -----
-    An entry point names a module (imported: it calls :func:`register_study`) or a function
-    (called with no argument: it calls :func:`register_study`). ``assocmem`` calls this
-    before building its commands, and the experiment registry when first imported.
-    """
-    loaded = []
-    for entry in importlib.metadata.entry_points(group=ENTRY_POINTS):
-        if entry.name in _LOADED:
-            continue
-        _LOADED.add(entry.name)
-        target = entry.load()
-        if callable(target):
-            target()
-        loaded.append(entry.name)
-    return loaded
 
 
 def study_command(name: str) -> StudyCommand | None:

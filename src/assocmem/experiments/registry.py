@@ -9,7 +9,7 @@ of this module's import, see :func:`assocmem.experiments.commands.load_studies`)
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
-from assocmem.experiments.commands import load_studies, register_study, study_command
+from assocmem.experiments.commands import register_study, study_command
 from assocmem.experiments.editing import EDITING
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -25,6 +25,7 @@ from assocmem.experiments.similar import SIMILAR
 from assocmem.experiments.superposition import SUPERPOSITION
 from assocmem.experiments.table1 import TABLE_1
 from assocmem.experiments.vocabulary import VOCABULARY
+from assocmem.plugins import deferred_experiments
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
@@ -127,4 +128,5 @@ for _study in (SUPERPOSITION, HIERARCHY, VOCABULARY, NOISE_THRESHOLD, EDITING, S
     _command = study_command(_study.name)
     assert _command is not None, _study.name  # declared in experiments/commands.py
     register_study(_command, _study)
-load_studies()
+for _experiment in deferred_experiments().values():  # the studies' folders, then other packages'
+    register_experiment(_experiment)

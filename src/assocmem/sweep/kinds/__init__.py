@@ -6,6 +6,7 @@ layer (an experiment) that defines it, without the sweep importing that module.
 """
 
 from assocmem.config.errors import ConfigError
+from assocmem.plugins import deferred_experiments
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
@@ -36,6 +37,8 @@ def register_kind(kind: RunKind) -> RunKind:
 
 def get_kind(name: str) -> RunKind:
     """The registered kind of that name; a :class:`ConfigError` naming the kinds otherwise."""
+    if name not in RUN_KINDS:
+        deferred_experiments()  # the studies' modules, which register their kinds
     if name not in RUN_KINDS:
         raise ConfigError("kind", f"must be one of {', '.join(RUN_KINDS)}, got {name!r}")
     return RUN_KINDS[name]
