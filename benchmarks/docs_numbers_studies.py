@@ -136,7 +136,7 @@ def span(values: Callable[[Any], list[float]], what: str) -> tuple[Source, Sourc
 
 # --- memories in parallel ------------------------------------------------------------------
 
-from assocmem.analysis.superposition_records import (  # noqa: E402
+from assocmem.studies.superposition.records import (  # noqa: E402
     best_lr,
     rank_profile,
     select,
@@ -451,8 +451,8 @@ SUPERPOSITION = [
 
 # --- memories in series ---------------------------------------------------------------------
 
-from assocmem.analysis.hierarchy_stats import compare, parts, trained_summary  # noqa: E402
-from assocmem.experiments import hierarchy as hierarchy_experiment  # noqa: E402
+from assocmem.studies.hierarchy import experiment as hierarchy_experiment  # noqa: E402
+from assocmem.studies.hierarchy.stats import compare, parts, trained_summary  # noqa: E402
 
 
 class Hierarchy(Study):
@@ -684,13 +684,13 @@ HIERARCHY = [
 
 # --- vocabulary scale --------------------------------------------------------------------------
 
-from assocmem.analysis.vocabulary import (  # noqa: E402
+from assocmem.laws.words import word_distribution  # noqa: E402
+from assocmem.studies.vocabulary.theory import (  # noqa: E402
     frame_config,
     full_word_law,
     tail_mass,
     unseen_check,
 )
-from assocmem.laws.words import word_distribution  # noqa: E402
 
 
 class Vocabulary(Study):
@@ -966,8 +966,8 @@ VOCABULARY = [
 
 # --- noisy associations and the count threshold k --------------------------------------------
 
-from assocmem.analysis.noise_threshold_records import balance_dims  # noqa: E402
-from assocmem.experiments import noise_threshold as noise_threshold_experiment  # noqa: E402
+from assocmem.studies.noise_threshold import experiment as noise_threshold_experiment  # noqa: E402
+from assocmem.studies.noise_threshold.records import balance_dims  # noqa: E402
 
 
 class NoiseThreshold(Study):
@@ -1238,7 +1238,7 @@ NOISE_THRESHOLD = [
 
 # --- similar tokens ----------------------------------------------------------------------------
 
-from assocmem.analysis import similar_frames  # noqa: E402
+from assocmem.studies.similar import records as similar_frames  # noqa: E402
 
 
 class Similar(Study):
@@ -1448,13 +1448,13 @@ SIMILAR = [
 
 # --- editing and erasing facts -----------------------------------------------------------------
 
-from assocmem.analysis.editing_summary import (  # noqa: E402
+from assocmem.studies.editing import common as editing_common  # noqa: E402
+from assocmem.studies.editing.summary import (  # noqa: E402
     break_fractions,
     capacity_exponent,
     capacity_summary,
     checkpoint_summary,
 )
-from assocmem.experiments import editing_common  # noqa: E402
 
 E_THR, E_POP, E_TRAINED = "threshold:P=d/8", "population", "trained"
 
@@ -1532,7 +1532,7 @@ class Editing(Study):
 
 
 def editing_claims_capacities(study: Any, memory: str, method: str) -> pd.DataFrame:
-    from assocmem.experiments.editing_claims import capacities
+    from assocmem.studies.editing.claims import capacities
 
     return capacities(study.frames, memory, method)
 
@@ -1563,7 +1563,7 @@ E_CODES = {"replace": "replace", "ROME C = I": "rome", "ROME C = Σpeeᵀ": "rom
 
 def e_predicted_damage(k: int) -> float:
     """The theory's mean damage of k ROME edits (C = I) on the threshold memory, d = 512."""
-    from assocmem.analysis.editing_summary import predicted
+    from assocmem.studies.editing.summary import predicted
 
     ks = (1, 2, 4, 8, 16, 32, 64, 128, 256)
     prediction = predicted(E_THR, 2.0, 1000, 512, ks=ks, max_edits=512)

@@ -16,7 +16,9 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from assocmem.analysis.hierarchy_train import (
+from assocmem.ops.population import population_metrics
+from assocmem.runtime import batched_path, uses_batched_path
+from assocmem.studies.hierarchy.train import (
     BottleneckConfig,
     Trials,
     draw_trial,
@@ -24,8 +26,7 @@ from assocmem.analysis.hierarchy_train import (
     fit_trials,
     train_bottleneck,
 )
-from assocmem.ops.population import population_metrics
-from assocmem.runtime import batched_path, uses_batched_path
+from assocmem.studies.superposition.train import HeadsTraining, train_heads
 from assocmem.sweep.spec import load_spec
 from assocmem.training import TrainConfig, train
 from assocmem.training.engine import run_group, stack_runs, step_weights, train_steps
@@ -34,7 +35,6 @@ from assocmem.training.memorize import AdamSettings, memorize
 from assocmem.training.optimizers.adam import Adam
 from assocmem.training.optimizers.base import StepClock
 from assocmem.training.records import Recorder
-from assocmem.training.superposition import HeadsTraining, train_heads
 from assocmem.training.task import Task
 from assocmem.training.trajectories import share_trajectories, trajectory_key
 

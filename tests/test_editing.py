@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import assocmem.experiments.editing_claims as claims_module
+import assocmem.studies.editing.claims as claims_module
 from assocmem import (
     ClosedFormConfig,
     ConfigError,
@@ -33,12 +33,12 @@ from assocmem import (
     run_sequence,
     train,
 )
-from assocmem.analysis.editing_study import closed_form_trial_memory, law
-from assocmem.analysis.editing_theory import EditPrediction
 from assocmem.analysis.theory import zipf
 from assocmem.cli import main
-from assocmem.experiments.editing_claims import CLAIMS
 from assocmem.ops.population import correct
+from assocmem.studies.editing.claims import CLAIMS
+from assocmem.studies.editing.runs import closed_form_trial_memory, law
+from assocmem.studies.editing.theory import EditPrediction
 from assocmem.sweep.kinds import get_kind
 
 METHODS = [("replace", "edit"), ("replace", "erase"), ("rome", "edit"), ("rome", "erase"),

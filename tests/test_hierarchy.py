@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from assocmem import ConfigError
-from assocmem.analysis.hierarchy import (
+from assocmem.analysis.predict import token_success
+from assocmem.laws.tokens import zipf_probabilities
+from assocmem.studies.hierarchy.memory import (
     HierarchyConfig,
     concept_map,
     draw_coordinates,
@@ -23,15 +25,15 @@ from assocmem.analysis.hierarchy import (
     parameter_count,
     token_frequencies,
 )
-from assocmem.analysis.hierarchy_run import run_hierarchy
-from assocmem.analysis.hierarchy_stats import picked_diff_se
-from assocmem.analysis.hierarchy_theory import (
+from assocmem.studies.hierarchy.run import run_hierarchy
+from assocmem.studies.hierarchy.stats import picked_diff_se
+from assocmem.studies.hierarchy.theory import (
     predict_hard,
     soft_moments,
     success_probability,
     wrong_concept_luck,
 )
-from assocmem.analysis.hierarchy_train import (
+from assocmem.studies.hierarchy.train import (
     Bottleneck,
     BottleneckConfig,
     bottleneck_gradients,
@@ -40,8 +42,6 @@ from assocmem.analysis.hierarchy_train import (
     null_concept_map,
     train_bottleneck,
 )
-from assocmem.analysis.predict import token_success
-from assocmem.laws.tokens import zipf_probabilities
 
 # ---------------------------------------------------------------- naive explicit reference
 
@@ -292,7 +292,7 @@ def test_hard_prediction_against_measured_errors() -> None:
     """Predicted E_hard (independence + the interference picture) against the mean over 40
     trials of the exact closed form, N = 300, K = 12, P₁ = d/4, at d = 64 and 128: within 15 %
     plus two standard errors (measured ≈ 6 % of the error apart)."""
-    from assocmem.analysis.hierarchy_theory import predict_hierarchy
+    from assocmem.studies.hierarchy.theory import predict_hierarchy
 
     cfg = HierarchyConfig(n_inputs=300, n_concepts=12, dims=(64, 128), schemes=("threshold:P=d/4",))
     measured = run_hierarchy(cfg, range(40)).metrics["hard"][:, 0, 0]  # (R, D), matrix parity
@@ -399,7 +399,7 @@ def _frames(study: Any, **changes: Any) -> Any:
 
 
 def test_every_claim_is_judged_on_the_stored_records(study: Any) -> None:
-    from assocmem.experiments.hierarchy import HIERARCHY
+    from assocmem.studies.hierarchy.experiment import HIERARCHY
 
     claims = {claim.id: claim for claim in HIERARCHY.judge(_frames(study), "quick")}
     assert sorted(claims) == [f"hierarchy-{i}" for i in range(2, 7)]  # hierarchy-1: a test now
@@ -434,7 +434,7 @@ def _with(column: str, rows: Any, value: Any) -> Any:
 
 
 def test_each_claim_fails_where_it_is_false(study: Any) -> None:
-    from assocmem.experiments import hierarchy as h
+    from assocmem.studies.hierarchy import experiment as h
 
     def every(frame: pd.DataFrame) -> pd.Series:
         return frame["dim"] > 0
@@ -492,7 +492,7 @@ def test_bad_options_are_one_line(
 
 
 def test_the_trained_summary_never_picks_an_lr_whose_seeds_all_failed():
-    from assocmem.analysis.hierarchy_stats import trained_summary
+    from assocmem.studies.hierarchy.stats import trained_summary
 
     rows = [
         dict(n_concepts=5, dim=64, n_samples=1000, lr=lr, seed=seed, error_hard=err,

@@ -22,13 +22,13 @@ from assocmem import (
     predict_min_count,
     run_closed_form,
 )
-from assocmem.analysis.majority_vote import vote_exact_below
-from assocmem.analysis.noise_threshold import soft_loudness
 from assocmem.analysis.theory import finite_data_error
 from assocmem.cli import main
 from assocmem.closed_form import trial_scores
-from assocmem.experiments.noise_threshold import NOISE_THRESHOLD
 from assocmem.laws.tokens import majority_labels, zipf_probabilities
+from assocmem.studies.noise_threshold.experiment import NOISE_THRESHOLD
+from assocmem.studies.noise_threshold.majority_vote import vote_exact_below
+from assocmem.studies.noise_threshold.theory import soft_loudness
 from assocmem.sweep.kinds import get_kind
 
 SCHEMES = ("min_count:P=d/4,k=1", "min_count:P=d/4,k=3", "min_count:P=30,k=2", "threshold:P=d/8")
@@ -372,7 +372,7 @@ def test_a_noise_too_close_to_chance_for_the_exact_vote_is_one_config_error(nois
 
 
 def test_records_without_a_completed_run_are_one_config_error():
-    from assocmem.analysis.noise_threshold_records import analyse_records
+    from assocmem.studies.noise_threshold.records import analyse_records
 
     failed = pd.DataFrame({"status": ["failed"], "scheme": ["min_count:k=2,P=d/8"]})
     with pytest.raises(ConfigError, match="^study: "):

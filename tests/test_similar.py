@@ -11,13 +11,6 @@ import pytest
 import torch
 
 from assocmem import rng
-from assocmem.analysis.effective_tokens import disjoint_error, fit_effective_tokens
-from assocmem.analysis.similar import (
-    correct_probability,
-    score_moments,
-    similar_trials,
-    stored_memory,
-)
 from assocmem.analysis.theory import finite_data_error, zipf
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form, trial_scores
@@ -25,9 +18,16 @@ from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
 from assocmem.closed_form.result import Column
 from assocmem.config.errors import ConfigError
 from assocmem.embeddings import clustered_coordinates, standard_coordinates
-from assocmem.experiments import similar as study
 from assocmem.laws.groups import group_targets, token_groups
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.studies.similar import experiment as study
+from assocmem.studies.similar.effective_tokens import disjoint_error, fit_effective_tokens
+from assocmem.studies.similar.memory import (
+    correct_probability,
+    score_moments,
+    similar_trials,
+    stored_memory,
+)
 from assocmem.sweep.identity import content_hash
 from assocmem.sweep.kinds import get_kind
 

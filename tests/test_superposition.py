@@ -26,12 +26,15 @@ from assocmem import (
     superposition_errors,
     train_heads,
 )
-from assocmem.analysis import superposition as theory
 from assocmem.analysis.predict import token_success
-from assocmem.analysis.superposition import retrieval_probability
 from assocmem.cli import main
-from assocmem.closed_form import superposition as kernel
-from assocmem.closed_form.superposition import (
+from assocmem.laws.tokens import mod_targets, zipf_probabilities
+from assocmem.studies.superposition import memory as kernel
+from assocmem.studies.superposition import theory as theory
+from assocmem.studies.superposition.experiment import CLAIMS
+from assocmem.studies.superposition.kind import BUDGETS, build_superposition
+from assocmem.studies.superposition.kind_train import build_heads_train
+from assocmem.studies.superposition.memory import (
     ARRANGEMENTS,
     STREAMS,
     band_route,
@@ -41,12 +44,9 @@ from assocmem.closed_form.superposition import (
     routes,
     scheme_weights,
 )
-from assocmem.experiments.superposition import CLAIMS
-from assocmem.laws.tokens import mod_targets, zipf_probabilities
-from assocmem.sweep.kinds.superposition import BUDGETS, build_superposition
-from assocmem.sweep.kinds.superposition_train import build_heads_train
+from assocmem.studies.superposition.theory import retrieval_probability
+from assocmem.studies.superposition.train import HEAD_OPTIMIZERS, draw_heads
 from assocmem.training.optimizers import OPTIMIZERS
-from assocmem.training.superposition import HEAD_OPTIMIZERS, draw_heads
 
 N, M = 40, 5
 SCHEMES = ("population", "threshold:P=d/8")

@@ -25,16 +25,16 @@ from assocmem import (
     tail_mass,
     zipf,
 )
-from assocmem.analysis import vocabulary as vocabulary_analysis
 from assocmem.analysis.theory import finite_data_error
-from assocmem.analysis.vocabulary import compare_exponents, frame_config, unseen_mass
 from assocmem.cli import main
 from assocmem.closed_form.config import config_from_mapping, working_set_bytes
 from assocmem.embeddings import standard_coordinates
-from assocmem.experiments import vocabulary as study
 from assocmem.laws.counts import BinomialTree, multinomial_prefix_label_counts
 from assocmem.laws.tokens import label_law, mod_targets, zipf_probabilities
 from assocmem.rng import generator
+from assocmem.studies.vocabulary import experiment as study
+from assocmem.studies.vocabulary import theory as vocabulary_analysis
+from assocmem.studies.vocabulary.theory import compare_exponents, frame_config, unseen_mass
 from assocmem.sweep.kinds import get_kind
 
 pytest.importorskip("wordfreq")

@@ -148,32 +148,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from assocmem.analysis.editing import (
-        EditableMemory,
-        apply_edits,
-        closed_form_memory,
-        key_columns,
-    )
-    from assocmem.analysis.editing_sequence import EditSequence, run_sequence
-    from assocmem.analysis.editing_study import EditingConfig, run_editing
-    from assocmem.analysis.editing_theory import EditPrediction, edit_value_moments, predict_edits
-    from assocmem.analysis.effective_tokens import (
-        EffectiveTokens,
-        disjoint_error,
-        fit_effective_tokens,
-    )
     from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
-    from assocmem.analysis.hierarchy import HierarchyConfig
-    from assocmem.analysis.hierarchy_run import HierarchyResult, run_hierarchy
-    from assocmem.analysis.hierarchy_theory import predict_hard, predict_hierarchy
-    from assocmem.analysis.hierarchy_train import BottleneckConfig, train_bottleneck
     from assocmem.analysis.lr_selection import select_lr
-    from assocmem.analysis.majority_vote import majority_vote_correct
-    from assocmem.analysis.noise_threshold import (
-        MinCountPrediction,
-        noisy_data_floor,
-        predict_min_count,
-    )
     from assocmem.analysis.predict import (
         EmbeddingLaw,
         compare_records,
@@ -181,13 +157,7 @@ if TYPE_CHECKING:
         predict_errors,
     )
     from assocmem.analysis.record_fits import FitOptions, fit_records
-    from assocmem.analysis.similar import correct_probability, score_moments, similar_trials
     from assocmem.analysis.stats import aggregate
-    from assocmem.analysis.superposition import (
-        budget_head_dim,
-        heads_parameter_counts,
-        predict_superposition,
-    )
     from assocmem.analysis.theory import (
         compute_optimal_dim,
         compute_optimal_samples,
@@ -199,11 +169,9 @@ if TYPE_CHECKING:
         theory_table,
         zipf,
     )
-    from assocmem.analysis.vocabulary import full_word_law, rank_slopes, tail_mass
     from assocmem.closed_form.config import ClosedFormConfig
     from assocmem.closed_form.kernel import run_closed_form
     from assocmem.closed_form.result import ClosedFormResult
-    from assocmem.closed_form.superposition import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.config.errors import ConfigError
     from assocmem.embeddings import clustered_coordinates, draw_embeddings
     from assocmem.experiments.commands import (
@@ -236,6 +204,39 @@ if TYPE_CHECKING:
     from assocmem.schemes import parse_scheme, register_scheme
     from assocmem.schemes.base import Scheme
     from assocmem.schemes.law import SchemeLaw
+    from assocmem.studies.editing.edits import (
+        EditableMemory,
+        apply_edits,
+        closed_form_memory,
+        key_columns,
+    )
+    from assocmem.studies.editing.runs import EditingConfig, run_editing
+    from assocmem.studies.editing.sequence import EditSequence, run_sequence
+    from assocmem.studies.editing.theory import EditPrediction, edit_value_moments, predict_edits
+    from assocmem.studies.hierarchy.memory import HierarchyConfig
+    from assocmem.studies.hierarchy.run import HierarchyResult, run_hierarchy
+    from assocmem.studies.hierarchy.theory import predict_hard, predict_hierarchy
+    from assocmem.studies.hierarchy.train import BottleneckConfig, train_bottleneck
+    from assocmem.studies.noise_threshold.majority_vote import majority_vote_correct
+    from assocmem.studies.noise_threshold.theory import (
+        MinCountPrediction,
+        noisy_data_floor,
+        predict_min_count,
+    )
+    from assocmem.studies.similar.effective_tokens import (
+        EffectiveTokens,
+        disjoint_error,
+        fit_effective_tokens,
+    )
+    from assocmem.studies.similar.memory import correct_probability, score_moments, similar_trials
+    from assocmem.studies.superposition.memory import HeadsLayout, HeadsTrial, superposition_errors
+    from assocmem.studies.superposition.theory import (
+        budget_head_dim,
+        heads_parameter_counts,
+        predict_superposition,
+    )
+    from assocmem.studies.superposition.train import HeadsTraining, participation_ratio, train_heads
+    from assocmem.studies.vocabulary.theory import full_word_law, rank_slopes, tail_mass
     from assocmem.sweep.execute import SweepReport, run_sweep
     from assocmem.sweep.results import load_curves, load_results
     from assocmem.sweep.spec import SweepSpec, load_spec, parse_spec
@@ -251,7 +252,6 @@ if TYPE_CHECKING:
     from assocmem.training.optimizers.sign_sgd import SignSGD
     from assocmem.training.records import RunResult
     from assocmem.training.state import TrainedState
-    from assocmem.training.superposition import HeadsTraining, participation_ratio, train_heads
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,6 @@ of this module's import, see :func:`assocmem.experiments.commands.load_studies`)
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
 from assocmem.experiments.commands import register_study, study_command
-from assocmem.experiments.editing import EDITING
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
 from assocmem.experiments.figure3 import FIGURE_3
@@ -18,14 +17,15 @@ from assocmem.experiments.figure4 import FIGURE_4
 from assocmem.experiments.figure5 import FIGURE_5
 from assocmem.experiments.figure7 import FIGURE_7
 from assocmem.experiments.figure8 import FIGURE_8
-from assocmem.experiments.hierarchy import HIERARCHY
-from assocmem.experiments.noise_threshold import NOISE_THRESHOLD
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
-from assocmem.experiments.similar import SIMILAR
-from assocmem.experiments.superposition import SUPERPOSITION
 from assocmem.experiments.table1 import TABLE_1
-from assocmem.experiments.vocabulary import VOCABULARY
 from assocmem.plugins import deferred_experiments
+from assocmem.studies.editing.experiment import EDITING
+from assocmem.studies.hierarchy.experiment import HIERARCHY
+from assocmem.studies.noise_threshold.experiment import NOISE_THRESHOLD
+from assocmem.studies.similar.experiment import SIMILAR
+from assocmem.studies.superposition.experiment import SUPERPOSITION
+from assocmem.studies.vocabulary.experiment import VOCABULARY
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e

@@ -427,11 +427,14 @@ def check_spec_memory(spec: SweepSpec, memory_gb: float = DEFAULT_MEMORY_GB) -> 
 
 
 def shipped_specs() -> dict[str, Path]:
-    """The specs shipped with the package, by name (file stem)."""
-    folder = resources.files("assocmem") / "specs"
+    """The specs shipped with the package, by name (file stem): ``assocmem/specs`` (the
+    paper's) and each study folder's (``assocmem/studies/NAME/*.toml``)."""
+    package = resources.files("assocmem")
+    folders = [package / "specs", *(f for f in (package / "studies").iterdir() if f.is_dir())]
     return {
         Path(str(entry)).stem: Path(str(entry))
-        for entry in folder.iterdir()
+        for folder in folders
+        for entry in sorted(folder.iterdir(), key=str)
         if str(entry).endswith(".toml")
     }
 

@@ -7,14 +7,14 @@ layer (an experiment) that defines it, without the sweep importing that module.
 
 from assocmem.config.errors import ConfigError
 from assocmem.plugins import deferred_experiments
+from assocmem.studies.editing.kind import EditingKind
+from assocmem.studies.hierarchy.kind import BottleneckKind, HierarchyKind
+from assocmem.studies.similar.kind import SimilarKind
+from assocmem.studies.superposition.kind import SuperpositionKind
+from assocmem.studies.superposition.kind_train import HeadsTrainKind
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
-from assocmem.sweep.kinds.editing import EditingKind
-from assocmem.sweep.kinds.hierarchy import BottleneckKind, HierarchyKind
-from assocmem.sweep.kinds.similar import SimilarKind
-from assocmem.sweep.kinds.superposition import SuperpositionKind
-from assocmem.sweep.kinds.superposition_train import HeadsTrainKind
 from assocmem.sweep.kinds.train import TrainKind
 
 RUN_KINDS: dict[str, RunKind] = {}
