@@ -9,7 +9,6 @@ of this module's import, see :func:`assocmem.experiments.commands.load_studies`)
 
 from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
-from assocmem.experiments.commands import register_study, study_command
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
 from assocmem.experiments.figure3 import FIGURE_3
@@ -20,12 +19,6 @@ from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.table1 import TABLE_1
 from assocmem.plugins import deferred_experiments
-from assocmem.studies.editing.experiment import EDITING
-from assocmem.studies.hierarchy.experiment import HIERARCHY
-from assocmem.studies.noise_threshold.experiment import NOISE_THRESHOLD
-from assocmem.studies.similar.experiment import SIMILAR
-from assocmem.studies.superposition.experiment import SUPERPOSITION
-from assocmem.studies.vocabulary.experiment import VOCABULARY
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
@@ -121,12 +114,5 @@ def judged(items: set[str]) -> list[Experiment]:
     ]
 
 
-# The studies beyond the paper with a command of their own, registered as any study is (their
-# commands are declared, and registered, in experiments/commands.py for a light command line),
-# then those of other packages (entry points): the report order.
-for _study in (SUPERPOSITION, HIERARCHY, VOCABULARY, NOISE_THRESHOLD, EDITING, SIMILAR):
-    _command = study_command(_study.name)
-    assert _command is not None, _study.name  # declared in experiments/commands.py
-    register_study(_command, _study)
 for _experiment in deferred_experiments().values():  # the studies' folders, then other packages'
     register_experiment(_experiment)

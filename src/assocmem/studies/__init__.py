@@ -7,3 +7,17 @@ module registers its run kinds. The core (every package beside this one) names n
 studies import the core and never each other (import-linter's contracts). See the docs:
 tutorials/add-experiment.md.
 """
+
+import importlib
+
+BUILT_IN = (  # one line a study, in report order
+    "superposition",
+    "hierarchy",
+    "vocabulary",
+    "noise_threshold",
+    "editing",
+    "similar",
+)
+
+for _study in BUILT_IN:
+    importlib.import_module(f"{__name__}.{_study}")

@@ -40,7 +40,7 @@ from assocmem.config.checks import is_int
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import load_toml
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
-from assocmem.sweep.kinds import RUN_KINDS, RunKind, get_kind
+from assocmem.sweep.kinds import RUN_KINDS, RunKind, all_kinds, get_kind
 from assocmem.sweep.kinds.closed_form import build_closed_form
 from assocmem.sweep.kinds.train import build_train
 
@@ -279,7 +279,7 @@ def _check_base(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> d
 def _check_trials(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> int:
     trials = raw.get("trials", 1)
     if not kind.has_trials and "trials" in raw:
-        with_trials = ", ".join(name for name, k in RUN_KINDS.items() if k.has_trials)
+        with_trials = ", ".join(name for name, k in all_kinds().items() if k.has_trials)
         problems.add("trials", f"only {with_trials} sweeps have trials; use seeds")
     elif not (is_int(trials) and 1 <= trials <= SEEDS_MAX):
         problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
@@ -378,10 +378,11 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     problems = _Problems()
     name, description = _check_named(raw, source, problems)
     kind_name = raw.get("kind")
-    if not isinstance(kind_name, str) or kind_name not in RUN_KINDS:
-        problems.add("kind", f"must be one of {', '.join(RUN_KINDS)}, got {kind_name!r}")
+    kinds = RUN_KINDS if kind_name in RUN_KINDS else all_kinds()  # the studies' when needed
+    if not isinstance(kind_name, str) or kind_name not in kinds:
+        problems.add("kind", f"must be one of {', '.join(kinds)}, got {kind_name!r}")
         raise SpecError(source, problems.items)
-    kind = RUN_KINDS[kind_name]
+    kind = kinds[kind_name]
     base = _check_base(kind, raw, problems)
     base_ok = not problems.items  # values are checked one by one on a valid base only
     axes = _check_table("axes", raw.get("axes"), kind.build, base, problems, base_ok)

@@ -25,7 +25,9 @@ from assocmem.studies.editing.common import (
     main_settings,
     theory,
 )
+from assocmem.studies.editing.kind import EditingKind
 from assocmem.studies.editing.summary import capacity_summary, checkpoint_summary, relative_damage
+from assocmem.sweep.kinds import register_kind
 
 QUICK = {"trials": 20, "max_dim": 512, "max_edits": 512}
 
@@ -143,3 +145,5 @@ EDITING = Experiment(
     draw=draw,
     table=table,
 )
+
+register_kind(EditingKind())

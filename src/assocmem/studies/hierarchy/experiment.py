@@ -21,9 +21,11 @@ from assocmem.experiments.measure import margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.report import DETECTABLE_SE, Claim, Table
 from assocmem.studies.hierarchy.figure import hierarchy_figure
+from assocmem.studies.hierarchy.kind import BottleneckKind, HierarchyKind
 from assocmem.studies.hierarchy.memory import HierarchyConfig
 from assocmem.studies.hierarchy.stats import compare, parts, trained_summary, winner
 from assocmem.studies.hierarchy.theory import predict_hierarchy
+from assocmem.sweep.kinds import register_kind
 
 SPECS = {name: shipped_sweep(name) for name in ("hierarchy", "hierarchy_data", "hierarchy_trained")}
 TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPECS["hierarchy"]["claims"]}
@@ -385,3 +387,6 @@ HIERARCHY = Experiment(
     draw=draw,
     table=table,
 )
+
+register_kind(HierarchyKind())
+register_kind(BottleneckKind())

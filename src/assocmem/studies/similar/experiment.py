@@ -30,6 +30,7 @@ from assocmem.experiments.tolerances import tolerances
 from assocmem.ops.stats import mean_se
 from assocmem.report import Claim, Table
 from assocmem.studies.similar.figure import similar_figure
+from assocmem.studies.similar.kind import SimilarKind
 from assocmem.studies.similar.records import (
     MIN_MASS,
     data_rows,
@@ -38,6 +39,7 @@ from assocmem.studies.similar.records import (
     paired,
     select,
 )
+from assocmem.sweep.kinds import register_kind
 from assocmem.sweep.spec import SweepSpec
 
 SPEC = "similar"
@@ -344,3 +346,5 @@ SIMILAR = Experiment(
     table=table,
     check=check_sweeps,
 )
+
+register_kind(SimilarKind())

@@ -35,6 +35,8 @@ from assocmem.studies.superposition.claims import (
     TRAINED,
 )
 from assocmem.studies.superposition.figure import superposition_figure
+from assocmem.studies.superposition.kind import SuperpositionKind
+from assocmem.studies.superposition.kind_train import HeadsTrainKind
 from assocmem.studies.superposition.records import (
     best_lr,
     exponents,
@@ -44,6 +46,7 @@ from assocmem.studies.superposition.records import (
     with_predictions,
 )
 from assocmem.studies.superposition.theory import BUDGET_RULES
+from assocmem.sweep.kinds import register_kind
 from assocmem.sweep.spec import SweepSpec
 
 QUICK: dict[str, Any] = {"max_dim": 512, "trials": 20, "seeds": 3, "lrs": [1.0, 10.0, 100.0]}
@@ -207,3 +210,6 @@ SUPERPOSITION = Experiment(
     table=table,
     check=check_sweeps,
 )
+
+register_kind(SuperpositionKind())
+register_kind(HeadsTrainKind())

@@ -7,11 +7,6 @@ layer (an experiment) that defines it, without the sweep importing that module.
 
 from assocmem.config.errors import ConfigError
 from assocmem.plugins import deferred_experiments
-from assocmem.studies.editing.kind import EditingKind
-from assocmem.studies.hierarchy.kind import BottleneckKind, HierarchyKind
-from assocmem.studies.similar.kind import SimilarKind
-from assocmem.studies.superposition.kind import SuperpositionKind
-from assocmem.studies.superposition.kind_train import HeadsTrainKind
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
@@ -35,10 +30,16 @@ def register_kind(kind: RunKind) -> RunKind:
     return RUN_KINDS[kind.name]
 
 
+def all_kinds() -> dict[str, RunKind]:
+    """Every registered kind by name, the studies' included (their modules imported first)."""
+    deferred_experiments()
+    return RUN_KINDS
+
+
 def get_kind(name: str) -> RunKind:
     """The registered kind of that name; a :class:`ConfigError` naming the kinds otherwise."""
     if name not in RUN_KINDS:
-        deferred_experiments()  # the studies' modules, which register their kinds
+        all_kinds()
     if name not in RUN_KINDS:
         raise ConfigError("kind", f"must be one of {', '.join(RUN_KINDS)}, got {name!r}")
     return RUN_KINDS[name]
@@ -47,11 +48,5 @@ def get_kind(name: str) -> RunKind:
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
 register_kind(CapacityKind())
-register_kind(SuperpositionKind())
-register_kind(HeadsTrainKind())
-register_kind(HierarchyKind())
-register_kind(BottleneckKind())
-register_kind(EditingKind())
-register_kind(SimilarKind())
 
-__all__ = ["RUN_KINDS", "Outcome", "RunKind", "get_kind", "register_kind"]
+__all__ = ["RUN_KINDS", "Outcome", "RunKind", "all_kinds", "get_kind", "register_kind"]
