@@ -152,6 +152,18 @@ def test_a_role_naming_nothing_is_a_problem_and_a_good_one_a_link(tmp_path):
     assert extension.problems == ["toy.caller: :func:`nowhere` names nothing in toy nor elsewhere"]
 
 
+def test_a_math_block_becomes_display_maths():
+    """Sphinx's ``.. math::`` (one display per block; ``\\`` rows aligned) becomes arithmatex's
+    ``$$`` block, at the directive's indentation, and the text after it is left as it was."""
+    display = load_hook("griffe_docstrings").display_maths
+    text = "So\n\n.. math::\n\n    a &= b, \\\\\n    c &= d\n\nafter.\n\n  .. math::\n\n      x = 1\n  y"
+    assert display(text).split("\n") == [
+        *["So", "", "", "$$", r"\begin{aligned}", r"a &= b, \\", "c &= d", r"\end{aligned}"],
+        *["$$", "", "after.", "", "", "  $$", "  x = 1", "  $$", "", "  y"],
+    ]
+    assert display("No maths: ``.. math::`` in a line.") == "No maths: ``.. math::`` in a line."
+
+
 def _objects(obj):
     yield obj
     for member in obj.members.values():
