@@ -152,6 +152,85 @@ def test_a_role_naming_nothing_is_a_problem_and_a_good_one_a_link(tmp_path):
     assert extension.problems == ["toy.caller: :func:`nowhere` names nothing in toy nor elsewhere"]
 
 
+def test_a_math_block_becomes_display_maths():
+    """Sphinx's ``.. math::`` (one display per block; ``\\`` rows aligned) becomes arithmatex's
+    ``$$`` block, at the directive's indentation, and the text after it is left as it was."""
+    display = load_hook("griffe_docstrings").display_maths
+    text = "So\n\n.. math::\n\n    a &= b, \\\\\n    c &= d\n\nafter.\n\n"
+    text += "  .. math::\n\n      x = 1\n  y"
+    assert display(text).split("\n") == [
+        *["So", "", "", "$$", r"\begin{aligned}", r"a &= b, \\", "c &= d", r"\end{aligned}"],
+        *["$$", "", "after.", "", "", "  $$", "  x = 1", "  $$", "", "  y"],
+    ]
+    assert display("No maths: ``.. math::`` in a line.") == "No maths: ``.. math::`` in a line."
+
+
+# The clearest signs of a formula: a code span holding one is maths shown as code.
+FORMULA_SIGNS = re.compile("[Σ∝ᵀ≤≥√]")
+CODE_SPAN = re.compile(r"``(.+?)``", re.S)
+# Spans that must stay code although they hold a sign, each with its reason (span text: why).
+KEPT_AS_CODE: dict[str, str] = {}
+
+
+def docstrings(tree: ast.Module):
+    """Every docstring of a module: its own, its classes' and functions', and its attributes'
+    (a string right after an assignment, as griffe and mkdocstrings read it)."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for i, statement in enumerate(body):
+            if not (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ):
+                continue
+            owner = ast.Module | ast.ClassDef | ast.FunctionDef
+            first = i == 0 and isinstance(node, owner)
+            if first or (i > 0 and isinstance(body[i - 1], ast.Assign | ast.AnnAssign)):
+                yield statement.lineno, statement.value.value
+
+
+def formulas_in_code_spans(source: str) -> list[tuple[int, str]]:
+    """(line, span) for each docstring code span of ``source`` holding a formula's sign."""
+    return [
+        (line, span)
+        for line, text in docstrings(ast.parse(source))
+        for span in CODE_SPAN.findall(text)
+        if FORMULA_SIGNS.search(span) and span not in KEPT_AS_CODE
+    ]
+
+
+def test_no_docstring_shows_a_formula_as_code():
+    """A formula in a docstring is a :math: role (typeset by KaTeX in the API reference), never
+    a code span (#35: ``W = Σ_x q(x) u_{f*(x)} e_xᵀ`` showed as code)."""
+    found, roles = {}, 0
+    for path in sorted((ROOT / "src" / "assocmem").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        roles += source.count(":math:`")
+        if spans := formulas_in_code_spans(source):
+            found[str(path.relative_to(ROOT))] = spans
+    assert found == {}
+    assert roles > 500, roles  # the formulas are there, as roles: not an empty walk
+
+
+def test_a_formula_in_any_kind_of_docstring_is_found():
+    source = (
+        '"""Module: ``q = p``."""\n\nX = 1\n"""Attribute: ``a ≤ b``."""\n\n\n'
+        'class C:\n    """Class: ``Eᵀ``."""\n\n    def f(self):\n        """``√d`` and\n'
+        '        ``Σ_x\n        p(x)``; ``n_inputs``."""\n\n\ndef g():\n    """``p ∝ x``."""\n'
+        "    y = 2\n    # ``≥`` in a comment\n"
+    )
+    assert sorted(formulas_in_code_spans(source)) == [  # not ``q = p``, ``n_inputs``, comments
+        (4, "a ≤ b"),
+        (8, "Eᵀ"),
+        (11, "Σ_x\n        p(x)"),
+        (11, "√d"),
+        (17, "p ∝ x"),
+    ]
+
+
 def _objects(obj):
     yield obj
     for member in obj.members.values():
@@ -199,7 +278,8 @@ def rendered_dom(page: Path, profile: Path) -> str:
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
 def test_formulas_are_typeset_by_katex_in_a_browser(site, tmp_path):
     """KaTeX, served from the site's assets/katex/, typesets every arithmatex formula of every
-    page (the model page's 47, the API reference's docstrings' too), without an error."""
+    page (the model page's 47, the API reference's docstrings' too: their :math: roles and
+    their .. math:: blocks as displays), without an error."""
     assert CHROMIUM, "CI must install Debian's chromium"
     assert (site / "assets" / "katex" / "katex.min.css").is_file()
     counts = {}
@@ -213,11 +293,30 @@ def test_formulas_are_typeset_by_katex_in_a_browser(site, tmp_path):
         name = str(page.relative_to(site))
         counts[name] = formulas
         assert dom.count('class="katex"') >= formulas, name  # every formula typeset
+        displays = html.count('<div class="arithmatex">')  # $$ blocks, a docstring's .. math::
+        assert dom.count('class="katex-display"') >= displays, name
         assert "katex-error" not in dom, name
         assert re.findall(r'class="arithmatex">\s*(\\\(|\\\[)', dom) == [], name
     assert counts.get("science/model/index.html", 0) >= 40, counts
-    assert counts.get("api/closed_form/index.html", 0) >= 3, counts
-    assert sum(counts.values()) >= 300, counts
+    api = {name: n for name, n in counts.items() if name.startswith("api/")}
+    assert api.get("api/closed_form/index.html", 0) >= 50, counts
+    assert api.get("api/analysis/index.html", 0) >= 80, counts  # the paper's theory
+    assert api.get("api/studies/index.html", 0) >= 250, counts  # the studies' theories
+    assert sum(api.values()) >= 800, counts
+    assert sum(counts.values()) >= 1000, counts
+
+
+@pytest.mark.slow
+def test_the_api_reference_shows_no_formula_as_code(site):
+    """No code element of the API reference (a docstring's span, a type) holds a formula's sign:
+    the docstrings' formulas are typeset maths."""
+    shown = {}
+    for page in sorted((site / "api").rglob("*.html")):
+        codes = re.findall(r"<code\b[^>]*>(.*?)</code>", page.read_text(), re.S)
+        spans = [re.sub(r"<[^>]+>", "", code) for code in codes]
+        if found := [span for span in spans if FORMULA_SIGNS.search(span)]:
+            shown[str(page.relative_to(site))] = found
+    assert shown == {}
 
 
 @pytest.mark.slow

@@ -11,8 +11,9 @@ read well in ``help()`` and an editor):
   A target documented on the site must link (a broken link fails ``mkdocs build --strict``); a
   private, undocumented or third-party target (``pandas.DataFrame``) is shown as code; a name that
   resolves to nothing is a warning, so it fails the strict build too.
-* **Maths.** Sphinx's ``:math:`W = \\sum_x …``` becomes ``$W = \\sum_x …$``, typeset by KaTeX
-  like the pages' formulas.
+* **Maths.** Sphinx's ``:math:`W = \\sum_x …``` becomes ``$W = \\sum_x …$``, and a
+  ``.. math::`` block (its indented lines, one display; lines ending in ``\\\\`` are aligned on
+  ``&``) becomes a ``$$ … $$`` block, typeset by KaTeX like the pages' formulas.
 * **Defaults from the signature.** A parameter's default in the rendered Parameters table is the
   one of the signature (a dataclass field's default, a function's keyword default), never one
   read off the docstring's text, where numpydoc reads a choice set's first value as the default
@@ -39,6 +40,7 @@ from griffe import (
 
 LOGGER = logging.getLogger("mkdocs.plugins.assocmem.griffe_docstrings")
 MATH = re.compile(r":math:`(?P<tex>[^`]+)`")  # Sphinx's inline maths, to arithmatex's $…$
+MATH_BLOCK = re.compile(r"(?P<indent> *)\.\. math::\s*")  # Sphinx's display maths, to $$…$$
 ROLE = re.compile(r":(?:py:)?(func|class|mod|meth|attr|data|exc|obj|const):`(?P<target>[^`]+)`")
 API_PAGES = Path(__file__).resolve().parent.parent / "api"
 ROOT = "assocmem"
@@ -50,6 +52,32 @@ def documented_modules(pages: Path = API_PAGES) -> set[str]:
     for page in pages.glob("*.md"):
         found.update(re.findall(r"^::: (\S+)$", page.read_text(encoding="utf-8"), re.MULTILINE))
     return found
+
+
+def display_maths(text: str) -> str:
+    """Each Sphinx ``.. math::`` block of ``text`` as an arithmatex ``$$ … $$`` block."""
+    lines, out = text.split("\n"), []
+    i = 0
+    while i < len(lines):
+        directive = MATH_BLOCK.fullmatch(lines[i])
+        if directive is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent, body = directive["indent"], []
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > len(indent)):
+            body.append(lines[i].strip())
+            i += 1
+        tex = [line for line in body if line]
+        if any(line.endswith("\\\\") for line in tex) and not tex[0].startswith("\\begin"):
+            tex = ["\\begin{aligned}", *tex, "\\end{aligned}"]
+        out += ["", *(f"{indent}{line}" for line in ["$$", *tex, "$$"]), ""]
+    return "\n".join(out)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _walk(obj: Object) -> Iterator[Object]:
@@ -101,7 +129,7 @@ class DocstringsFromCode(Extension):
         self._exported = _exported(pkg) if self.root in self.documented else {}
         for obj in objects:
             if obj.docstring is not None:
-                text = MATH.sub(r"$\g<tex>$", obj.docstring.value)
+                text = MATH.sub(r"$\g<tex>$", display_maths(obj.docstring.value))
                 obj.docstring.value = ROLE.sub(lambda m, o=obj: self._link(m, o), text)
         for obj in objects:
             _defaults_from_signature(obj)

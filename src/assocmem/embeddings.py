@@ -1,14 +1,14 @@
-"""Random embeddings ``e_x`` (inputs) and ``u_y`` (outputs) in R^d (Cabannes et al. 2024; see the
+r"""Random embeddings ``e_x`` (inputs) and ``u_y`` (outputs) in R^d (Cabannes et al. 2024; see the
 docs: science/model.md).
 
 Kinds:
-- ``gaussian``: i.i.d. ``N(0, 1/d)`` entries;
+- ``gaussian``: i.i.d. :math:`\mathcal{N}(0, 1/d)` entries;
 - ``spherical``: Gaussian rows normalised to unit norm;
 - ``orthogonal``: orthonormal rows (needs d ≥ number of rows);
 - ``clustered`` (input embeddings of closed-form memories only; docs: beyond/similar.md):
-  ``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x`` with group centres c and token noises ξ i.i.d. like the
-  Gaussian kind's entries, so tokens of one group g have correlation ρ: Gaussian rows, not
-  independent ones.
+  :math:`e_x = \sqrt{\rho}\cdot c_{g(x)} + \sqrt{1-\rho}\cdot \xi_x` with group centres c and token
+  noises ξ i.i.d. like the Gaussian kind's entries, so tokens of one group g have correlation ρ:
+  Gaussian rows, not independent ones.
 
 Nested d: one draw at the largest d, the first d coordinates for smaller d (common random
 numbers across d). Two conventions for the scale at a smaller d:
@@ -61,13 +61,13 @@ def standard_coordinates(
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    """Raw N(0, 1) draws, transposed: shape (dim, n_rows); row k is coordinate k of every row.
+    r"""Raw N(0, 1) draws, transposed: shape (dim, n_rows); row k is coordinate k of every row.
 
     Coordinates are drawn in blocks of :data:`DRAW_BLOCK`, so the first d rows are identical for
-    every ``dim ≥ d``: this is what makes nested d share random numbers. On CPU the blocks are
-    one call: torch's CPU generator fills uniforms in order and turns them into normals 16 at a
-    time, so whole blocks (16·n_rows numbers each) drawn at once are the numbers drawn block by
-    block (a test pins this); a CUDA generator advances by call, so there each block is a call.
+    every :math:`\mathrm{dim} \ge d`: this is what makes nested d share random numbers. On CPU the
+    blocks are one call: torch's CPU generator fills uniforms in order and turns them into normals
+    16 at a time, so whole blocks (16·n_rows numbers each) drawn at once are the numbers drawn block
+    by block (a test pins this); a CUDA generator advances by call, so there each block is a call.
     """
     n_blocks = -(-dim // DRAW_BLOCK)
     if torch.device(device).type == "cpu":
@@ -130,13 +130,13 @@ def draw_embeddings(
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    """Random embeddings of one kind at one dimension.
+    r"""Random embeddings of one kind at one dimension.
 
     Parameters
     ----------
     kind : {"gaussian", "spherical", "orthogonal"}
-        i.i.d. ``N(0, 1/d)`` entries; Gaussian rows normalised to unit norm; orthonormal rows
-        (needs ``dim ≥ n_rows``).
+        i.i.d. :math:`\mathcal{N}(0, 1/d)` entries; Gaussian rows normalised to unit norm;
+        orthonormal rows (needs :math:`\mathrm{dim} \ge n_{\mathrm{rows}}`).
     n_rows : int
         N (input embeddings e_x) or M (output embeddings u_y).
     dim : int
@@ -171,7 +171,8 @@ def draw_embeddings(
 def clustered_coordinates(
     noise: torch.Tensor, centres: torch.Tensor, groups: torch.Tensor, similarity: float
 ) -> torch.Tensor:
-    """Raw coordinates of clustered embeddings: ``√ρ·c_{g(x)} + √(1−ρ)·ξ_x``, shape (D, N).
+    r"""Raw coordinates of clustered embeddings:
+    :math:`\sqrt{\rho}\cdot c_{g(x)} + \sqrt{1-\rho}\cdot \xi_x`, shape (D, N).
 
     Parameters
     ----------
@@ -187,8 +188,9 @@ def clustered_coordinates(
     Returns
     -------
     torch.Tensor, shape (D, N)
-        Unit-variance Gaussian coordinates with ``E[z_x z_x'] = ρ·1{g(x) = g(x')}`` for x ≠ x';
-        scaled like Gaussian rows (:func:`nested_row_scales`, kind ``"clustered"``) they are the
+        Unit-variance Gaussian coordinates with
+        :math:`\mathbb{E}[z_x z_{x'}] = \rho \cdot \mathbb{1}\{g(x) = g(x')\}` for x ≠ x'; scaled
+        like Gaussian rows (:func:`nested_row_scales`, kind ``"clustered"``) they are the
         embeddings. With ρ = 0 they are ``noise`` itself (the Gaussian kind's numbers).
 
     Notes

@@ -16,7 +16,7 @@ def _keys(module: str, registry: str) -> tuple[str, ...]:
 
 
 def scheme_names() -> tuple[str, ...]:
-    """The names of every registered memory scheme.
+    r"""The names of every registered memory scheme.
 
     Returns
     -------
@@ -27,7 +27,7 @@ def scheme_names() -> tuple[str, ...]:
 
     Notes
     -----
-    The schemes are the weightings ``q`` of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` studied by
+    The schemes are the weightings ``q`` of :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` studied by
     Cabannes et al. (2024); see the docs: science/schemes.md.
     """
     return _keys("assocmem.schemes", "REGISTRY")

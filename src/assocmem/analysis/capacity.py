@@ -1,15 +1,16 @@
-"""Capacity frontier: the most associations a d-dimensional memory stores at top-1 accuracy ≥ τ.
+r"""Capacity frontier: the most associations a d-dimensional memory stores at top-1 accuracy ≥ τ.
 
 Two memories: ``hebbian`` (the outer-product memory, closed form) and ``trained`` (W optimised by
 full-batch Adam on the cross-entropy, fixed random E and U, see
 :mod:`assocmem.training.memorize`).
 
-The outer-product (Hebbian) memory ``W = Σ_x u_{f*(x)} e_xᵀ`` is the closed-form memory with
-``q = 1`` under a uniform law over the N inputs; its accuracy is ``1 −`` the closed-form error.
-The frontier ``N*(d)`` is found by a search over N (doubling, then bisection on the mean accuracy
-over ``trials`` draws), repeated with independent seeds to give an interval. Published references
-for comparison: trained linear memories reach about ``d² ≈ 1.3·N·log N`` (Nichani, Lee, Bietti
-2025); the sharp threshold is conjectured at ``d² ≈ 2·N·log N`` (Barnfield et al. 2026).
+The outer-product (Hebbian) memory :math:`W = \sum_x u_{f^*(x)} e_x^\top` is the closed-form memory
+with :math:`q = 1` under a uniform law over the N inputs; its accuracy is :math:`1 -` the
+closed-form error. The frontier ``N*(d)`` is found by a search over N (doubling, then bisection on
+the mean accuracy over ``trials`` draws), repeated with independent seeds to give an interval.
+Published references for comparison: trained linear memories reach about
+:math:`d^2 \approx 1.3\cdot N\cdot \log N` (Nichani, Lee, Bietti 2025); the sharp threshold is
+conjectured at :math:`d^2 \approx 2\cdot N\cdot \log N` (Barnfield et al. 2026).
 """
 
 import math
@@ -50,7 +51,7 @@ class FrontierPoint:
         return float(np.median(self.n_star))
 
     def constant(self) -> np.ndarray:
-        """``d² / (N* log N*)`` for each repeat."""
+        r""":math:`d^2 / (N^* \log N^*)` for each repeat."""
         n = np.asarray(self.n_star, dtype=float)
         constants: np.ndarray = self.dim**2 / (n * np.log(n))
         return constants
@@ -65,9 +66,10 @@ def hebbian_accuracy(
     device: str = "cpu",
     memory_gb: float = 16.0,
 ) -> float:
-    """Mean top-1 accuracy of the outer-product memory over ``trials`` draws (uniform inputs).
+    r"""Mean top-1 accuracy of the outer-product memory over ``trials`` draws (uniform inputs).
 
-    ``n_outputs=None`` gives each input its own output (M = N); otherwise ``f*(x) = x mod M``.
+    ``n_outputs=None`` gives each input its own output (M = N); otherwise
+    :math:`f^*(x) = x \bmod M`.
     """
     m = n_inputs if n_outputs is None else min(n_outputs, n_inputs)
     cfg = ClosedFormConfig(
@@ -89,7 +91,8 @@ def hebbian_accuracy(
 def largest_n(
     accuracy: Callable[[int], float], tau: float, n_min: int = 2, n_max: int = 10**6
 ) -> int:
-    """Largest N in [n_min, n_max] with ``accuracy(N) ≥ τ``, assuming accuracy falls with N.
+    r"""Largest N in [n_min, n_max] with :math:`\mathrm{accuracy}(N) \ge \tau`, assuming accuracy
+    falls with N.
 
     Doubling from n_min, then bisection: O(log N) evaluations. Returns n_min - 1 if even n_min
     fails.
@@ -167,7 +170,8 @@ def _median_ci(values: np.ndarray, gen: np.random.Generator, n_boot: int) -> tup
 
 @dataclass(frozen=True)
 class FrontierFit:
-    """The frontier's constants: per d, ``c = d²/(N* log N*)`` and ``d/N*``; overall ``N* ∝ d^k``.
+    r"""The frontier's constants: per d, :math:`c = d^2/(N^* \log N^*)` and :math:`d/N^*`; overall
+    :math:`N^* \propto d^k`.
 
     Intervals are 95 % bootstrap intervals over the repeated searches (seeded).
     """
@@ -225,11 +229,12 @@ def trained_run(
     output_embedding: str = "gaussian",
     device: str = "cpu",
 ) -> MemorizeResult:
-    """Train ``trials`` memories of N uniform associations at once (full-batch Adam on W).
+    r"""Train ``trials`` memories of N uniform associations at once (full-batch Adam on W).
 
     Each trial draws its own E (N×d) and U (M×d) from named streams keyed by (seed, N, M, d,
     trial): a trial's numbers do not depend on how many trials share its batch.
-    ``n_outputs=None`` gives each input its own output (M = N); otherwise ``f*(x) = x mod M``.
+    ``n_outputs=None`` gives each input its own output (M = N); otherwise
+    :math:`f^*(x) = x \bmod M`.
     """
     m = n_inputs if n_outputs is None else min(n_outputs, n_inputs)
     draws = []
@@ -265,12 +270,14 @@ def largest_n_bracketed(
     n_min: int = 2,
     n_max: int = 10**6,
 ) -> int:
-    """Largest N with ``accuracy(N) ≥ τ``, to a relative precision ``rel_tol``, from a guess.
+    r"""Largest N with :math:`\mathrm{accuracy}(N) \ge \tau`, to a relative precision ``rel_tol``,
+    from a guess.
 
     Brackets by steps of ``factor`` up or down from ``guess``, then bisects (geometrically)
-    until ``high / low ≤ 1 + rel_tol`` or ``high − low ≤ 1``. Each evaluation is a training run,
-    so a good guess and a coarse tolerance matter more than exactness. Returns the largest N
-    seen to pass (``n_min − 1`` if even n_min fails; ``n_max`` if n_max passes).
+    until :math:`\mathrm{high} / \mathrm{low} \le 1 + \mathrm{rel\_tol}` or
+    :math:`\mathrm{high} - \mathrm{low} \le 1`. Each evaluation is a training run, so a good guess
+    and a coarse tolerance matter more than exactness. Returns the largest N seen to pass
+    (:math:`n_{\min} - 1` if even n_min fails; ``n_max`` if n_max passes).
     """
     n = min(max(guess, n_min), n_max)
     if accuracy(n) >= tau:
@@ -300,10 +307,11 @@ def largest_n_bracketed(
 
 
 def frontier_guess(dim: int, n_outputs: int | None, constant: float = 1.3) -> int:
-    """A starting N for the search: ``d² = c·N log N`` for M = N, ``N = d`` for a small M.
+    r"""A starting N for the search: :math:`d^2 = c\cdot N \log N` for M = N, :math:`N = d` for a
+    small M.
 
-    With a small M the logits ``u_yᵀ W e_x`` depend on W only through the M×d matrix U W, so a
-    trained memory is a linear classifier with M·d parameters and N* grows like d, not d².
+    With a small M the logits :math:`u_y^\top W e_x` depend on W only through the M×d matrix U W, so
+    a trained memory is a linear classifier with M·d parameters and N* grows like d, not d².
     """
     if n_outputs is not None:
         return max(2, dim)

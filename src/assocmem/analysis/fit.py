@@ -1,7 +1,7 @@
-"""Power-law fits of error curves, with bootstrap confidence intervals over trials.
+r"""Power-law fits of error curves, with bootstrap confidence intervals over trials.
 
-Conventions: a *slope* is the log-log slope ``s`` of ``E ≈ A · x^s`` (negative for a decaying
-error); theory exponents from :mod:`assocmem.analysis.theory` are ``a = −s``.
+Conventions: a *slope* is the log-log slope ``s`` of :math:`E \approx A \cdot x^s` (negative for a
+decaying error); theory exponents from :mod:`assocmem.analysis.theory` are :math:`a = -s`.
 
 Data layout: per-trial errors ``errors`` of shape (n_trials, n_points), where trial i is the
 same random draw at every point (common random numbers across d, T, schemes). Confidence
@@ -11,14 +11,15 @@ independently (they are not independent). Resampling is seeded by a NumPy ``Gene
 
 Automatic fit window (:func:`auto_window`), applied to the mean curve sorted by x:
 
-1. drop points whose mean is ≤ 0 or not resolved from noise (``mean ≤ 2·sem``);
+1. drop points whose mean is ≤ 0 or not resolved from noise
+   (:math:`\operatorname{mean} \le 2\cdot \operatorname{sem}`);
 2. compute the local log-log slope of each segment between consecutive points and the
    reference slope ``g_ref`` = median of the steepest half of the segments;
-3. if ``g_ref > −0.05`` the curve has no decaying regime: no window (the fit is over all points
-   and is flagged ``"no decay"``);
-4. otherwise trim, from both ends only, segments flatter than ``2/3 · g_ref`` (a plateau at small
-   x, a floor at large x); keep at least 3 points (if trimming leaves fewer, keep the
-   three-point window with the steepest fitted slope).
+3. if :math:`g_{\mathrm{ref}} > -0.05` the curve has no decaying regime: no window (the fit is over
+   all points and is flagged ``"no decay"``);
+4. otherwise trim, from both ends only, segments flatter than :math:`2/3 \cdot g_{\mathrm{ref}}` (a
+   plateau at small x, a floor at large x); keep at least 3 points (if trimming leaves fewer, keep
+   the three-point window with the steepest fitted slope).
 """
 
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ def fit_power_law(
     loss: str = "linear",
     f_scale: float = 0.1,
 ) -> tuple[float, float]:
-    """Fit ``y ≈ A · x^s`` in log space.
+    r"""Fit :math:`y \approx A \cdot x^s` in log space.
 
     Parameters
     ----------
@@ -134,12 +135,12 @@ def auto_window(
 
 @dataclass(frozen=True)
 class PowerLawFit:
-    """A fitted slope with its bootstrap interval, next to the theory slope.
+    r"""A fitted slope with its bootstrap interval, next to the theory slope.
 
     Attributes
     ----------
     slope, prefactor : float
-        s and A of ``E ≈ A x^s`` fitted to the trial-mean curve.
+        s and A of :math:`E \approx A x^s` fitted to the trial-mean curve.
     ci_low, ci_high : float
         The percentile bootstrap interval of the slope, at ``level``.
     level : float
@@ -241,7 +242,7 @@ def fit_scaling(
     level: float = 0.95,
     seed: int = 0,
 ) -> PowerLawFit:
-    """Fit ``E ≈ A x^s`` to the trial-mean curve, with a trial-bootstrap interval.
+    r"""Fit :math:`E \approx A x^s` to the trial-mean curve, with a trial-bootstrap interval.
 
     Parameters
     ----------
@@ -250,7 +251,7 @@ def fit_scaling(
     errors : array_like of float, shape (n_trials, k)
         Per-trial errors at each x.
     theory_slope : float, optional
-        The asymptotic slope to compare with (e.g. ``-(α−1)`` for thresholding in d).
+        The asymptotic slope to compare with (e.g. :math:`-(\alpha -1)` for thresholding in d).
     window : tuple of (float, float), optional
         The x range fitted; None chooses it automatically (the decaying regime, with a flat end
         trimmed).
@@ -315,7 +316,7 @@ def fit_scaling(
 
 @dataclass(frozen=True)
 class JointFit:
-    """``E(d, T) ≈ A d^{-a} + B T^{-b}`` with bootstrap intervals for a and b.
+    r""":math:`E(d, T) \approx A d^{-a} + B T^{-b}` with bootstrap intervals for a and b.
 
     Attributes
     ----------
@@ -386,7 +387,8 @@ def fit_joint(
     level: float = 0.95,
     seed: int = 0,
 ) -> JointFit:
-    """Joint fit ``E(d, T) ≈ A d^{-a} + B T^{-b}`` in log space, with bootstrap intervals.
+    r"""Joint fit :math:`E(d, T) \approx A d^{-a} + B T^{-b}` in log space, with bootstrap
+    intervals.
 
     Parameters
     ----------

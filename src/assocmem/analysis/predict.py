@@ -1,35 +1,41 @@
-"""Predicted error curves of closed-form memories from the interference picture of Theorem 1.
+r"""Predicted error curves of closed-form memories from the interference picture of Theorem 1.
 
 Beyond the paper, which gives exponents only: for a weighting q (see the docs: science/schemes.md)
 and an embedding law, predict the expected population error at every d.
 
-The model. For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` the score of output y on token x is
-``s_y = Σ_{y'} G_{yy'} Z_{y'}`` with ``G = U Uᵀ`` and
-``Z_{y'} = Σ_{x': f*(x')=y'} q(x') e_{x'}·e_x``.
-Given ``e_x`` (``r = |e_x|²``), each ``Z_{y'}`` is exactly Gaussian (Gaussian ``e_{x'}``; nearly so
-for spherical ones) with mean ``r q(x) 1{y' = f*(x)}`` and variance ``r Q_{y'}/d``, where
-``Q_{y'} = Σ_{x' ≠ x, f*(x') = y'} q(x')²`` is the interference of class y' (Theorem 1's
-``Q_∞``). ``G`` has a diagonal ``g_y = |u_y|²`` (scaled to mean 1, variance ``v_diag``: 0 for
-unit rows, ``2/d`` for Gaussian rows, ``2/d − 2/d_max`` for rows normalised at d_max and
-truncated) and zero-mean off-diagonal entries of variance ``v_off ≈ 1/d``, which leak the other
-classes into every score. Treating the M scores as independent Gaussians given
-``(r, g_c)`` (c = f*(x)), dividing by r, the correct score is ``N(g_c q, σ_c²)`` and a wrong one
-``N(0, σ_y²)`` with
+The model. For :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` the score of output y on token x is
+:math:`s_y = \sum_{y'} G_{yy'} Z_{y'}` with :math:`G = U U^\top` and
+:math:`Z_{y'} = \sum_{x': f^*(x')=y'} q(x') e_{x'}\cdot e_x`.
+Given ``e_x`` (:math:`r = |e_x|^2`), each :math:`Z_{y'}` is exactly Gaussian (Gaussian
+:math:`e_{x'}`; nearly so for spherical ones) with mean :math:`r q(x) \mathbb{1}\{y' = f^*(x)\}` and
+variance :math:`r Q_{y'}/d`, where :math:`Q_{y'} = \sum_{x' \ne x, f^*(x') = y'} q(x')^2` is the
+interference of class y' (Theorem 1's :math:`Q_\infty`). ``G`` has a diagonal :math:`g_y = |u_y|^2`
+(scaled to mean 1, variance ``v_diag``: 0 for unit rows, :math:`2/d` for Gaussian rows,
+:math:`2/d - 2/d_{\max}` for rows normalised at d_max and truncated) and zero-mean off-diagonal
+entries of variance :math:`v_{\mathrm{off}} \approx 1/d`, which leak the other classes into every
+score. Treating the M scores as independent Gaussians given ``(r, g_c)`` (c = f*(x)), dividing by r,
+the correct score is :math:`\mathcal{N}(g_c q, \sigma_c^2)` and a wrong one
+:math:`\mathcal{N}(0, \sigma_y^2)` with
 
-    σ_c² = g_c² Q_c/(r d) + v_off Σ_{y' ≠ c} Q_{y'}/(r d)
-    σ_y² = (1 + v_diag) Q_y/(r d) + v_off Σ_{y' ∉ {c, y}} Q_{y'}/(r d)
+.. math::
 
-(the pair leak ``G_{yc}`` enters ``s_c − s_y`` only as the factor ``1 − G_{yc} > 0``, so it
-cannot flip that comparison and is left out)
+    \sigma_c^2 &= g_c^2 Q_c/(r d) + v_{\mathrm{off}} \sum_{y' \ne c} Q_{y'}/(r d), \\
+    \sigma_y^2 &= (1 + v_{\mathrm{diag}}) Q_y/(r d) +
+        v_{\mathrm{off}} \sum_{y' \notin \{c, y\}} Q_{y'}/(r d)
 
-so ``P(wrong | r, g_c) = ∫ N(s; g_c q, σ_c²) (1 − Π_{y ≠ c} Φ(s/σ_y)) ds``. The integral is a
-trapezoid rule in the standardised correct score on the union of the grids ``μ_k + σ_k·u``
-(u ∈ [−8, 8]) of all M scores, which resolves every scale at once. The norm ``r`` (``χ²_d/d``
-for Gaussian inputs, 1 for spherical ones) and the correct output's ``g_c`` (a scaled χ² with
-variance ``v_diag``) are integrated by Gauss–Hermite quadrature after the Wilson–Hilferty
-transform. The predicted error is ``Σ_x p(x) (1 − P(correct_x))``. Neglected: the dependence
-between scores through shared ``G`` entries, the non-Gaussian (scale-mixture) law of the wrong
-scores, and the non-Gaussian tails of ``G·Z`` — O(1/√d) effects that show at d ≲ 30.
+(the pair leak :math:`G_{yc}` enters :math:`s_c - s_y` only as the factor
+:math:`1 - G_{yc} > 0`, so it cannot flip that comparison and is left out)
+
+so
+:math:`P(\text{wrong} \mid r, g_c) = \int \mathcal{N}(s; g_c q, \sigma_c^2)\,
+(1 - \prod_{y \ne c} \Phi(s/\sigma_y))\, ds`. The integral is a trapezoid rule in the standardised
+correct score on the union of the grids :math:`\mu_k + \sigma_k\cdot u` (u ∈ [−8, 8]) of all M
+scores, which resolves every scale at once. The norm ``r`` (:math:`\chi^2_d/d` for Gaussian inputs,
+1 for spherical ones) and the correct output's ``g_c`` (a scaled χ² with variance ``v_diag``) are
+integrated by Gauss–Hermite quadrature after the Wilson–Hilferty transform. The predicted error is
+:math:`\sum_x p(x) (1 - P(\mathrm{correct}_x))`. Neglected: the dependence between scores through
+shared ``G`` entries, the non-Gaussian (scale-mixture) law of the wrong scores, and the non-Gaussian
+tails of :math:`G\cdot Z` — O(1/√d) effects that show at d ≲ 30.
 """
 
 import math
@@ -66,19 +72,19 @@ GRID = np.linspace(-8.0, 8.0, 41)  # standardised nodes per score (spacing 0.4 �
 
 @dataclass(frozen=True)
 class EmbeddingLaw:
-    """The embedding law a prediction assumes.
+    r"""The embedding law a prediction assumes.
 
     Parameters
     ----------
     input_kind : {"gaussian", "spherical"}, default "gaussian"
-        The law of the rows e_x: ``N(0, I/d)`` or unit rows.
+        The law of the rows e_x: :math:`\mathcal{N}(0, I/d)` or unit rows.
     output_kind : {"gaussian", "spherical", "orthogonal"}, default "spherical"
         The law of the rows u_y.
     output_d_max : int, optional
         If set, spherical u_y are normalised at this d and truncated (the "nested d, truncate"
         convention): their squared norms then have a relative variance ≈ 2/d − 2/d_max.
     n_norm_nodes : int, default 8
-        The most quadrature nodes for the norms ``|e_x|²`` and ``|u_y|²``.
+        The most quadrature nodes for the norms :math:`|e_x|^2` and :math:`|u_y|^2`.
 
     Raises
     ------
@@ -107,7 +113,8 @@ class EmbeddingLaw:
             )
 
     def output_gram_variances(self, dim: int) -> tuple[float, float]:
-        """``(v_diag, v_off)``: variances of the entries of ``G = U Uᵀ`` (unit diagonal mean)."""
+        r"""``(v_diag, v_off)``: variances of the entries of :math:`G = U U^\top` (unit diagonal
+        mean)."""
         if self.output_kind == "orthogonal":
             return 0.0, 0.0
         if self.output_kind == "gaussian":
@@ -117,13 +124,15 @@ class EmbeddingLaw:
         return 0.0, 1.0 / dim
 
     def norm_nodes(self, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights for ``r = |e_x|²`` (``χ²_d / d`` for Gaussian inputs), summing to 1."""
+        r"""Nodes and weights for :math:`r = |e_x|^2` (:math:`\chi^2_d / d` for Gaussian inputs),
+        summing to 1."""
         if self.input_kind == "spherical":
             return np.ones(1), np.ones(1)
         return _scaled_chi2_nodes(2.0 / dim, self.n_norm_nodes)
 
     def diag_nodes(self, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights for the correct output's ``g_c = |u_c|²`` (mean 1, var ``v_diag``)."""
+        """Nodes and weights for the correct output's :math:`g_c = |u_c|^2`
+        (mean 1, var ``v_diag``)."""
         v_diag, _ = self.output_gram_variances(dim)
         if v_diag <= 0:
             return np.ones(1), np.ones(1)
@@ -131,11 +140,13 @@ class EmbeddingLaw:
 
 
 def _scaled_chi2_nodes(variance: float, max_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Quadrature for ``χ²_k / k`` with ``k = 2/variance``: Wilson–Hilferty says
-    ``(χ²_k/k)^{1/3} ≈ N(1 − 2/(9k), 2/(9k))``; Gauss–Hermite nodes over that normal.
+    r"""Quadrature for :math:`\chi^2_k / k` with :math:`k = 2/\mathrm{variance}`: Wilson–Hilferty
+    says :math:`(\chi^2_k/k)^{1/3} \approx \mathcal{N}(1 - 2/(9k), 2/(9k))`; Gauss–Hermite nodes
+    over that normal.
 
-    The node count grows with the spread (``1 + ⌈12·sd⌉``, at most ``max_nodes``): a narrow law
-    (large d) needs only a few nodes, since the error curve is smooth in the effective d.
+    The node count grows with the spread (:math:`1 + \lceil 12\cdot \mathrm{sd}\rceil`, at most
+    ``max_nodes``): a narrow law (large d) needs only a few nodes, since the error curve is smooth
+    in the effective d.
     """
     n_nodes = min(max_nodes, 1 + math.ceil(12.0 * math.sqrt(variance)))
     nodes, weights = hermegauss(n_nodes)
@@ -148,11 +159,11 @@ BLOCK_VALUES = 2**21  # (tokens × grid × M) values per block of tokens: 16 MB 
 
 
 def _success_given_variances(q: np.ndarray, var: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """P(correct) for independent scores: correct ``N(q, var_c)``, wrong ``N(0, var_y)``.
+    r"""P(correct) for independent scores: correct ``N(q, var_c)``, wrong ``N(0, var_y)``.
 
     q: (N,); var: (N, M) with the correct class's variance at column ``targets[x]``.
-    Integrates over the standardised correct score ``u = (s − q)/σ_c`` on a grid that also holds
-    every wrong score's nodes mapped into u, so all scales are resolved and no gap exceeds the
+    Integrates over the standardised correct score :math:`u = (s - q)/\sigma_c` on a grid that also
+    holds every wrong score's nodes mapped into u, so all scales are resolved and no gap exceeds the
     base spacing. Tokens are integrated in blocks of :data:`BLOCK_VALUES` (each token's
     integral is its own: the same numbers, in memory bounded whatever N; at N = 10⁶ and M = 5
     one array for all tokens would be 10 GB).
@@ -198,9 +209,9 @@ def token_success(
     """Predicted probability that each token is retrieved at dimension d, shape (N,).
 
     Tokens sharing a class and a weight have the same prediction, so the integral runs once per
-    distinct ``(f*(x), q(x))`` pair (a few for thresholds, N for ``q = p``). ``extra`` (M,), if
-    given, is added to each class's interference ``Q_y`` (e.g. the associations that edits of
-    the memory add: :mod:`assocmem.studies.editing.theory`); the totals stay ≥ 0.
+    distinct :math:`(f^*(x), q(x))` pair (a few for thresholds, N for :math:`q = p`). ``extra``
+    (M,), if given, is added to each class's interference ``Q_y`` (e.g. the associations that edits
+    of the memory add: :mod:`assocmem.studies.editing.theory`); the totals stay ≥ 0.
     """
     totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # (M,) Σ_{class} q²
     if extra is not None:
@@ -239,7 +250,7 @@ def predict_errors(
     n_outputs: int,
     law: EmbeddingLaw | None = None,
 ) -> np.ndarray:
-    """The predicted population error ``Σ_x p(x) (1 − P(correct_x))`` at each d.
+    r"""The predicted population error :math:`\sum_x p(x) (1 - P(\mathrm{correct}_x))` at each d.
 
     Beyond the paper, which gives exponents only: the scores of a memory ``W_q`` with random
     embeddings are Gaussian given the norms, so the chance that x is retrieved is a one-dimensional

@@ -1,5 +1,5 @@
-"""Scaling fits of closed-form records next to theory: every slope in d (per scheme and T), in T
-(per scheme and d) and, on request, the joint law ``E ≈ A d^{-a} + B T^{-b}`` per scheme.
+r"""Scaling fits of closed-form records next to theory: every slope in d (per scheme and T), in T
+(per scheme and d) and, on request, the joint law :math:`E \approx A d^{-a} + B T^{-b}` per scheme.
 
 The input is the payload of ``assocmem closed-form --format json`` (``config`` and ``records``,
 each record with ``scheme``, ``dim``, ``n_samples`` and the per-trial ``errors``); the theory
@@ -138,7 +138,8 @@ def _curve_fits(
 def _joint_fit(
     spec: str, records: list[Record], law: SchemeLaw | None, options: FitOptions
 ) -> Record | None:
-    """``E ≈ A d^{-a} + B T^{-b}`` on the finite-T records (None with fewer than 2 d or 2 T)."""
+    r""":math:`E \approx A d^{-a} + B T^{-b}` on the finite-T records (None with fewer than 2 d or 2
+    T)."""
     finite = [r for r in records if r["n_samples"] is not None and r["n_samples"] > 0]
     if len({r["dim"] for r in finite}) < 2 or len({r["n_samples"] for r in finite}) < 2:
         return None

@@ -1,10 +1,10 @@
-"""Theory of associative-memory scaling laws (Cabannes et al. 2024; see the docs:
+r"""Theory of associative-memory scaling laws (Cabannes et al. 2024; see the docs:
 science/theory.md): exact finite-data error, asymptotic exponents of every scheme, the joint law,
 compute-optimal allocation and the paper's Table 1.
 
-Sign convention: an *exponent* here is the positive number ``a`` in ``E ≍ x^{-a}``; the
-log-log *slope* of the error curve is ``-a``. ``≍`` means "up to constants depending on α (and
-logs)": the functions below give exponents, not constants.
+Sign convention: an *exponent* here is the positive number ``a`` in :math:`E \asymp x^{-a}`; the
+log-log *slope* of the error curve is ``-a``. :math:`\asymp` means "up to constants depending on α
+(and logs)": the functions below give exponents, not constants.
 """
 
 import math
@@ -29,11 +29,12 @@ T_CHUNK_ELEMENTS = 1 << 23  # (len(T) × N) elements per chunk of the finite-dat
 def finite_data_error(
     probs: Sequence[float] | np.ndarray, n_samples: Sequence[float] | np.ndarray
 ) -> np.ndarray:
-    """Exact expected error of a perfect memoriser after T samples.
+    r"""Exact expected error of a perfect memoriser after T samples.
 
     A learner that answers every seen token correctly and fails on unseen ones has expected
-    population error ``Σ_x p(x) (1 − p(x))^T`` (Hutter 2021). Computed as
-    ``Σ_x p(x) exp(T · log1p(−p(x)))`` so that N up to 10⁶ and T up to 10⁹ stay accurate.
+    population error :math:`\sum_x p(x) (1 - p(x))^T` (Hutter 2021). Computed as
+    :math:`\sum_x p(x) \exp(T \cdot \operatorname{log1p}(-p(x)))` so that N up to 10⁶ and T up to
+    10⁹ stay accurate.
 
     Parameters
     ----------
@@ -49,8 +50,8 @@ def finite_data_error(
 
     Notes
     -----
-    Cabannes et al. (2024), Proposition 1: ``≍ T^{-1+1/α}`` under Zipf(α). See the docs:
-    science/theory.md, "Finite data, infinite memory".
+    Cabannes et al. (2024), Proposition 1: :math:`\asymp T^{-1+1/\alpha}` under Zipf(α). See the
+    docs: science/theory.md, "Finite data, infinite memory".
     """
     p = np.asarray(probs, dtype=np.float64).ravel()
     sizes = np.atleast_1d(np.asarray(n_samples, dtype=np.float64))
@@ -72,7 +73,7 @@ def finite_data_error(
 
 
 def zipf(n_inputs: int, alpha: float) -> np.ndarray:
-    """The Zipf law ``p(x) ∝ (x+1)^{-α}`` over N tokens.
+    r"""The Zipf law :math:`p(x) \propto (x+1)^{-\alpha}` over N tokens.
 
     Parameters
     ----------
@@ -104,10 +105,10 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
 
 
 def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarray:
-    """The capacity worth having for T samples: ``d*(T) = T^{1/α}``.
+    r"""The capacity worth having for T samples: :math:`d^*(T) = T^{1/\alpha}`.
 
-    Balances ``d^{-(α−1)}`` against ``T^{-(α−1)/α}`` for empirical thresholding; the constant is
-    set to 1 (the theory fixes only the exponent).
+    Balances :math:`d^{-(\alpha -1)}` against :math:`T^{-(\alpha -1)/\alpha}` for empirical
+    thresholding; the constant is set to 1 (the theory fixes only the exponent).
 
     Parameters
     ----------
@@ -119,7 +120,7 @@ def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarr
     Returns
     -------
     numpy.ndarray of float64
-        ``T^{1/α}``, the shape of ``n_samples``.
+        :math:`T^{1/\alpha}`, the shape of ``n_samples``.
 
     Notes
     -----
@@ -132,7 +133,7 @@ def compute_optimal_dim(n_samples: float | np.ndarray, alpha: float) -> np.ndarr
 def finite_data_table(
     n_inputs: int, alpha: float, n_samples: Sequence[float]
 ) -> list[dict[str, float]]:
-    """The finite-data error, its asymptotic shape and ``d*(T)`` at each T.
+    r"""The finite-data error, its asymptotic shape and :math:`d^*(T)` at each T.
 
     Parameters
     ----------
@@ -147,7 +148,8 @@ def finite_data_table(
     -------
     list of dict
         One dict per T with keys ``n_samples``, ``error`` (:func:`finite_data_error`),
-        ``shape`` (``T^{-(α−1)/α}``) and ``optimal_dim`` (:func:`compute_optimal_dim`).
+        ``shape`` (:math:`T^{-(\alpha -1)/\alpha}`) and ``optimal_dim``
+        (:func:`compute_optimal_dim`).
 
     Notes
     -----
@@ -168,7 +170,7 @@ def finite_data_table(
 
 
 def compute_optimal_samples(dim: float | np.ndarray, alpha: float) -> np.ndarray:
-    """The data worth having for capacity d: ``T*(d) = d^α``.
+    r"""The data worth having for capacity d: :math:`T^*(d) = d^\alpha`.
 
     Parameters
     ----------
@@ -180,7 +182,8 @@ def compute_optimal_samples(dim: float | np.ndarray, alpha: float) -> np.ndarray
     Returns
     -------
     numpy.ndarray of float64
-        ``d^α``, the shape of ``dim``: more samples than this leave the error at the capacity term.
+        :math:`d^\alpha`, the shape of ``dim``: more samples than this leave the error at the
+        capacity term.
 
     Notes
     -----
@@ -198,7 +201,7 @@ def joint_error_shape(
     *,
     memory_exponent: float | None = None,
 ) -> np.ndarray:
-    """The constant-free joint law ``d^{-a} + T^{-(α−1)/α}``.
+    r"""The constant-free joint law :math:`d^{-a} + T^{-(\alpha -1)/\alpha}`.
 
     Parameters
     ----------
@@ -209,8 +212,8 @@ def joint_error_shape(
     alpha : float
         Zipf exponent α > 1.
     memory_exponent : float, optional
-        The exponent a of d; default thresholding, ``a = α − 1``; ``(α − 1) / (2α)`` for
-        ``q = p`` (the first row of Table 1).
+        The exponent a of d; default thresholding, :math:`a = \alpha - 1`;
+        :math:`(\alpha - 1) / (2\alpha)` for :math:`q = p` (the first row of Table 1).
 
     Returns
     -------
@@ -228,7 +231,7 @@ def joint_error_shape(
 
 
 def table1(alpha: float) -> list[SchemeLaw]:
-    """Table 1 of Cabannes et al. (2024) at this α.
+    r"""Table 1 of Cabannes et al. (2024) at this α.
 
     Parameters
     ----------
@@ -238,8 +241,9 @@ def table1(alpha: float) -> list[SchemeLaw]:
     Returns
     -------
     list of SchemeLaw
-        Two rows: ``q = p`` (what one large-batch gradient step stores,
-        ``d^{-(α−1)/(2α)} + T^{-1+1/α}``) and thresholding (optimal, ``d^{-α+1} + T^{-1+1/α}``).
+        Two rows: :math:`q = p` (what one large-batch gradient step stores,
+        :math:`d^{-(\alpha -1)/(2\alpha)} + T^{-1+1/\alpha}`) and thresholding (optimal,
+        :math:`d^{-\alpha +1} + T^{-1+1/\alpha}`).
 
     Notes
     -----
@@ -299,14 +303,14 @@ def scheme_law(spec: str, alpha: float) -> SchemeLaw:
 
 
 def theory_table(alpha: float, rhos: Sequence[float] = (1.0, 0.75, 0.5)) -> list[SchemeLaw]:
-    """Every registered scheme with its asymptotic exponents at this α.
+    r"""Every registered scheme with its asymptotic exponents at this α.
 
     Parameters
     ----------
     alpha : float
         Zipf exponent α > 1.
     rhos : sequence of float, default (1.0, 0.75, 0.5)
-        The powers ρ of the ``q = p^ρ`` rows.
+        The powers ρ of the :math:`q = p^\rho` rows.
 
     Returns
     -------

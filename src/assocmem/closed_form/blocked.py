@@ -1,13 +1,16 @@
-"""Closed-form memories at large N·M: top-1 in blocks of inputs (issue #37, criterion 1).
+r"""Closed-form memories at large N·M: top-1 in blocks of inputs (issue #37, criterion 1).
 
-The whole path holds the class-aggregated products ``(E_d S_d)ᵀ`` (N×M per column) and
-``G = U Uᵀ`` (M×M): 261 GiB at N = M = 10⁵. With one-hot labels (no label noise, infinite
+The whole path holds the class-aggregated products :math:`(E_d S_d)^\top` (N×M per column) and
+:math:`G = U U^\top` (M×M): 261 GiB at N = M = 10⁵. With one-hot labels (no label noise, infinite
 data) the score of output y for input x is
 
-    s_d(x, y) = e_xᵀ (Σ_{x'} q(x') e_{x'} u_{f*(x')}ᵀ) u_y = e_xᵀ W_dᵀ u_y,
+.. math::
 
-so the d×d matrix ``W_dᵀ`` (:func:`~assocmem.ops.scores.one_hot_memory`, O(N·d²)) is formed at
-each d, and a block of inputs at a time is scored against all M outputs and judged by the strict
+    s_d(x, y) = e_x^\top \Big(\sum_{x'} q(x') e_{x'} u_{f^*(x')}^\top\Big) u_y
+    = e_x^\top W_d^\top u_y,
+
+so the d×d matrix :math:`W_d^\top` (:func:`~assocmem.ops.scores.one_hot_memory`, O(N·d²)) is formed
+at each d, and a block of inputs at a time is scored against all M outputs and judged by the strict
 rule (:func:`~assocmem.ops.top1.wrong_in_blocks`, O(N·d·M)). Memory: O((N + M)·d + block·M).
 
 :func:`~assocmem.closed_form.cost.top1_in_blocks` says where it runs, from the config alone:

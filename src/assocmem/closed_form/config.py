@@ -44,8 +44,8 @@ class ClosedFormConfig:
     words : str, optional
         A language: p is the frequencies of its N most frequent words (needs ``assocmem[words]``).
     target : {"mod", "random", "group"}, default "mod"
-        ``f*(x) = x mod M``, a seeded random balanced map, or shared within each group:
-        ``f*(x) = g(x) mod M`` (see ``n_groups``).
+        :math:`f^*(x) = x \bmod M`, a seeded random balanced map, or shared within each group:
+        :math:`f^*(x) = g(x) \bmod M` (see ``n_groups``).
     label_noise : float, default 0.0
         ε: a sample's label is f*(x) with probability 1 − ε, else another output.
     embedding : {"gaussian", "spherical", "orthogonal", "clustered"}, default "gaussian"
@@ -84,7 +84,7 @@ class ClosedFormConfig:
         sums (O(N) per T, any T up to 2⁵³; docs: beyond/vocabulary.md). Same law, other numbers.
     label_rule : {"soft", "majority"}, default "soft"
         What a data scheme stores of token x's observed labels: the empirical label law
-        ``n(x, y)/n(x)`` (soft), or the one-hot of its most frequent label (majority; ties
+        :math:`n(x, y)/n(x)` (soft), or the one-hot of its most frequent label (majority; ties
         broken uniformly at random from the trial's ``label_ties`` stream). Docs:
         beyond/noise-threshold.md.
     n_groups : int, default 1

@@ -1,18 +1,21 @@
-"""The cost model of the closed-form samplers, from the configuration alone.
+r"""The cost model of the closed-form samplers, from the configuration alone.
 
 Per trial, each sampler draws some standard normal numbers and does some floating-point work;
 ``auto`` picks the exact-in-law sampler when it is exact (i.i.d. Gaussian input embeddings) and
 this model says it is cheaper, never from the device, free memory or timings, so the choice
 (part of a run's identity) is the same on every host. See ``docs/kernels-sampling.md``.
 
-Explicit embeddings (docs: kernels-sampling.md): ``N·D`` numbers (D = d_max) and about
-``4·N·M·(K_f·D + K_v·Σ_i d_i)`` flops (K_f weightings fixed along d, K_v changing with d).
+Explicit embeddings (docs: kernels-sampling.md): :math:`N\cdot D` numbers (D = d_max) and about
+:math:`4\cdot N\cdot M\cdot (K_f\cdot D + K_v\cdot \sum_i d_i)` flops (K_f weightings fixed along d,
+K_v changing with d).
 
 Exact in law (idea 8): with ``c`` distinct stored columns (``M`` per distinct weighting) and a
-basis of rank ``r ≤ min(N, c)``: ``r·D + N·Σ_blocks min(width, live columns, r)`` numbers, where
-a block is the coordinates ``(d_{i-1}, d_i]`` and its live columns those still used at some
-dimension ≥ d_i; flops: the basis (``4·N·c²``, per class without label noise), the draws
-(``2·N·k·live`` per block) and the assembly at each d (``4·N·r·columns at d``).
+basis of rank :math:`r \le \min(N, c)`:
+:math:`r \cdot D + N \cdot \sum_{\mathrm{blocks}} \min(\text{width}, \text{live columns}, r)`
+numbers, where a block is the coordinates :math:`(d_{i-1}, d_i]` and its live columns those still
+used at some dimension ≥ d_i; flops: the basis (:math:`4\cdot N\cdot c^2`, per class without label
+noise), the draws (:math:`2\cdot N\cdot k\cdot \mathrm{live}` per block) and the assembly at each d
+(:math:`4 \cdot N \cdot r \cdot \text{columns at } d`).
 
 This module reads a config through the attributes it names (no import of the config module:
 the config's validation calls it).
@@ -216,10 +219,10 @@ def _in_law_bytes(shape: Layout, rank: int, columns: int) -> int:
 
 
 def top1_in_blocks(cfg: Any) -> bool:
-    """The trial is evaluated in blocks of inputs (``closed_form/blocked.py``): from
-    ``N·M ≥ BLOCKED_FROM`` on, where it applies (explicit embeddings, none orthogonal; one-hot
-    labels: no label noise and infinite data; no softmax readout). Smaller runs keep the whole
-    path and its bits."""
+    r"""The trial is evaluated in blocks of inputs (``closed_form/blocked.py``): from
+    :math:`N\cdot M \ge \mathrm{BLOCKED\_FROM}` on, where it applies (explicit embeddings, none
+    orthogonal; one-hot labels: no label noise and infinite data; no softmax readout). Smaller runs
+    keep the whole path and its bits."""
     return (
         cfg.n_inputs * cfg.n_outputs >= BLOCKED_FROM
         and cfg.sampler in ("auto", "explicit")

@@ -115,8 +115,9 @@ class Problem:
         return token_groups(cfg.n_inputs, cfg.n_groups, cfg.grouping, self.probs_cpu, gen)
 
     def output_coordinates(self, trial: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """The raw output coordinates (d_max, M) of the trial's ``output_embeddings`` stream and
-        their scales (D, M): u_y at ``d = dims[i]`` is ``scales[i, y] · coords[:d, y]``.
+        r"""The raw output coordinates (d_max, M) of the trial's ``output_embeddings`` stream and
+        their scales (D, M): u_y at ``d = dims[i]`` is
+        :math:`\mathrm{scales}[i, y] \cdot \mathrm{coords}[:d, y]`.
 
         Not for orthogonal output embeddings (the canonical basis, drawn from nothing)."""
         cfg = self.cfg

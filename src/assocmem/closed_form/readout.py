@@ -9,7 +9,8 @@ from assocmem.closed_form.problem import Problem
 
 
 class Evaluator:
-    """Turns class-aggregated scores ``(E S)ᵀ`` into the population error of each column."""
+    r"""Turns class-aggregated scores :math:`(E S)^\top` into the population error of each
+    column."""
 
     def __init__(self, problem: Problem, targets: torch.Tensor) -> None:
         self.m = problem.cfg.n_outputs
@@ -24,7 +25,8 @@ class Evaluator:
         self.workspace = problem.workspace  # the scores' buffer, reused from trial to trial
 
     def __call__(self, aggregated: torch.Tensor, grams: torch.Tensor) -> dict[str, torch.Tensor]:
-        """aggregated: (D, K·M, N), column x = ``Sᵀ e_x`` at each of D dims; grams: (D, M, M).
+        r"""aggregated: (D, K·M, N), column x = :math:`S^\top e_x` at each of D dims; grams:
+        (D, M, M).
 
         Returns metrics, each (D, K): the error and its head part, and with ``readout`` the
         calibrated softmax metrics of :func:`calibrated_softmax`.
@@ -63,7 +65,7 @@ class Evaluator:
 def _target_tables(
     targets: torch.Tensor, m: int, dtype: torch.dtype
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """For targets (N,): the flat position ``y·N + x`` of each token's target score in a
+    r"""For targets (N,): the flat position :math:`y\cdot N + x` of each token's target score in a
     (M, N) block, the (M, N) bool one-hot, and −∞ at each target, 0 elsewhere (in ``dtype``:
     added to the scores it hides the targets, at a tenth of a broadcast ``masked_fill_``)."""
     n = targets.numel()
@@ -81,14 +83,16 @@ def calibrated_softmax(
     iterations: int = 40,
     beta_max: float = 1e4,
 ) -> dict[str, torch.Tensor]:
-    """Softmax readout at the best inverse temperature, for every (d, column).
+    r"""Softmax readout at the best inverse temperature, for every (d, column).
 
     The scale of ``q`` (and so of the scores) is arbitrary for a closed-form memory, so the
-    readout is calibrated: ``β* = argmin_β CE(β)`` with the population cross-entropy
-    ``CE(β) = Σ_x p(x) Σ_y L(y|x) (−log softmax(β s_x)_y)`` against the label law L (one-hot
-    without label noise). CE is convex in β; damped Newton steps from β = 0, β ∈ [0, β_max] on
-    scores scaled to unit standard deviation (a memory that answers every token right has
-    CE → 0 as β → ∞, and stops at β_max).
+    readout is calibrated: :math:`\beta^* = \operatorname{argmin}_\beta \operatorname{CE}(\beta)`
+    with the population cross-entropy
+    :math:`\operatorname{CE}(\beta) = \sum_x p(x) \sum_y L(y|x)\,
+    (-\log \operatorname{softmax}(\beta s_x)_y)` against the label law L (one-hot without label
+    noise). CE is convex in β; damped Newton steps from β = 0, β ∈ [0, β_max] on scores scaled to
+    unit standard deviation (a memory that answers every token right has CE → 0 as β → ∞, and stops
+    at β_max).
 
     scores: (D, K, M, N); law: (M, N); probs: (N,). Returns ``cross_entropy``, ``p_correct``
     (Σ_x p(x) softmax(β* s_x)[f*(x)]) and ``beta`` (β* in units of the scores' std), each (D, K).

@@ -97,10 +97,11 @@ class ClosedFormResult:
         return out
 
     def _noisy(self, error: float) -> dict[str, float]:
-        """With label noise ε: the error against noisy labels and the Bayes floor ε.
+        r"""With label noise ε: the error against noisy labels and the Bayes floor ε.
 
         The Bayes predictor is f* (ε < (M−1)/M); a predictor wrong (vs f*) on mass E has error
-        ``ε + (1 − ε M/(M−1)) E`` against the noisy labels, so its excess error is ∝ E.
+        :math:`\varepsilon + (1 - \varepsilon M/(M-1)) E` against the noisy labels, so its excess
+        error is ∝ E.
         """
         eps, m = self.config.label_noise, self.config.n_outputs
         if eps == 0:

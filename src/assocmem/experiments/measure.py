@@ -71,7 +71,8 @@ def margin(value: float, low: float, high: float, se: float) -> float:
 
 
 def within(value: float, target: float, tolerance: float, se: float, z: float = 0.0) -> float:
-    """The margin of ``value`` inside ``target ± (tolerance + z·se)``, in s.e."""
+    r"""The margin of ``value`` inside
+    :math:`\mathrm{target} \pm (\mathrm{tolerance} + z\cdot \mathrm{se})`, in s.e."""
     wide = tolerance + z * se
     return margin(value, target - wide, target + wide, se)
 
@@ -84,7 +85,7 @@ def scale_z(tolerance: dict[str, Any], scale: str) -> float:
 
 def at_quick_scale(passed: bool | None, margin_se: float | None, z: float) -> bool | None:
     """A claim's verdict at the quick scale: it passes where its margin against the tolerance as
-    stated is at least ``−z`` s.e. (the tolerance widened by ``z`` s.e. of each compared
+    stated is at least :math:`-z` s.e. (the tolerance widened by ``z`` s.e. of each compared
     statistic, ``quick_z`` of its table); a claim without a margin keeps its verdict."""
     if passed is None or margin_se is None or not z:
         return passed
@@ -134,6 +135,7 @@ def cells_margin(margins: Any, min_fraction: float) -> float | None:
 
 
 def cell_margins(value: Any, bound: Any, se: Any) -> pd.Series:
-    """Per cell, the margin of ``value ≤ bound`` in s.e. ``se`` (±inf where se is 0)."""
+    r"""Per cell, the margin of :math:`\mathrm{value} \le \mathrm{bound}` in s.e. ``se`` (±inf where
+    se is 0)."""
     value, bound, se = (pd.Series(np.asarray(x, float)) for x in (value, bound, se))
     return pd.Series([margin(v, -math.inf, b, s) for v, b, s in zip(value, bound, se, strict=True)])

@@ -66,7 +66,7 @@ def scheme_label(scheme: str) -> str:
 
 
 def figure4(frame: pd.DataFrame) -> Figure:
-    """Error against d with infinite data, one curve per scheme (Figure 4 of the paper).
+    r"""Error against d with infinite data, one curve per scheme (Figure 4 of the paper).
 
     Parameters
     ----------
@@ -80,9 +80,9 @@ def figure4(frame: pd.DataFrame) -> Figure:
     -------
     matplotlib.figure.Figure
         One log-log panel: the trial mean of each scheme with a 95 % band (± 1.96 standard
-        errors), labelled ``q = 1``, ``q = p``, ``q = 1{x ≤ d/8}`` (else the scheme spec), and
-        the references ``0.35 d^-1/4`` (dashed) and ``3.5 d^-1`` (dotted) of the paper's
-        figure.
+        errors), labelled :math:`q = 1`, :math:`q = p`, :math:`q = \mathbb{1}\{x \le d/8\}` (else
+        the scheme spec), and the references :math:`0.35 d^{-1/4}` (dashed) and :math:`3.5 d^{-1}`
+        (dotted) of the paper's figure.
 
     Notes
     -----
@@ -106,7 +106,7 @@ def figure4(frame: pd.DataFrame) -> Figure:
 
 
 def figure1(frame: pd.DataFrame) -> Figure:
-    """The joint law in (d, T): error vs d, error vs T and the (d, T) contour (Figure 1).
+    r"""The joint law in (d, T): error vs d, error vs T and the (d, T) contour (Figure 1).
 
     Parameters
     ----------
@@ -119,14 +119,14 @@ def figure1(frame: pd.DataFrame) -> Figure:
     matplotlib.figure.Figure
         One row of three panels per scheme, in the order the schemes first appear (the paper
         draws one, ``empirical_threshold:P=d/12``): error vs d, one curve per T, with the
-        dashed ``5 d^-1``; error vs T, one curve per d, with the dashed ``0.5 T^-1/2``; the
-        contour of the trial-mean error over (d, T). With several schemes every panel title
+        dashed :math:`5 d^{-1}`; error vs T, one curve per d, with the dashed :math:`0.5 T^{-1/2}`;
+        the contour of the trial-mean error over (d, T). With several schemes every panel title
         starts with the scheme, so schemes are never pooled.
 
     Notes
     -----
-    Cabannes et al. (2024), Figure 1 and Proposition 4 (``E ≍ d^{-α+1} + T^{-1+1/α}``); see the
-    docs: science/figures.md.
+    Cabannes et al. (2024), Figure 1 and Proposition 4
+    (:math:`E \asymp d^{-\alpha +1} + T^{-1+1/\alpha}`); see the docs: science/figures.md.
     """
     schemes = list(dict.fromkeys(frame["scheme"]))
     fig, axes = new_figure(3, rows=len(schemes))
@@ -209,12 +209,12 @@ def figure3(frame: pd.DataFrame) -> Figure:
 
 
 def memory_matrices(scores: Mapping[str, np.ndarray], targets: np.ndarray) -> Figure:
-    """Pictures of what memories store: the softmax of their N×M scores.
+    r"""Pictures of what memories store: the softmax of their N×M scores.
 
     Parameters
     ----------
     scores : mapping of str to numpy.ndarray, shape (N, M)
-        Each memory's scores ``u_yᵀ W e_x`` by panel title.
+        Each memory's scores :math:`u_y^\top W e_x` by panel title.
     targets : numpy.ndarray of int, shape (N,)
         f*(x), marked by a red circle (its ``gid`` is ``"f*(x)"``, for the caption to name).
 

@@ -59,7 +59,7 @@ def layout_problems(fig: Figure, caption: str = "") -> list[str]:
         - a line, scatter or bar series that no legend explains (its label, or a legend handle
           of its colour and line style) and whose ``gid`` the caption does not name;
         - two entries of a legend drawn alike (colour, line style and marker);
-        - a text with an ASCII exponent or subscript (``d^-1``, ``d_h``) outside ``$...$``.
+        - a text with an ASCII exponent or subscript (:math:`d^{-1}`, ``d_h``) outside ``$...$``.
     """
     canvas = FigureCanvasAgg(fig)
     canvas.draw()  # type: ignore[no-untyped-call]

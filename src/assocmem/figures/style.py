@@ -45,8 +45,8 @@ def curve(
 def theory_line(
     ax: Axes, x: np.ndarray, constant: float, exponent: float, label: str, ls: str = "--"
 ) -> None:
-    """The black reference ``constant · x^exponent`` (dashed, or ``ls`` where a panel has two:
-    two references of one style could not be told apart)."""
+    r"""The black reference :math:`\mathrm{constant} \cdot x^{\mathrm{exponent}}` (dashed, or ``ls``
+    where a panel has two: two references of one style could not be told apart)."""
     ax.plot(x, constant * np.asarray(x, float) ** exponent, ls=ls, color="black", lw=1, label=label)
 
 

@@ -1,10 +1,11 @@
-"""Figure 6 of the paper: the Eq. 16 update map and the weighting it implies.
+r"""Figure 6 of the paper: the Eq. 16 update map and the weighting it implies.
 
-Each occurrence of token x moves its stored weight by ``q ← f(q) = q + γ / (1 + e^q/(M−1))``
-(Cabannes et al. 2024, Eq. (16); see the docs: science/optimisation.md), so after n
-occurrences ``q = f^n(0)``. With a small step γ the map is nearly linear (``q ∝ n ∝ p``: the poor
-frequency weighting); with a large γ it saturates after a few occurrences and flattens q (close
-to thresholding). Pure arithmetic: no runs are needed.
+Each occurrence of token x moves its stored weight by
+:math:`q \leftarrow f(q) = q + \gamma / (1 + e^q/(M-1))` (Cabannes et al. 2024, Eq. (16); see the
+docs: science/optimisation.md), so after n occurrences :math:`q = f^n(0)`. With a small step γ the
+map is nearly linear (:math:`q \propto n \propto p`: the poor frequency weighting); with a large γ
+it saturates after a few occurrences and flattens q (close to thresholding). Pure arithmetic: no
+runs are needed.
 """
 
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ REFERENCE_STYLES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 
 
 def iterate_update(gamma: float, n_outputs: int, n_max: int) -> np.ndarray:
-    """``f^n(0)`` for n = 0..n_max (Eq. 16 with step γ and M outputs), shape (n_max + 1,)."""
+    """:math:`f^n(0)` for n = 0..n_max (Eq. 16 with step γ and M outputs), shape (n_max + 1,)."""
     q = np.zeros(n_max + 1)
     for n in range(n_max):
         q[n + 1] = q[n] + gamma / (1.0 + np.exp(q[n]) / (n_outputs - 1))
@@ -26,8 +27,9 @@ def iterate_update(gamma: float, n_outputs: int, n_max: int) -> np.ndarray:
 
 
 def implied_weights(probs: np.ndarray, gamma: float, n_outputs: int, cap: int = 100) -> np.ndarray:
-    """``q(x) = f^{n(x)}(0)`` with ``n(x) = min(p(x)/min p, cap)`` rounded: a sample in which the
-    rarest token occurs once, counts capped at ``cap`` (they only bound the iteration)."""
+    r""":math:`q(x) = f^{n(x)}(0)` with :math:`n(x) = \min(p(x)/\min p, \mathrm{cap})` rounded: a
+    sample in which the rarest token occurs once, counts capped at ``cap`` (they only bound the
+    iteration)."""
     counts = np.minimum(np.rint(probs / probs.min()), cap).astype(int)
     weights: np.ndarray = iterate_update(gamma, n_outputs, cap)[counts]
     return weights
@@ -40,7 +42,7 @@ def figure6(
     cap: int = 100,
     powers: Sequence[float] = (1.0, 0.35, 0.05),
 ) -> Figure:
-    """The Eq. (16) update map and the weighting it implies (Figure 6).
+    r"""The Eq. (16) update map and the weighting it implies (Figure 6).
 
     Pure arithmetic: no runs are needed.
 
@@ -51,17 +53,17 @@ def figure6(
     n_outputs : int, default 10
         M.
     n_inputs : int, default 100
-        Tokens of the law ``p ∝ (x+3)^-2``.
+        Tokens of the law :math:`p \propto (x+3)^{-2}`.
     cap : int, default 100
         Counts are capped here.
     powers : sequence of float, default (1.0, 0.35, 0.05)
-        The references ``p^ρ`` drawn against the implied q.
+        The references :math:`p^\rho` drawn against the implied q.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Left: ``f^n(0)`` against n for each γ. Right: the implied q(x) against ``p^ρ`` (each
-        normalised to sum 1).
+        Left: :math:`f^n(0)` against n for each γ. Right: the implied q(x) against :math:`p^\rho`
+        (each normalised to sum 1).
 
     Notes
     -----

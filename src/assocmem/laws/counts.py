@@ -1,17 +1,18 @@
-"""Sample counts drawn directly as multinomial vectors: ``n_T(x)`` without the T samples.
+r"""Sample counts drawn directly as multinomial vectors: ``n_T(x)`` without the T samples.
 
 The counts of T i.i.d. draws from p are ``Multinomial(T, p)``. Drawing that vector costs O(N)
 whatever T is, where drawing and counting the samples costs O(T) time and memory (T = 10⁸ int64
-tokens are 800 MB). Nested sample sizes ``T₁ < T₂ < …`` are running sums of independent
-increments, ``n_{T₂} = n_{T₁} + Multinomial(T₂ − T₁, p)``, which is exactly the joint law of
-the counts of the prefixes of one i.i.d. sequence (its disjoint blocks are independent).
+tokens are 800 MB). Nested sample sizes :math:`T_1 < T_2 < \dots` are running sums of independent
+increments, :math:`n_{T_2} = n_{T_1} + \operatorname{Multinomial}(T_2 - T_1, p)`, which is exactly
+the joint law of the counts of the prefixes of one i.i.d. sequence (its disjoint blocks are
+independent).
 
 The multinomial is drawn as conditional binomials down a binary tree over the tokens: a node
-holding c draws sends ``Binomial(c, p_left / p_node)`` of them to its left child and the rest
-to its right one. One ``torch.binomial`` call per level (about log₂ N calls); its CPU kernel is
-serial in element order under the generator's lock, so the numbers depend only on the
-generator's seed, never on the thread count. Labels under label noise are split the same way,
-token by token, over the outputs in a fixed order (conditional binomials again).
+holding c draws sends :math:`\operatorname{Binomial}(c, p_{\mathrm{left}} / p_{\mathrm{node}})` of
+them to its left child and the rest to its right one. One ``torch.binomial`` call per level (about
+log₂ N calls); its CPU kernel is serial in element order under the generator's lock, so the numbers
+depend only on the generator's seed, never on the thread count. Labels under label noise are split
+the same way, token by token, over the outputs in a fixed order (conditional binomials again).
 
 Drawn on the CPU always (the counts are O(N); a CUDA binomial would give other numbers).
 See the docs: beyond/vocabulary.md.
@@ -35,7 +36,7 @@ class BinomialTree:
 
     Notes
     -----
-    Level ``l`` has ``2^l`` nodes (the leaves are p padded with zeros to a power of two);
+    Level ``l`` has :math:`2^l` nodes (the leaves are p padded with zeros to a power of two);
     ``split[l]`` is each level-``l`` node's chance to send a draw left, 0 for an empty node.
     """
 
@@ -103,11 +104,12 @@ def multinomial_prefix_label_counts(
     generator: torch.Generator,
     label_generator: torch.Generator,
 ) -> torch.Tensor:
-    """Joint counts ``n_T(x, y)`` of the first T (token, label) pairs, for each T in ``sizes``.
+    r"""Joint counts ``n_T(x, y)`` of the first T (token, label) pairs, for each T in ``sizes``.
 
     Tokens from p, and each token's label from ``label_law[x]`` independently (label noise):
-    the increments of ``n(x, ·)`` are ``Multinomial(Δn(x), label_law[x])``, drawn as
-    conditional binomials over the outputs ``0, 1, …, M−1`` in that order.
+    the increments of :math:`n(x, \cdot)` are
+    :math:`\operatorname{Multinomial}(\Delta n(x), \mathrm{label\_law}[x])`, drawn as conditional
+    binomials over the outputs :math:`0, 1, \dots, M-1` in that order.
 
     Parameters
     ----------
@@ -140,10 +142,11 @@ def multinomial_prefix_label_counts(
 def split_labels(
     counts: torch.Tensor, label_law: torch.Tensor, generator: torch.Generator
 ) -> torch.Tensor:
-    """Split each token's ``counts[x]`` draws over the outputs by ``label_law[x]``: (M, N).
+    r"""Split each token's ``counts[x]`` draws over the outputs by ``label_law[x]``: (M, N).
 
-    Conditional binomials over y = 0, 1, …, M−1: ``n_y ~ Binomial(rest, L_y / (1 − Σ_{y'<y}
-    L_{y'}))``, the last output takes the rest.
+    Conditional binomials over y = 0, 1, …, M−1:
+    :math:`n_y \sim \operatorname{Binomial}(\mathrm{rest}, L_y / (1 - \sum_{y'<y} L_{y'}))`, the
+    last output takes the rest.
     """
     n_outputs = label_law.shape[1]
     out = torch.empty(n_outputs, counts.numel(), dtype=torch.float64)

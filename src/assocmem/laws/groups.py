@@ -53,5 +53,6 @@ def token_groups(
 
 
 def group_targets(groups: torch.Tensor, n_outputs: int) -> torch.Tensor:
-    """Targets shared within each group, ``f*(x) = h(g(x))`` with ``h(k) = k mod M``, shape (N,)."""
+    r"""Targets shared within each group, :math:`f^*(x) = h(g(x))` with :math:`h(k) = k \bmod M`,
+    shape (N,)."""
     return groups % n_outputs

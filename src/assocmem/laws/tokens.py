@@ -1,9 +1,10 @@
-"""Token distributions, targets, i.i.d. samples and their prefix counts (Cabannes et al. 2024; see
+r"""Token distributions, targets, i.i.d. samples and their prefix counts (Cabannes et al. 2024; see
 the docs: science/model.md).
 
-Conventions: inputs ``x ∈ {0..N-1}`` (``n_inputs`` = N), outputs ``y ∈ {0..M-1}``
-(``n_outputs`` = M). A sample of size ``T`` (``n_samples``) is drawn once at the largest T; smaller
-T are its prefixes, so "more data" curves share one draw and are monotone in information.
+Conventions: inputs :math:`x \in \{0, \dots, N-1\}` (``n_inputs`` = N), outputs
+:math:`y \in \{0, \dots, M-1\}` (``n_outputs`` = M). A sample of size ``T`` (``n_samples``) is drawn
+once at the largest T; smaller T are its prefixes, so "more data" curves share one draw and are
+monotone in information.
 """
 
 import math
@@ -19,7 +20,7 @@ SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes nev
 def zipf_probabilities(
     n_inputs: int, alpha: float, dtype: torch.dtype = torch.float64
 ) -> torch.Tensor:
-    """Zipf law ``p(x) ∝ (x+1)^(-α)`` over ``n_inputs`` tokens, shape (N,)."""
+    r"""Zipf law :math:`p(x) \propto (x+1)^{-\alpha}` over ``n_inputs`` tokens, shape (N,)."""
     if n_inputs < 1:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
     if not alpha > 0:
@@ -42,12 +43,13 @@ def normalize_probabilities(probs: Sequence[float] | torch.Tensor) -> torch.Tens
 
 
 def mod_targets(n_inputs: int, n_outputs: int) -> torch.Tensor:
-    """The paper's default target ``f*(x) = x mod M``, shape (N,), int64."""
+    r"""The paper's default target :math:`f^*(x) = x \bmod M`, shape (N,), int64."""
     return torch.arange(n_inputs) % n_outputs
 
 
 def random_targets(n_inputs: int, n_outputs: int, generator: torch.Generator) -> torch.Tensor:
-    """A seeded random map ``f*: [N] → [M]`` hitting every output (when N ≥ M), shape (N,)."""
+    r"""A seeded random map :math:`f^*: [N] \to [M]` hitting every output (when N ≥ M), shape
+    (N,)."""
     perm = torch.randperm(n_inputs, generator=generator)
     targets = torch.empty(n_inputs, dtype=torch.int64)
     # Balanced classes: a random permutation of x mod M.
@@ -97,10 +99,11 @@ def prefix_counts(tokens: torch.Tensor, n_inputs: int, sizes: Sequence[int]) -> 
 def noisy_labels(
     clean: torch.Tensor, n_outputs: int, noise: float, generator: torch.Generator
 ) -> torch.Tensor:
-    """Labels ``y = f*(x)`` with probability ``1 − noise``, else uniform over the other outputs.
+    r"""Labels :math:`y = f^*(x)` with probability :math:`1 - \mathrm{noise}`, else uniform over the
+    other outputs.
 
-    clean: (T,) int64 targets ``f*(x_t)``. Two uniforms per sample, drawn in fixed blocks, so the
-    labels of the first T samples never depend on T_max (nested prefixes). Returns (T,) int64.
+    clean: (T,) int64 targets :math:`f^*(x_t)`. Two uniforms per sample, drawn in fixed blocks, so
+    the labels of the first T samples never depend on T_max (nested prefixes). Returns (T,) int64.
     """
     n = clean.numel()
     n_blocks = math.ceil(n / SAMPLE_BLOCK)
@@ -150,10 +153,11 @@ def majority_labels(law: torch.Tensor, priority: torch.Tensor | None = None) -> 
 
 
 def noisy_error(error: float, noise: float, n_outputs: int) -> float:
-    """Error against noisy labels of a predictor wrong (vs f*) on mass ``error``.
+    r"""Error against noisy labels of a predictor wrong (vs f*) on mass ``error``.
 
     A token answered with f*(x) is wrong w.p. ε; one answered with another output w.p.
-    ``1 − ε/(M−1)``; so the error is ``ε + (1 − ε M/(M−1)) E``. The Bayes rule is f* (for
-    ε < (M−1)/M) with error ε, and the excess error ``(1 − ε M/(M−1)) E`` is ∝ E.
+    :math:`1 - \varepsilon /(M-1)`; so the error is
+    :math:`\varepsilon + (1 - \varepsilon M/(M-1)) E`. The Bayes rule is f* (for ε < (M−1)/M) with
+    error ε, and the excess error :math:`(1 - \varepsilon M/(M-1)) E` is ∝ E.
     """
     return noise + (1 - noise * n_outputs / (n_outputs - 1)) * error

@@ -123,9 +123,11 @@ def word_distribution(language: str, n_inputs: int) -> WordDistribution:
 
 
 def zipf_alpha_kl(probs: np.ndarray) -> float:
-    """α minimising ``KL(p ‖ Zipf_α)`` over the same N tokens: the maximum-likelihood Zipf fit.
+    r"""α minimising :math:`\operatorname{KL}(p \| \operatorname{Zipf}_\alpha)` over the same N
+    tokens: the maximum-likelihood Zipf fit.
 
-    ``KL = Σ p log p + α Σ p log(x+1) + log Σ (x+1)^-α`` is convex in α; solved by SciPy.
+    :math:`\operatorname{KL} = \sum p \log p + \alpha \sum p \log(x+1) + \log \sum (x+1)^{-\alpha}`
+    is convex in α; solved by SciPy.
     """
     log_rank = np.log(np.arange(1, len(probs) + 1))
     mean_log_rank = float(probs @ log_rank)

@@ -1,13 +1,13 @@
-"""Exact population metrics, written once for every kernel (Cabannes et al. 2024, Eq. 2).
+r"""Exact population metrics, written once for every kernel (Cabannes et al. 2024, Eq. 2).
 
-``E = Σ_x p(x) · 1{argmax_y scores(x) ≠ f*(x)}``; a token counts as correct only when its target
-score is the strict unique maximum (ties are errors).
+:math:`E = \sum_x p(x) \cdot \mathbb{1}\{\operatorname{argmax}_y \mathrm{scores}(x) \ne f^*(x)\}`; a
+token counts as correct only when its target score is the strict unique maximum (ties are errors).
 
 Head and tail (one definition for closed-form and trained memories): the *head* is the
-``⌈fraction · N⌉`` most probable tokens (``fraction = 0.1`` unless a closed-form config sets
-``head_fraction``; ties in p broken by token index, lower first), the tail the rest. For a law
-sorted by decreasing probability (Zipf, word frequencies) the head is the first ``⌈N/10⌉``
-tokens. The tail error is ``error − head error``.
+:math:`\lceil \mathrm{fraction} \cdot N\rceil` most probable tokens (``fraction = 0.1`` unless a
+closed-form config sets ``head_fraction``; ties in p broken by token index, lower first), the tail
+the rest. For a law sorted by decreasing probability (Zipf, word frequencies) the head is the first
+:math:`\lceil N/10\rceil` tokens. The tail error is :math:`\text{error} - \text{head error}`.
 
 Correctness, the same rule everywhere: :func:`wrong_tokens` (torch, (R, N, M) logits),
 :func:`correct` and :func:`correct_columns` (numpy tables, the editing study's), and
@@ -41,12 +41,13 @@ class PopulationMetrics:
 
 
 def head_size(n_inputs: int, fraction: float = HEAD_FRACTION) -> int:
-    """Number of head tokens, ``⌈fraction · N⌉``."""
+    r"""Number of head tokens, :math:`\lceil \mathrm{fraction} \cdot N\rceil`."""
     return math.ceil(fraction * n_inputs)
 
 
 def head_mask(probs: torch.Tensor, fraction: float = HEAD_FRACTION) -> torch.Tensor:
-    """(N,) bool: the ``⌈fraction · N⌉`` most probable tokens of ``probs`` (N,), ties by index."""
+    r"""(N,) bool: the :math:`\lceil \mathrm{fraction} \cdot N\rceil` most probable tokens of
+    ``probs`` (N,), ties by index."""
     order = torch.sort(probs, descending=True, stable=True).indices
     mask = torch.zeros(probs.shape[-1], dtype=torch.bool, device=probs.device)
     mask[order[: head_size(probs.shape[-1], fraction)]] = True
@@ -54,10 +55,12 @@ def head_mask(probs: torch.Tensor, fraction: float = HEAD_FRACTION) -> torch.Ten
 
 
 def _limbs(values: torch.Tensor, bits: int) -> torch.Tensor:
-    """Split values in [0, 1] (N,) into integer limbs (N, k): ``v ≈ Σ_j limb_j 2^{-(j+1)·bits}``.
+    r"""Split values in [0, 1] (N,) into integer limbs (N, k):
+    :math:`v \approx \sum_j \mathrm{limb}_j\, 2^{-(j+1) \cdot \mathrm{bits}}`.
 
-    Every limb is an integer in ``[0, 2^bits)``, held exactly in float64. Enough limbs are taken
-    to keep 53 bits of the smallest positive value (the truncation is below its last bit).
+    Every limb is an integer in :math:`[0, 2^{\mathrm{bits}})`, held exactly in float64. Enough
+    limbs are taken to keep 53 bits of the smallest positive value (the truncation is below its last
+    bit).
     """
     positive = values[values > 0]
     smallest = float(positive.min()) if positive.numel() else 1.0
@@ -72,12 +75,13 @@ def _limbs(values: torch.Tensor, bits: int) -> torch.Tensor:
 
 
 class PopulationError:
-    """``Σ_x p(x) wrong(x)`` and its head part, for any batch of 0/1 ``wrong`` tables.
+    r""":math:`\sum_x p(x) \mathrm{wrong}(x)` and its head part, for any batch of 0/1 ``wrong``
+    tables.
 
-    The probabilities are split into integer limbs of ``52 − bitlen(N)`` bits, so every partial
-    sum of one limb over at most N tokens is an integer below 2⁵³: a float64 matrix product adds
-    them exactly, in whatever order it chooses. The limb sums are then combined in one fixed
-    order. The result is within an ulp of the exact sum and, above all, the same bits whatever
+    The probabilities are split into integer limbs of :math:`52 - \operatorname{bitlen}(N)` bits, so
+    every partial sum of one limb over at most N tokens is an integer below 2⁵³: a float64 matrix
+    product adds them exactly, in whatever order it chooses. The limb sums are then combined in one
+    fixed order. The result is within an ulp of the exact sum and, above all, the same bits whatever
     the batch shape, the thread count or the device (one BLAS call, about the cost of the plain
     ``wrong @ p``).
 
@@ -103,8 +107,8 @@ class PopulationError:
         return self._on[device]
 
     def _combine(self, sums: Any) -> Any:
-        """``Σ_j sums[..., j] 2^{-(j+1)·bits}``, smallest term first (fixed order): the same
-        IEEE float64 operations on a torch tensor or a numpy array."""
+        r""":math:`\sum_j \mathrm{sums}[..., j] 2^{-(j+1)\cdot \mathrm{bits}}`, smallest term first
+        (fixed order): the same IEEE float64 operations on a torch tensor or a numpy array."""
         total = sums[..., 0] * 0.0
         for j in reversed(range(sums.shape[-1])):
             total = total + sums[..., j] * 2.0 ** (-(j + 1) * self.bits)
@@ -153,11 +157,12 @@ def correct(scores: np.ndarray, targets: np.ndarray) -> np.ndarray:
 def correct_columns(
     table: np.ndarray, targets: np.ndarray, flat: np.ndarray | None = None
 ) -> np.ndarray:
-    """:func:`correct` of the transposed table (M, N), in numpy (fast: reductions over the
+    r""":func:`correct` of the transposed table (M, N), in numpy (fast: reductions over the
     short axis; the editing study changes such tables in place). The rule of
     :func:`wrong_tokens`: correct only when the target's score is the strict maximum.
 
-    ``flat``: the flat positions ``targets · N + x`` of the targets' scores, if known."""
+    ``flat``: the flat positions :math:`\mathrm{targets} \cdot N + x` of the targets' scores, if
+    known."""
     if flat is None:
         flat = targets * table.shape[1] + np.arange(table.shape[1])
     mine = table.take(flat)
@@ -174,14 +179,15 @@ def population_metrics(
     law: torch.Tensor | None = None,
     population: PopulationError | None = None,
 ) -> PopulationMetrics:
-    """Metrics of logits (R, N, M) for targets (N,) int64 and probabilities (N,).
+    r"""Metrics of logits (R, N, M) for targets (N,) int64 and probabilities (N,).
 
     population: the :class:`PopulationError` of ``probs``, where the caller keeps one (a
     training group evaluates many times against one law); built here otherwise.
 
     law: the label law L(y|x), (N, M), for label noise; the cross-entropy is
-    ``Σ_x p(x) Σ_y L(y|x)(−log softmax(logits_x)_y)`` (the closed-form readout's definition,
-    at β = 1: a trained memory's scale is learned). Default: one-hot f*.
+    :math:`\sum_x p(x) \sum_y L(y|x)(-\log \operatorname{softmax}(\mathrm{logits}_x)_y)` (the
+    closed-form readout's definition, at β = 1: a trained memory's scale is learned). Default:
+    one-hot f*.
     """
     weights = probs.to(torch.float64)
     population = population or PopulationError(weights)

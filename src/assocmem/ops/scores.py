@@ -1,9 +1,10 @@
-"""The scores of a closed-form memory, ``u_yᵀ W_q e_x``, without forming W (written once).
+r"""The scores of a closed-form memory, :math:`u_y^\top W_q e_x`, without forming W (written once).
 
-For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Eq. 16 of Cabannes et al. 2024; with label noise,
-``Σ_x q(x) Σ_y L(y|x) u_y e_xᵀ``) the scores of every input are ``E (Eᵀ A) G`` with
-``A = diag(q) L`` (N×M; L the one-hot matrix F of f* without noise) and ``G = U Uᵀ`` (M×M):
-O(N·d·M) work instead of the O(N·d²) of forming W (docs/architecture.md, idea 1).
+For :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` (Eq. 16 of Cabannes et al. 2024; with label noise,
+:math:`\sum_x q(x) \sum_y L(y|x) u_y e_x^\top`) the scores of every input are :math:`E (E^\top A) G`
+with :math:`A = \operatorname{diag}(q) L` (N×M; L the one-hot matrix F of f* without noise) and
+:math:`G = U U^\top` (M×M): O(N·d·M) work instead of the O(N·d²) of forming W (docs/architecture.md,
+idea 1).
 
 Every memory that scores this way calls :func:`memory_scores`; the association (which product
 is taken first) is a parameter, because it changes the float rounding and each caller keeps the
@@ -23,7 +24,8 @@ Product = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 def stored_rows(
     q: torch.Tensor, labels: torch.Tensor, out: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """``(diag(q) L)ᵀ`` for every column: q (..., K, N), label laws Lᵀ (K, M, N) → (..., K·M, N).
+    r""":math:`(\operatorname{diag}(q) L)^\top` for every column: q (..., K, N), label laws Lᵀ
+    (K, M, N) → (..., K·M, N).
 
     Without label noise L is the one-hot matrix F of f*. ``out``: a contiguous (..., K·M, N)
     tensor to write them in.
@@ -37,7 +39,8 @@ def stored_rows(
 
 
 def one_hot_weights(q: torch.Tensor, targets: torch.Tensor, n_outputs: int) -> torch.Tensor:
-    """``A = diag(q) F``: q(x) at column f*(x), (..., N, M), from q (..., N) and targets (N,).
+    r""":math:`A = \operatorname{diag}(q) F`: q(x) at column f*(x), (..., N, M), from q (..., N) and
+    targets (N,).
 
     In q's dtype (F is exact in any float dtype)."""
     onehot = torch.nn.functional.one_hot(targets, n_outputs).to(q.dtype)  # (N, M)
@@ -55,12 +58,13 @@ def one_hot_memory(
     *,
     block: int = STORE_BLOCK,
 ) -> torch.Tensor:
-    """The memory of each weighting, transposed: ``Wᵀ = Σ_x w(x) e_x u_{f*(x)}ᵀ`` (no label noise).
+    r"""The memory of each weighting, transposed: :math:`W^\top = \sum_x w(x) e_x u_{f^*(x)}^\top`
+    (no label noise).
 
-    ``E (Eᵀ diag(w) F) G = E Wᵀ Uᵀ`` with this d×d' matrix, so a memory's scores need neither
-    the N×M weights nor the M×M Gram matrix (:mod:`assocmem.ops.top1` scores them in blocks).
-    O(N·d·d') work; the sum over inputs runs over consecutive blocks of ``block`` inputs, a
-    fixed size (never a memory budget's): the rounding depends on it.
+    :math:`E (E^\top \operatorname{diag}(w) F) G = E W^\top U^\top` with this d×d' matrix, so a
+    memory's scores need neither the N×M weights nor the M×M Gram matrix (:mod:`assocmem.ops.top1`
+    scores them in blocks). O(N·d·d') work; the sum over inputs runs over consecutive blocks of
+    ``block`` inputs, a fixed size (never a memory budget's): the rounding depends on it.
 
     Parameters
     ----------
@@ -96,30 +100,31 @@ def memory_scores(
     left: Literal["keys", "weights"] = "keys",
     product: Product = torch.matmul,
 ) -> torch.Tensor:
-    """``u_yᵀ W_k e_x`` for every input x, weighting k and output y: ``E (Kᵀ A_k) G``.
+    r""":math:`u_y^\top W_k e_x` for every input x, weighting k and output y:
+    :math:`E (K^\top A_k) G`.
 
     Parameters
     ----------
     inputs : torch.Tensor, shape (..., N, d)
         The embeddings E of the inputs scored (the queries).
     weights : torch.Tensor, shape (..., n, K, M)
-        ``A_k = diag(q_k) L`` of each weighting k, on the rows of ``keys``.
+        :math:`A_k = \operatorname{diag}(q_k) L` of each weighting k, on the rows of ``keys``.
     outputs : torch.Tensor, shape (..., M, d)
-        The output embeddings U; ``G = U Uᵀ``.
+        The output embeddings U; :math:`G = U U^\top`.
     keys : torch.Tensor, shape (..., n, d), optional
         The embeddings of the stored rows (the rows of ``weights``); default ``inputs`` (n = N).
-        Passing only the rows with ``q > 0`` skips the others' zero terms.
+        Passing only the rows with :math:`q > 0` skips the others' zero terms.
     order : {"summary", "readout", "gram"}
         Which products come first (the float rounding differs, the value does not):
-        ``"summary"``: ``(E (Kᵀ A)) G``, O(N·d·K·M + N·K·M²); ``"readout"``:
-        ``E ((Kᵀ A) G)``, O(n·d·K·M + d·K·M² + N·d·K·M); ``"gram"``: ``(E Kᵀ)(A G)``,
-        O(N·n·d + n·K·M² + N·n·K·M), for few tokens and many dimensions.
+        ``"summary"``: :math:`(E (K^\top A)) G`, O(N·d·K·M + N·K·M²); ``"readout"``:
+        :math:`E ((K^\top A) G)`, O(n·d·K·M + d·K·M² + N·d·K·M); ``"gram"``:
+        :math:`(E K^\top)(A G)`, O(N·n·d + n·K·M² + N·n·K·M), for few tokens and many dimensions.
     left : {"keys", "weights"}
-        The summary ``S = Kᵀ A`` as that product (``"keys"``) or as ``(Aᵀ K)ᵀ`` (``"weights"``):
-        the same sums, rounded differently by BLAS at large d.
+        The summary :math:`S = K^\top A` as that product (``"keys"``) or as :math:`(A^\top K)^\top`
+        (``"weights"``): the same sums, rounded differently by BLAS at large d.
     product : callable
-        How the weights' products are taken (default ``@``; the Gram matrices ``U Uᵀ`` and
-        ``E Kᵀ`` always by ``@``): e.g. the training kernels' own, to reproduce their bits.
+        How the weights' products are taken (default ``@``; the Gram matrices :math:`U U^\top` and
+        :math:`E K^\top` always by ``@``): e.g. the training kernels' own, to reproduce their bits.
 
     Returns
     -------

@@ -1,7 +1,7 @@
-"""Mean ± standard error over replicates (seeds, trials), written once.
+r"""Mean ± standard error over replicates (seeds, trials), written once.
 
-One rule everywhere: the standard error of the mean of n values is ``s / √n``, s the sample
-standard deviation (``ddof = 1``); missing values (NaN) are left out of n. **One value has no
+One rule everywhere: the standard error of the mean of n values is :math:`s / \sqrt{n}`, s the
+sample standard deviation (``ddof = 1``); missing values (NaN) are left out of n. **One value has no
 standard error: NaN** (not 0, which would claim certainty, nor ∞): a comparison against a NaN
 margin is False, so nothing is judged resolved, or within tolerance, on a single replicate, and
 a figure draws no band for it. No values: mean and s.e. both NaN.
@@ -20,7 +20,7 @@ from pandas.core.groupby import SeriesGroupBy
 
 
 def mean_se(values: Any) -> tuple[float, float]:
-    """Mean and standard error of the mean of a sample.
+    r"""Mean and standard error of the mean of a sample.
 
     Parameters
     ----------
@@ -30,7 +30,7 @@ def mean_se(values: Any) -> tuple[float, float]:
     Returns
     -------
     tuple of float
-        ``(mean, s / √n)``; the s.e. is NaN for one value, both NaN for none.
+        :math:`(\text{mean}, s / \sqrt{n})`; the s.e. is NaN for one value, both NaN for none.
     """
     array = np.asarray(values, dtype=float)
     array = array[~np.isnan(array)]

@@ -1,10 +1,11 @@
-"""Top-1 retrieval over many outputs, in blocks of inputs (written once).
+r"""Top-1 retrieval over many outputs, in blocks of inputs (written once).
 
-With M outputs and N inputs, the N×M scores ``features(x) · readout[:, y]`` are never held
-whole: a block of inputs at a time is scored against every output and judged by the strict rule
-of :func:`~assocmem.ops.population.wrong_tokens` (correct only when the target's score is the
-strict unique maximum: ties and non-finite scores are errors). Memory: the readout (d×M) and
-O(block·M) for the block's scores; work: O(N·d·M), the floor of any top-1 over M outputs.
+With M outputs and N inputs, the N×M scores
+:math:`\mathrm{features}(x) \cdot \mathrm{readout}[:, y]` are never held whole: a block of inputs at
+a time is scored against every output and judged by the strict rule of
+:func:`~assocmem.ops.population.wrong_tokens` (correct only when the target's score is the strict
+unique maximum: ties and non-finite scores are errors). Memory: the readout (d×M) and O(block·M) for
+the block's scores; work: O(N·d·M), the floor of any top-1 over M outputs.
 
 Device-agnostic (CPU and CUDA tensors alike). A block's scores are one matrix product whose rows
 do not depend on the other rows of the block, except that BLAS takes a one-row product through
@@ -22,10 +23,11 @@ Features = Callable[[int, int], torch.Tensor]  # (start, stop) -> (R, stop − s
 
 
 def row_blocks(n_rows: int, block: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges of at most ``block`` rows covering ``range(n_rows)`` in order.
+    r"""``[start, stop)`` ranges of at most ``block`` rows covering ``range(n_rows)`` in order.
 
-    Never a one-row range when ``n_rows ≥ 2``: a last range of one row starts a row earlier
-    (it overlaps its predecessor by one row, whose flags are then computed twice, identically).
+    Never a one-row range when :math:`n_{\mathrm{rows}} \ge 2`: a last range of one row starts a row
+    earlier (it overlaps its predecessor by one row, whose flags are then computed twice,
+    identically).
     """
     if block < 1:
         raise ValueError(f"row_blocks: block must be ≥ 1, got {block}")
@@ -44,7 +46,7 @@ def wrong_in_blocks(
     block: int,
     column_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Which inputs top-1 retrieval gets wrong, scoring ``block`` inputs at a time.
+    r"""Which inputs top-1 retrieval gets wrong, scoring ``block`` inputs at a time.
 
     The scores of inputs ``start:stop`` are ``features(start, stop) @ readout``, each column y
     then multiplied by ``column_scale[y]``; input x is wrong unless its target's score is the
@@ -56,7 +58,7 @@ def wrong_in_blocks(
         ``features(start, stop)``: the queries' features of inputs ``start:stop``, shape
         (R, stop − start, d), R runs (weightings, dims ...) scored against the same outputs.
     readout : torch.Tensor, shape (d, M)
-        Column y maps features to the score of output y (e.g. the output embeddings ``Uᵀ``).
+        Column y maps features to the score of output y (e.g. the output embeddings :math:`U^\top`).
     targets : torch.Tensor, shape (N,), int64
         The correct output f*(x) of each input.
     block : int

@@ -140,7 +140,7 @@ _PARAMETER = re.compile(r"^(d|T|M|B|H|K|G|k|rho|alpha|lr)(\d[\d.e+]*)$")
 
 
 def _power_of_ten(value: str) -> str:
-    """``1e4`` as ``10⁴``; other numbers as written."""
+    """``1e4`` as :math:`10^4`; other numbers as written."""
     match = re.fullmatch(r"1e\+?(\d+)", value)
     return (
         "10" + match.group(1).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))

@@ -85,7 +85,7 @@ def parse_scheme(text: str) -> Scheme:
     text : str
         A scheme spec: a name of :data:`REGISTRY` (e.g. ``"population"``), optionally followed
         by ``:`` and comma-separated parameters (``"threshold:P=d/8"``,
-        ``"empirical_threshold:P=d/12,rho=0.5"``). A size ``P`` is a constant or ``d/k``.
+        ``"empirical_threshold:P=d/12,rho=0.5"``). A size ``P`` is a constant or :math:`d/k`.
 
     Returns
     -------

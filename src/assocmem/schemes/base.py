@@ -24,7 +24,8 @@ FIELD = "schemes"
 
 @dataclass(frozen=True)
 class SizeRule:
-    """How many tokens a threshold scheme stores at dimension d: a number, or ``d/c``, ``d/log d``.
+    r"""How many tokens a threshold scheme stores at dimension d: a number, or :math:`d/c`,
+    :math:`d/\log d`.
 
     The size is ``floor(rule(d))`` clipped to ``[1, N]``: a threshold memory always stores at least
     its most frequent token.
@@ -101,12 +102,12 @@ class Scheme(ABC):
 
     @classmethod
     def theory_specs(cls, rhos: Sequence[float]) -> tuple[str, ...]:
-        """The specs of this scheme that the theory table lists (``assocmem theory``).
+        r"""The specs of this scheme that the theory table lists (``assocmem theory``).
 
         Parameters
         ----------
         rhos : sequence of float
-            The powers ρ asked for (``q = p^ρ`` rows; read by schemes with a ρ parameter).
+            The powers ρ asked for (:math:`q = p^\rho` rows; read by schemes with a ρ parameter).
 
         Returns
         -------
@@ -152,7 +153,8 @@ def rho_value(scheme: Scheme, default: str) -> float:
 
 
 def power(freq: torch.Tensor, rho: float) -> torch.Tensor:
-    """``freq^ρ`` with ``0^ρ = 0`` (an unseen token is never stored, even at ρ = 0)."""
+    r""":math:`\mathrm{freq}^\rho` with :math:`0^\rho = 0` (an unseen token is never stored, even at
+    ρ = 0)."""
     return torch.where(freq > 0, freq.clamp(min=1e-300).pow(rho), torch.zeros_like(freq))
 
 

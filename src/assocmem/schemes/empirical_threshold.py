@@ -1,4 +1,5 @@
-"""``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4 at ρ = 0)."""
+r""":math:`q = \mathbb{1}\{x \in S_P\}\, n(x)^\rho`, S_P the P most frequent seen tokens
+(Proposition 4 at ρ = 0)."""
 
 from collections.abc import Sequence
 
@@ -9,7 +10,8 @@ from assocmem.schemes.law import SchemeLaw, data_exponent, threshold_exponent
 
 
 class EmpiricalThreshold(ThresholdedScheme):
-    """``q = 1{x among the P most frequent seen tokens} · n(x)^ρ`` (Proposition 4; ρ = 0)."""
+    r""":math:`q = \mathbb{1}\{x \in S_P\}\, n(x)^\rho`, S_P the P most frequent seen tokens
+    (Proposition 4; ρ = 0)."""
 
     name = "empirical_threshold"
     uses_data = True
@@ -25,9 +27,10 @@ class EmpiricalThreshold(ThresholdedScheme):
         return mask * power(freq, rho_value(self, "0"))
 
     def law(self, alpha: float) -> SchemeLaw:
-        """``d^{-(α−1)/max(1, 2ρα)} + T^{-(α−1)/α}`` with ``P ∝ d`` (Proposition 4 at ρ = 0;
-        for ρ > 0 Theorem 1's retrieval condition on the stored tokens: our derivation, not
-        stated in the paper). A fixed P has no power law in d."""
+        r""":math:`d^{-(\alpha -1)/\max(1, 2\rho \alpha)} + T^{-(\alpha -1)/\alpha}` with
+        :math:`P \propto d` (Proposition 4 at ρ = 0; for ρ > 0 Theorem 1's retrieval condition on
+        the stored tokens: our derivation, not stated in the paper). A fixed P has no power law in
+        d."""
         rho = rho_value(self, "0")
         weighting = "q = 1{top P seen}" + (f" n^{rho:g}" if rho else "")
         b = data_exponent(alpha)

@@ -1,7 +1,7 @@
-"""Asymptotic laws of memory schemes (Cabannes et al. 2024, Theorem 1, Proposition 4, Table 1).
+r"""Asymptotic laws of memory schemes (Cabannes et al. 2024, Theorem 1, Proposition 4, Table 1).
 
 Each scheme class states its own law (:meth:`assocmem.schemes.base.Scheme.law`) from the
-exponents below. Sign convention: an *exponent* is the positive ``a`` in ``E ≍ x^{-a}``.
+exponents below. Sign convention: an *exponent* is the positive ``a`` in :math:`E \asymp x^{-a}`.
 """
 
 from dataclasses import dataclass
@@ -13,7 +13,8 @@ from assocmem.config.errors import ConfigError
 
 @dataclass(frozen=True)
 class SchemeLaw:
-    """The asymptotic law of one scheme: ``E ≍ d^{-dim_exponent} + T^{-data_exponent}``.
+    r"""The asymptotic law of one scheme:
+    :math:`E \asymp d^{-\mathrm{dim\_exponent}} + T^{-\mathrm{data\_exponent}}`.
 
     Attributes
     ----------
@@ -54,16 +55,18 @@ def check_alpha(alpha: float, *, unbounded: bool = True) -> None:
 
 
 def data_exponent(alpha: float) -> float:
-    """Finite-data exponent: ``Σ p(1−p)^T ≍ T^{-(α−1)/α}`` (Hutter 2021; the paper's Prop. 1)."""
+    r"""Finite-data exponent: :math:`\sum p(1-p)^T \asymp T^{-(\alpha -1)/\alpha}` (Hutter 2021; the
+    paper's Prop. 1)."""
     check_alpha(alpha)
     return (alpha - 1.0) / alpha
 
 
 def power_exponent(alpha: float, rho: float) -> float:
-    """Memory exponent of ``q = p^ρ`` with infinite data: ``E ≍ d^{-(α−1)/(2ρα)}``.
+    r"""Memory exponent of :math:`q = p^\rho` with infinite data:
+    :math:`E \asymp d^{-(\alpha -1)/(2\rho \alpha)}`.
 
-    Theorem 1 of the paper; valid only when ``2ρα > 1`` (otherwise the weights of the tail
-    dominate the interference and there is no such power law). ρ = 1 is ``q = p``.
+    Theorem 1 of the paper; valid only when :math:`2\rho \alpha > 1` (otherwise the weights of the
+    tail dominate the interference and there is no such power law). ρ = 1 is :math:`q = p`.
     """
     check_alpha(alpha)
     if not np.isfinite(rho) or 2.0 * rho * alpha <= 1.0:
@@ -74,7 +77,8 @@ def power_exponent(alpha: float, rho: float) -> float:
 
 
 def threshold_exponent(alpha: float) -> float:
-    """Memory exponent of thresholding ``q = 1{x ≤ P}``, ``P ≍ d``: ``E ≍ d^{-(α−1)}``.
+    r"""Memory exponent of thresholding :math:`q = \mathbb{1}\{x \le P\}`, :math:`P \asymp d`:
+    :math:`E \asymp d^{-(\alpha -1)}`.
 
     Theorem 1; by Theorem 2 of the paper no weighting with random embeddings beats it.
     """
@@ -83,7 +87,7 @@ def threshold_exponent(alpha: float) -> float:
 
 
 def power_law_or_none(alpha: float, rho: float) -> tuple[float | None, str]:
-    """:func:`power_exponent`, or None and the reason when ``2ρα ≤ 1``."""
+    r""":func:`power_exponent`, or None and the reason when :math:`2\rho \alpha \le 1`."""
     if 2.0 * rho * alpha <= 1.0:
         return None, f"2ρα = {2 * rho * alpha:.3g} ≤ 1: outside the validity of Theorem 1"
     return power_exponent(alpha, rho), ""

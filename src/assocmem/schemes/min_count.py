@@ -1,5 +1,6 @@
-"""``q = 1{n(x) ≥ k} · 1{x among the P most frequent seen tokens}``: store a token only once it
-has been seen k times, at most P of them, the most frequent first (docs: beyond/noise-threshold.md).
+r""":math:`q = \mathbb{1}\{n(x) \ge k\}\, \mathbb{1}\{x \in S_P\}`, S_P the P most frequent seen
+tokens: store a token only once it has been seen k times, at most P of them, the most
+frequent first (docs: beyond/noise-threshold.md).
 """
 
 from collections.abc import Sequence
@@ -12,11 +13,12 @@ from assocmem.schemes.law import SchemeLaw, data_exponent, threshold_exponent
 
 
 class MinCount(ThresholdedScheme):
-    """``q = 1{n(x) ≥ k} · 1{x among the P most frequent seen tokens}`` (P default d/8).
+    r""":math:`q = \mathbb{1}\{n(x) \ge k\}\, \mathbb{1}\{x \in S_P\}`, S_P the P most frequent
+    seen tokens (P default d/8).
 
     The tokens seen at least k times come first in the order by count, so this stores the
-    ``min(P, #{x: n(x) ≥ k})`` most frequent tokens: the capacity cap P and the count threshold
-    k are two limits on the same list. With noisy labels, a token seen k times carries the
+    :math:`\min(P, \#\{x: n(x) \ge k\})` most frequent tokens: the capacity cap P and the count
+    threshold k are two limits on the same list. With noisy labels, a token seen k times carries the
     majority vote of k labels. ``k = 1`` is ``empirical_threshold`` (ρ = 0).
 
     With infinite data (T = ∞: the frequencies are the law p, not counts) every token of
@@ -59,10 +61,11 @@ class MinCount(ThresholdedScheme):
         return mask.to(freq.dtype)
 
     def law(self, alpha: float) -> SchemeLaw:
-        """``d^{-(α−1)} + k^{(α−1)/α} T^{-(α−1)/α}`` with ``P ∝ d``: the capacity term of
-        thresholding (Theorem 1), and the tokens never stored because ``T p(x) < k``, a Zipf
-        tail of mass ``≍ (k/T)^{(α−1)/α}`` (Proposition 4's data term, k times fewer samples).
-        A fixed P has no power law in d."""
+        r""":math:`d^{-(\alpha -1)} + k^{(\alpha -1)/\alpha} T^{-(\alpha -1)/\alpha}` with
+        :math:`P \propto d`: the capacity term of thresholding (Theorem 1), and the tokens never
+        stored because :math:`T p(x) < k`, a Zipf tail of mass
+        :math:`\asymp (k/T)^{(\alpha -1)/\alpha}` (Proposition 4's data term, k times fewer
+        samples). A fixed P has no power law in d."""
         b = data_exponent(alpha)
         weighting = f"q = 1{{n ≥ {self.min_count}, top P seen}}"
         if not self.rule.uses_dim:

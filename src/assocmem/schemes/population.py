@@ -1,4 +1,5 @@
-"""``q = p^ρ``: the population law to a power (ρ = 1: what one large-batch gradient step stores)."""
+r""":math:`q = p^\rho`: the population law to a power (ρ = 1: what one large-batch gradient step
+stores)."""
 
 from collections.abc import Sequence
 
@@ -9,7 +10,8 @@ from assocmem.schemes.law import SchemeLaw, power_law_or_none
 
 
 class Population(Scheme):
-    """``q = p^ρ`` (ρ = 1: frequency weighting, what one large-batch gradient step stores)."""
+    r""":math:`q = p^\rho` (ρ = 1: frequency weighting, what one large-batch gradient step
+    stores)."""
 
     name = "population"
     uses_data = False
@@ -24,7 +26,8 @@ class Population(Scheme):
         return power(freq, rho_value(self, "1")).unsqueeze(0)
 
     def law(self, alpha: float) -> SchemeLaw:
-        """``d^{-(α−1)/(2ρα)}`` when 2ρα > 1 (Theorem 1); infinite data: no term in T."""
+        r""":math:`d^{-(\alpha -1)/(2\rho \alpha)}` when 2ρα > 1 (Theorem 1); infinite data: no term
+        in T."""
         rho = rho_value(self, "1")
         exponent, note = power_law_or_none(alpha, rho)
         return SchemeLaw(self.spec, f"q = p^{rho:g}", exponent, None, note or "infinite data")

@@ -1,4 +1,4 @@
-"""``q = 1{n(x) > 0}``: every seen token stored equally ("fill")."""
+r""":math:`q = \mathbb{1}\{n(x) > 0\}`: every seen token stored equally ("fill")."""
 
 from collections.abc import Sequence
 
@@ -9,7 +9,8 @@ from assocmem.schemes.law import SchemeLaw
 
 
 class SeenOnce(Scheme):
-    """``q = 1{n(x) > 0}``: every seen token stored equally (it overflows once T^{1/α} ≳ d)."""
+    r""":math:`q = \mathbb{1}\{n(x) > 0\}`: every seen token stored equally (it overflows once
+    T^{1/α} ≳ d)."""
 
     name = "seen_once"
     uses_data = True

@@ -1,4 +1,5 @@
-"""``q = 1{x among the P most frequent tokens of p}``: the optimal scheme of Theorem 2."""
+r""":math:`q = \mathbb{1}\{x \text{ among the } P \text{ most frequent tokens of } p\}`: the optimal
+scheme of Theorem 2."""
 
 from collections.abc import Sequence
 
@@ -9,7 +10,8 @@ from assocmem.schemes.law import SchemeLaw, threshold_exponent
 
 
 class Threshold(ThresholdedScheme):
-    """``q = 1{x among the P most frequent tokens of p}`` (optimal rate ``d^{-α+1}``)."""
+    r""":math:`q = \mathbb{1}\{x \text{ among the } P \text{ most frequent tokens of } p\}` (optimal
+    rate :math:`d^{-\alpha +1}`)."""
 
     name = "threshold"
     uses_data = False
@@ -23,7 +25,8 @@ class Threshold(ThresholdedScheme):
         return top_mask(freq, dims, self.rule).to(freq.dtype)
 
     def law(self, alpha: float) -> SchemeLaw:
-        """``d^{-(α−1)}`` with ``P ∝ d`` (Theorem 1); a fixed P is a floor, no power law."""
+        r""":math:`d^{-(\alpha -1)}` with :math:`P \propto d` (Theorem 1); a fixed P is a floor, no
+        power law."""
         if not self.rule.uses_dim:
             return SchemeLaw(self.spec, "q = 1{x ≤ P}", None, None, "fixed P: floor, no power law")
         return SchemeLaw(self.spec, "q = 1{x ≤ P}", threshold_exponent(alpha), None, "P ∝ d")

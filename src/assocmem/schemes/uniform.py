@@ -1,4 +1,4 @@
-"""``q = 1``: store every token equally."""
+""":math:`q = 1`: store every token equally."""
 
 from collections.abc import Sequence
 
@@ -9,7 +9,7 @@ from assocmem.schemes.law import SchemeLaw
 
 
 class Uniform(Scheme):
-    """``q = 1`` on every token: store everything equally."""
+    """:math:`q = 1` on every token: store everything equally."""
 
     name = "uniform"
     uses_data = False

@@ -244,7 +244,7 @@ def run_sweep(
     client: Any = None,
     hooks: Hooks | None = None,
 ) -> SweepReport:
-    """Run every run of ``spec`` missing from the database ``db``: running it again resumes.
+    r"""Run every run of ``spec`` missing from the database ``db``: running it again resumes.
 
     Validates the spec, the plan and the executor before opening the database. Each batch's
     records are written in one transaction, so a sweep killed at any instant loses no finished
@@ -266,7 +266,7 @@ def run_sweep(
         The address of a running Dask scheduler.
     shard : tuple of (int, int), optional
         ``(k, n)`` with 1 ≤ k ≤ n: run only shard k of n (batch i belongs to shard
-        ``i mod n + 1``).
+        :math:`i \bmod n + 1`).
     retry_failed : bool, default False
         Run again the runs recorded as failed.
     progress : bool, default False

@@ -91,7 +91,7 @@ def plan_source(spec: SweepSpec) -> str:
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """``K/N`` (1 ≤ K ≤ N) → (K, N)."""
+    """:math:`K/N` (1 ≤ K ≤ N) → (K, N)."""
     try:
         k_text, n_text = text.split("/")
         k, n = int(k_text), int(n_text)
@@ -103,7 +103,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def shard_batches(batches: Sequence[Batch], shard: tuple[int, int] | None) -> list[Batch]:
-    """The batches of shard K of N: batch i belongs to shard ``i mod N + 1``."""
+    r"""The batches of shard K of N: batch i belongs to shard :math:`i \bmod N + 1`."""
     if shard is None:
         return list(batches)
     k, n = shard

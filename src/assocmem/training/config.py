@@ -1,10 +1,10 @@
-"""One frozen, validated configuration per training run (Cabannes et al. 2024, §4–5).
+r"""One frozen, validated configuration per training run (Cabannes et al. 2024, §4–5).
 
-Defaults follow the authors' grid: N = 100, M = 5, α = 2, ``f*(x) = x mod M``, Gaussian
-``N(0, 1/d)`` embeddings, W initialised at ``N(0, 1/d)``, one pass over ``T`` fresh samples in
-``T / B`` steps, and the paper's learning-rate convention (``lr_scaling = "paper"``): under
-Adam the step of W is ``lr / d`` and that of learned embeddings ``lr / √d``; every other
-optimiser uses ``lr`` unscaled.
+Defaults follow the authors' grid: N = 100, M = 5, α = 2, :math:`f^*(x) = x \bmod M`, Gaussian
+:math:`\mathcal{N}(0, 1/d)` embeddings, W initialised at :math:`\mathcal{N}(0, 1/d)`, one pass over
+``T`` fresh samples in :math:`T / B` steps, and the paper's learning-rate convention
+(``lr_scaling = "paper"``): under Adam the step of W is :math:`\mathrm{lr} / d` and that of learned
+embeddings :math:`\mathrm{lr} / \sqrt{d}`; every other optimiser uses ``lr`` unscaled.
 
 The optimiser is a frozen sub-config (:mod:`assocmem.training.optimizers`) owning its
 hyper-parameters. TOML specs, the CLI and records spell a config flat (``optimizer = "adam"``,
@@ -38,7 +38,7 @@ DEVICES = ("cpu", "cuda")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch.
+    r"""Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch.
 
     Frozen and validated on construction. Defaults follow the authors' grid (see the module
     docstring). Field by field (symbols of Cabannes et al. (2024)):
@@ -50,7 +50,7 @@ class TrainConfig:
     n_outputs : int, default 5
         M, the number of outputs.
     alpha : float, default 2.0
-        Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+        Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
     words : str, optional
         A language: p is the frequencies of its N most frequent words.
     label_noise : float, default 0.0
@@ -60,7 +60,7 @@ class TrainConfig:
     n_samples : int, default 10240
         T, fresh i.i.d. samples seen once.
     batch_size : int, default 64
-        B; ``T / B`` optimiser steps.
+        B; :math:`T / B` optimiser steps.
     full_batch : bool, default False
         Train on the exact population gradient, for ``n_steps`` steps.
     n_steps : int, default 0

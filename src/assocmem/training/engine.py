@@ -1,4 +1,4 @@
-"""The batched training engine: many runs in one tensor program (docs: kernels.md).
+r"""The batched training engine: many runs in one tensor program (docs: kernels.md).
 
 Runs whose configs agree on everything but ``seed`` and ``lr`` form a group; a group is trained
 with a leading run axis R on every tensor and a per-run learning-rate tensor. Each run draws its
@@ -6,11 +6,11 @@ own embeddings, samples and initialisation from named streams keyed by its ident
 numbers never depend on its batch companions.
 
 A step uses the batch only through the counts ``c(x)`` of each token in it: the mean
-cross-entropy over the batch is ``Σ_x c(x)/B · CE(x)``; full-batch training uses ``p(x)`` in
-place of ``c(x)/B``. The kernels that hold a group's state and take its steps are in
-:mod:`assocmem.training.kernels`; this module draws the runs' inputs, chooses a kernel, runs the
-steps in spans between record points and records the results. Which runs form a group is
-:func:`assocmem.training.planning.group_runs`. With ``return_state=True`` each result also
+cross-entropy over the batch is :math:`\sum_x c(x)/B \cdot \operatorname{CE}(x)`; full-batch
+training uses ``p(x)`` in place of :math:`c(x)/B`. The kernels that hold a group's state and take
+its steps are in :mod:`assocmem.training.kernels`; this module draws the runs' inputs, chooses a
+kernel, runs the steps in spans between record points and records the results. Which runs form a
+group is :func:`assocmem.training.planning.group_runs`. With ``return_state=True`` each result also
 carries the run's trained tensors (:class:`~assocmem.training.state.TrainedState`).
 """
 
@@ -95,8 +95,8 @@ def initial_w(seed: int, d: int, device: torch.device | str) -> torch.Tensor:
 def stack_runs(
     configs: Sequence[TrainConfig], *, w_product: str = "", keep_w: bool = False
 ) -> RunInputs:
-    """Every run's draws stacked. ``w_product`` "WU" or "EW": keep ``Wᵀ Uᵀ`` (R, d, M) or
-    ``E Wᵀ`` (R, N, d) instead of W (R, d, d), formed one run at a time (and W too with
+    r"""Every run's draws stacked. ``w_product`` "WU" or "EW": keep :math:`W^\top U^\top` (R, d, M)
+    or :math:`E W^\top` (R, N, d) instead of W (R, d, d), formed one run at a time (and W too with
     ``keep_w``: the initial W of :class:`~assocmem.training.shadow.ShadowW`)."""
     draws = []
     for cfg in configs:
@@ -125,7 +125,8 @@ def stack_runs(
 def step_weights(
     tokens: torch.Tensor | None, probs: torch.Tensor, runs: int, steps: int, batch_size: int
 ) -> torch.Tensor:
-    """(R, S, N): ``c(x)/B`` of each step's batch, tokens (R, S, B); or ``p(x)`` (full batch)."""
+    """(R, S, N): :math:`c(x)/B` of each step's batch, tokens (R, S, B); or ``p(x)`` (full
+    batch)."""
     if tokens is None:
         return probs.expand(runs, steps, -1)
     counts = torch.zeros(runs, steps, probs.shape[0], dtype=DTYPE, device=probs.device)

@@ -1,10 +1,10 @@
-"""Noisy labels for training runs: each sample's label is f*(x) w.p. 1 − ε, else uniform over
+r"""Noisy labels for training runs: each sample's label is f*(x) w.p. 1 − ε, else uniform over
 the other M − 1 outputs (issue 7; the same law as the closed-form kernel's ``label_noise``).
 
-A step sees its batch through per-token weights ``c(x)/B`` and a per-token label law
-``c(x, y)/c(x)`` (the kernels' softmax error is ``(softmax − L) · c/B``, which is the mean
-cross-entropy gradient over the batch's samples); full-batch training uses p(x) and the
-population label law, the expected gradient over noisy labels.
+A step sees its batch through per-token weights :math:`c(x)/B` and a per-token label law
+:math:`c(x, y)/c(x)` (the kernels' softmax error is :math:`(\operatorname{softmax} - L) \cdot c/B`,
+which is the mean cross-entropy gradient over the batch's samples); full-batch training uses p(x)
+and the population label law, the expected gradient over noisy labels.
 """
 
 import torch
@@ -29,7 +29,7 @@ def draw_labels(cfg: TrainConfig, clean: torch.Tensor) -> torch.Tensor | None:
 def batch_label_law(
     tokens: torch.Tensor, labels: torch.Tensor, n_inputs: int, n_outputs: int
 ) -> torch.Tensor:
-    """Empirical label law of each token in a batch, ``c(x, y) / max(c(x), 1)``.
+    r"""Empirical label law of each token in a batch, :math:`c(x, y) / \max(c(x), 1)`.
 
     tokens, labels: (R, B) int64. Returns (R, N, M) float32 (zero rows for unseen tokens).
     """

@@ -1,8 +1,8 @@
-"""Full-batch memorisation of N uniformly weighted associations by a trained matrix W.
+r"""Full-batch memorisation of N uniformly weighted associations by a trained matrix W.
 
-The capacity frontier of trained memories (issue 7) asks how many associations ``x → f*(x)`` a
-memory ``f_W(x) = argmax_y u_yᵀ W e_x`` with fixed random E (N×d) and U (M×d) can store at
-top-1 accuracy ≥ τ when W is optimised by full-batch gradient descent on the mean
+The capacity frontier of trained memories (issue 7) asks how many associations :math:`x \to f^*(x)`
+a memory :math:`f_W(x) = \operatorname{argmax}_y u_y^\top W e_x` with fixed random E (N×d) and U
+(M×d) can store at top-1 accuracy ≥ τ when W is optimised by full-batch gradient descent on the mean
 cross-entropy (p uniform over the N inputs). This module is that optimiser, batched over R
 independent draws (trials) that share N, M and d, with two stopping rules that keep a capacity
 search cheap:
@@ -13,9 +13,9 @@ search cheap:
   problem are concave after their first rise, so the linear extrapolation overestimates the
   final accuracy and the rule only cuts runs that would fail anyway (up to noise).
 
-Optimiser: Adam (torch.optim's update, bias-corrected) on W from ``W = 0``. The logits are
-formed as ``E (U W)ᵀ``, O(M d² + N M d) per step instead of the O(N d²) of ``E Wᵀ``: with a
-small M this is the difference between seconds and minutes.
+Optimiser: Adam (torch.optim's update, bias-corrected) on W from :math:`W = 0`. The logits are
+formed as :math:`E (U W)^\top`, O(M d² + N M d) per step instead of the O(N d²) of :math:`E W^\top`:
+with a small M this is the difference between seconds and minutes.
 """
 
 import math
@@ -61,10 +61,10 @@ def memorize(
     tau: float,
     settings: AdamSettings | None = None,
 ) -> MemorizeResult:
-    """Train W (R, d, d) from zero by full-batch Adam on the mean cross-entropy over N inputs.
+    r"""Train W (R, d, d) from zero by full-batch Adam on the mean cross-entropy over N inputs.
 
     E: (R, N, d) input embeddings; U: (R, M, d) output embeddings; targets: (N,) int64, f*(x).
-    Logits ``u_yᵀ W e_x`` for all (x, y): ``E (U W)ᵀ``, (R, N, M).
+    Logits :math:`u_y^\top W e_x` for all (x, y): :math:`E (U W)^\top`, (R, N, M).
 
     Subnormal floats are flushed to zero while training (then set back to torch's default):
     once memories are stored, most softmax entries underflow, and subnormal arithmetic made

@@ -1,13 +1,14 @@
-"""Trained models, batched over a leading run axis R (Cabannes et al. 2024, Section 4; see the docs:
-science/optimisation.md).
+r"""Trained models, batched over a leading run axis R (Cabannes et al. 2024, Section 4; see the
+docs: science/optimisation.md).
 
-Every model maps token rows to logits ``u_yᵀ h(x)``:
+Every model maps token rows to logits :math:`u_y^\top h(x)`:
 
-- ``matrix``: ``h = W e_x``, learn W (E, U fixed);
-- ``learned``: ``h = W e_x``, learn W, E and U;
-- ``relu``: ``h = ReLU(e_x)``, learn E and U (no W; the authors call it "exponential").
+- ``matrix``: :math:`h = W e_x`, learn W (E, U fixed);
+- ``learned``: :math:`h = W e_x`, learn W, E and U;
+- ``relu``: :math:`h = \operatorname{ReLU}(e_x)`, learn E and U (no W; the authors call it
+  "exponential").
 
-The "layer norm" option divides h by ``sqrt(‖h‖² + 1e-6)`` (no gain, no bias).
+The "layer norm" option divides h by :math:`\sqrt{\|h\|^2 + 10^{-6}}` (no gain, no bias).
 State tensors: ``W`` (R, d, d), ``E`` (R, N, d), ``U`` (R, M, d).
 """
 
@@ -25,7 +26,7 @@ def gather_rows(table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
 
 
 def layer_norm(hidden: torch.Tensor) -> torch.Tensor:
-    """``h / sqrt(‖h‖² + 1e-6)`` along the last axis."""
+    r""":math:`h / \sqrt{\|h\|^2 + 10^{-6}}` along the last axis."""
     return hidden / (hidden.square().sum(-1, keepdim=True) + LAYER_NORM_EPS).sqrt()
 
 
@@ -42,7 +43,7 @@ class AbstractModel(ABC):
     def logits(
         self, state: dict[str, torch.Tensor], rows: torch.Tensor, *, normalize: bool
     ) -> torch.Tensor:
-        """Logits ``u_yᵀ h(x)`` of token rows (R, n), shape (R, n, M)."""
+        r"""Logits :math:`u_y^\top h(x)` of token rows (R, n), shape (R, n, M)."""
         hidden = self.hidden(state, rows)
         if normalize:
             hidden = layer_norm(hidden)

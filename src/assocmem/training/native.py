@@ -1,17 +1,18 @@
-"""Compiled CPU kernels of the training engine (docs: kernels.md), source ``kernels.c``.
+r"""Compiled CPU kernels of the training engine (docs: kernels.md), source ``kernels.c``.
 
 - ``projected_steps`` (``ProjectedMatrixKernel``): under sign-like Adam (β = (0, 0)) and
-  sign-SGD the matrix model's step needs, for every run, the d×M change ``S Uᵀ`` where
-  ``S = shape(P U)`` is the elementwise shape of the rank-≤M gradient ``Gᵀ = P U`` (d×d),
-  ``shape(g) = g / (|g| + eps)`` (Adam, exactly as ``torch.optim`` divides) or ``sign(g)``.
-  Each row of ``Gᵀ`` is formed a vector at a time in registers, shaped and projected straight
-  away, so the d×d matrix is never stored (``sign_project``, also callable alone); the batch's
-  logits, softmax error and ``Pᵀ`` are computed in C too, and a run takes a span of steps per
-  call: about 0.4 ms per run-step at d = 1000 on one core, against about 2.3 ms for torch ops.
-- ``dense_steps`` (``DenseKernel``): whole optimiser steps of a model ``h = W e_x`` (learned
-  embeddings, or layer norm) or ``h = ReLU(e_x)`` for each run: the forward pass over the
-  batch's distinct tokens, the hand-written backward pass, then one pass over W that forms its
-  rank-k gradient a block at a time, shapes it (Adam, sign or SGD), updates W and accumulates
+  sign-SGD the matrix model's step needs, for every run, the d×M change :math:`S U^\top` where
+  :math:`S = \operatorname{shape}(P U)` is the elementwise shape of the rank-≤M gradient
+  :math:`G^\top = P U` (d×d), :math:`\operatorname{shape}(g) = g / (|g| + \mathrm{eps})` (Adam,
+  exactly as ``torch.optim`` divides) or ``sign(g)``. Each row of :math:`G^\top` is formed a vector
+  at a time in registers, shaped and projected straight away, so the d×d matrix is never stored
+  (``sign_project``, also callable alone); the batch's logits, softmax error and :math:`P^\top` are
+  computed in C too, and a run takes a span of steps per call: about 0.4 ms per run-step at d = 1000
+  on one core, against about 2.3 ms for torch ops.
+- ``dense_steps`` (``DenseKernel``): whole optimiser steps of a model :math:`h = W e_x` (learned
+  embeddings, or layer norm) or :math:`h = \operatorname{ReLU}(e_x)` for each run: the forward pass
+  over the batch's distinct tokens, the hand-written backward pass, then one pass over W that forms
+  its rank-k gradient a block at a time, shapes it (Adam, sign or SGD), updates W and accumulates
   the embeddings' gradient through the old W. A run takes a span of steps per call, and the
   runs of a group are split over threads.
 - ``table_steps`` (``TableSGDKernel``): whole plain SGD steps of the matrix model in its N×M
@@ -206,12 +207,13 @@ def supports(tensor: torch.Tensor) -> bool:
 
 
 def sign_project(P_t: torch.Tensor, U: torch.Tensor, eps: float, *, sign: bool) -> torch.Tensor:
-    """``shape(P U) Uᵀ`` for every run without forming the d×d matrix ``P U``: (R, d, M).
+    r""":math:`\operatorname{shape}(P U) U^\top` for every run without forming the d×d matrix
+    ``P U``: (R, d, M).
 
-    P_t: (R, M, d) holds ``Pᵀ``; U: (R, M, d); float32 on the CPU. The shape is
-    ``g / (|g| + eps)``, or ``sign(g)`` when ``sign``. The step of :func:`projected_steps`,
-    on its own (for tests). Large batches of runs are split into contiguous blocks over
-    ``torch.get_num_threads()`` threads.
+    P_t: (R, M, d) holds :math:`P^\top`; U: (R, M, d); float32 on the CPU. The shape is
+    :math:`g / (|g| + \mathrm{eps})`, or ``sign(g)`` when ``sign``. The step of
+    :func:`projected_steps`, on its own (for tests). Large batches of runs are split into contiguous
+    blocks over ``torch.get_num_threads()`` threads.
     """
     lib = load()
     assert lib is not None and supports(P_t.transpose(1, 2))
@@ -259,7 +261,8 @@ def thread_pool(workers: int) -> ThreadPoolExecutor:
 def softmax_error(
     logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
-    """``w(x) (softmax(logits) − onehot(f*))`` of every run and token, (R, N, M).
+    r""":math:`w(x) (\operatorname{softmax}(\mathrm{logits}) - \operatorname{onehot}(f^*))` of every
+    run and token, (R, N, M).
 
     logits: (R, N, M) float32 on the CPU; targets: (N,) or (R, N) int64; weights: (R, N)
     float32. One row at a time, so each run's numbers are independent of its batch companions
@@ -301,9 +304,10 @@ def dense_steps(
     layer_norm: bool,
     optimizer: AbstractOptimizer,
 ) -> None:
-    """S optimiser steps of every run of a model ``h = W e_x`` or ``h = ReLU(e_x)``, in place.
+    r"""S optimiser steps of every run of a model :math:`h = W e_x` or
+    :math:`h = \operatorname{ReLU}(e_x)`, in place.
 
-    W (R, d, d) with rows of stride ``ld ≥ d`` (a view of a padded tensor, see
+    W (R, d, d) with rows of stride :math:`\mathrm{ld} \ge d` (a view of a padded tensor, see
     :func:`padded_length`), or None for the ReLU model; E (R, N, d), U (R, M, d): float32 on the
     CPU. W (if any) always learns, E and U when ``learned`` names them. ``weights`` (R, S, N):
     c(x)/B or p(x) of every token at every step (a step uses the tokens of nonzero weight);
@@ -338,11 +342,13 @@ def projected_steps(
     *,
     optimizer: AbstractOptimizer,
 ) -> None:
-    """S sign-like steps of every run of the matrix model (fixed E, U), in place on the state
-    ``V = Wᵀ Uᵀ`` (R, d, M), M ≤ 8: the batch's logits ``e_x V``, its weighted softmax error
-    ``Δ``, ``Pᵀ = Δᵀ e`` and ``V −= lr · shape(P U) Uᵀ`` (as :func:`sign_project`), a span of
-    steps of a run per call. E (R, N, d); U (R, M, ld) as :func:`padded` makes it; weights and
-    targets as in :func:`dense_steps`; lr (R, S); optimizer: sign-like Adam or sign-SGD.
+    r"""S sign-like steps of every run of the matrix model (fixed E, U), in place on the state
+    :math:`V = W^\top U^\top` (R, d, M), M ≤ 8: the batch's logits ``e_x V``, its weighted softmax
+    error :math:`\Delta`, :math:`P^\top = \Delta^\top e` and
+    :math:`V \mathrel{-}= \mathrm{lr} \cdot \operatorname{shape}(P U) U^\top` (as
+    :func:`sign_project`), a span of steps of a run per call. E (R, N, d); U (R, M, ld) as
+    :func:`padded` makes it; weights and targets as in :func:`dense_steps`; lr (R, S); optimizer:
+    sign-like Adam or sign-SGD.
     """
     lib = load()
     assert lib is not None and supports(V) and all(t.is_contiguous() for t in (V, E, U))
@@ -371,9 +377,10 @@ def table_steps(
     targets: torch.Tensor,
     lr: torch.Tensor,
 ) -> None:
-    """S plain SGD steps of every run of the matrix model, in place on its logit table
-    ``T = E Wᵀ Uᵀ`` (R, N, M): ``T −= lr · (E Eᵀ)[:, x] Δ (U Uᵀ)`` over the k distinct tokens x
-    of each step's batch, a span of steps of a run per call. gram_inputs (R, N, N),
+    r"""S plain SGD steps of every run of the matrix model, in place on its logit table
+    :math:`T = E W^\top U^\top` (R, N, M):
+    :math:`T \mathrel{-}= \mathrm{lr} \cdot (E E^\top)[:, x] \Delta (U U^\top)` over the k distinct
+    tokens x of each step's batch, a span of steps of a run per call. gram_inputs (R, N, N),
     gram_outputs (R, M, M); weights and targets as in :func:`dense_steps`; lr (R, S).
     """
     lib = load()

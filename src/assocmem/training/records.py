@@ -23,7 +23,7 @@ from assocmem.training.task import Task
 
 @dataclass
 class RunResult:
-    """One training run's record: its config, status and exact population metrics.
+    r"""One training run's record: its config, status and exact population metrics.
 
     Attributes
     ----------
@@ -39,7 +39,7 @@ class RunResult:
     snapshots : dict of int to list of list of float
         Step → the N×M softmax of the scores.
     p_correct : float
-        ``Σ_x p(x) softmax(logits_x)[f*(x)]``.
+        :math:`\sum_x p(x) \operatorname{softmax}(\mathrm{logits}_x)[f^*(x)]`.
     noisy_error, bayes_error, excess_error : float
         Under label noise ε: the error against noisy labels, ε, and their difference.
     kernel : str

@@ -16,7 +16,8 @@ from assocmem.training.optimizers import lr_factor
 
 
 class ReferenceMemory(nn.Module):
-    """Logits ``u_yᵀ h(x)`` with ``h = W e_x`` (matrix, learned) or ``ReLU(e_x)`` (relu)."""
+    r"""Logits :math:`u_y^\top h(x)` with :math:`h = W e_x` (matrix, learned) or ``ReLU(e_x)``
+    (relu)."""
 
     E: torch.Tensor
     U: torch.Tensor

@@ -1,19 +1,20 @@
-"""W itself for the fast kernels that move only a product of it (``train(..., keep_w=True)``).
+r"""W itself for the fast kernels that move only a product of it (``train(..., keep_w=True)``).
 
 The fast kernels of the matrix model never form the d×d memory: under linear optimisers they
-move the logit table ``E Wᵀ Uᵀ`` or the hidden states ``E Wᵀ`` (layer norm), under sign-like
-steps ``Wᵀ Uᵀ`` (:mod:`assocmem.training.kernels`). What they hold determines the logits, but
-not W (the sign of a rank-M gradient is a full d×d matrix whose part outside the span of U never
-reaches a logit). :class:`ShadowW` keeps W beside such a kernel along the run's *own*
-trajectory: before each step it forms the gradient of the mean cross-entropy with respect to W
-from the kernel's current state, ``∇W = Uᵀ Dᵀ E`` (D the count-weighted softmax error of the
-logits; through the layer norm's Jacobian under layer norm), and applies the run's optimiser to
-W with that gradient and the run's learning rate. So ``E Wᵀ Uᵀ`` equals the kernel's table, and
-W equals the W that the autograd path (``fast=False``) trains, up to float rounding; the
-kernel's own numbers are untouched (tests/test_training_state.py).
+move the logit table :math:`E W^\top U^\top` or the hidden states :math:`E W^\top` (layer norm),
+under sign-like steps :math:`W^\top U^\top` (:mod:`assocmem.training.kernels`). What they hold
+determines the logits, but not W (the sign of a rank-M gradient is a full d×d matrix whose part
+outside the span of U never reaches a logit). :class:`ShadowW` keeps W beside such a kernel along
+the run's *own* trajectory: before each step it forms the gradient of the mean cross-entropy with
+respect to W from the kernel's current state, :math:`\nabla W = U^\top D^\top E` (D the
+count-weighted softmax error of the logits; through the layer norm's Jacobian under layer norm), and
+applies the run's optimiser to W with that gradient and the run's learning rate. So
+:math:`E W^\top U^\top` equals the kernel's table, and W equals the W that the autograd path
+(``fast=False``) trains, up to float rounding; the kernel's own numbers are untouched
+(tests/test_training_state.py).
 
 The cost is one d×d gradient and step per run and step (the autograd path's), so W is kept only
-when asked for. The ``qupdate`` model's memory is ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` by
+when asked for. The ``qupdate`` model's memory is :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` by
 definition (Eq. 16 of Cabannes et al. 2024): it is formed once from the trained q.
 """
 
@@ -57,12 +58,13 @@ class ShadowW:
     def step(self, kernel: AbstractKernel, t: int, weights: torch.Tensor, lr: torch.Tensor) -> None:
         """Optimiser step t (1-based) of W from the kernel's state *before* its step t.
 
-        weights: (R, N) the step's ``c(x)/B`` (or ``p(x)``); lr: (R,) scheduled rates."""
+        weights: (R, N) the step's :math:`c(x)/B` (or ``p(x)``); lr: (R,) scheduled rates."""
         grad = self.gradient(kernel, weights)
         self.cfg.optimizer.step(self.slot, self.W, grad, lr * self.factor, t)
 
     def gradient(self, kernel: AbstractKernel, weights: torch.Tensor) -> torch.Tensor:
-        """``∇W`` of ``Σ_x w(x) CE(x)`` at the kernel's state, (R, d, d), one run at a time."""
+        r""":math:`\nabla W` of :math:`\sum_x w(x) \operatorname{CE}(x)` at the kernel's state,
+        (R, d, d), one run at a time."""
         held = kernel.memory_tensors()
         if "EW" in held:  # layer norm: back through h / ‖h‖ to the hidden states
             hidden_grad = layer_norm_backward(held["EW"], self.U, kernel.targets, weights)
@@ -76,8 +78,9 @@ class ShadowW:
 def layer_norm_backward(
     hidden: torch.Tensor, U: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
-    """``∂/∂h_x`` of ``Σ_x w(x) CE(softmax(U h_x/‖h_x‖), f*(x))``, (R, N, d), as the layer-norm
-    kernel computes it. hidden: (R, N, d); U: (R, M, d); weights: (R, N)."""
+    r""":math:`\partial /\partial h_x` of
+    :math:`\sum_x w(x) \operatorname{CE}(\operatorname{softmax}(U h_x/\|h_x\|), f^*(x))`, (R, N, d),
+    as the layer-norm kernel computes it. hidden: (R, N, d); U: (R, M, d); weights: (R, N)."""
     scale = (hidden.square().sum(2, keepdim=True) + LAYER_NORM_EPS).sqrt()
     z = hidden / scale
     logits = per_run_products(z, U.transpose(1, 2))
@@ -89,7 +92,8 @@ def layer_norm_backward(
 def q_memory(
     q: torch.Tensor, E: torch.Tensor, U: torch.Tensor, targets: torch.Tensor
 ) -> torch.Tensor:
-    """``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` = ``Uᵀ (q·F)ᵀ E`` of every run, (R, d, d).
+    r""":math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` = :math:`U^\top (q\cdot F)^\top E` of every
+    run, (R, d, d).
 
     q: (R, N); E: (R, N, d); U: (R, M, d); targets: (N,) the outputs f*(x)."""
     stored = one_hot_weights(q, targets, U.shape[1])  # diag(q) F, (R, N, M)

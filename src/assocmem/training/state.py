@@ -32,7 +32,7 @@ PRODUCTS = ("EW", "WU", "EWU", "q")  # what a kernel may hold instead of W
 
 @dataclass(frozen=True, eq=False)
 class TrainedState:
-    """The final memory of one training run (N inputs, M outputs, dimension d).
+    r"""The final memory of one training run (N inputs, M outputs, dimension d).
 
     Every tensor is float32 on the CPU. ``E`` and ``U`` are always set; of ``W``, ``EW``,
     ``WU``, ``EWU`` and ``q`` at most one is (none for the ``relu`` model, whose memory is E
@@ -49,20 +49,21 @@ class TrainedState:
     U : torch.Tensor, shape (M, d)
         Output embeddings ``u_y`` as rows (trained for ``learned`` and ``relu``).
     W : torch.Tensor or None, shape (d, d)
-        The memory matrix: ``h(x) = W e_x`` and the logits are ``u_yᵀ h(x)`` (``h`` divided by
-        its norm under layer norm). Set where the kernel held W (the ``learned`` model, the
-        matrix model under stateful optimisers such as Adam(β₁ > 0), any model with
+        The memory matrix: :math:`h(x) = W e_x` and the logits are :math:`u_y^\top h(x)` (``h``
+        divided by its norm under layer norm). Set where the kernel held W (the ``learned`` model,
+        the matrix model under stateful optimisers such as Adam(β₁ > 0), any model with
         ``fast=False``), and for every model with a W under ``keep_w=True``.
     EW : torch.Tensor or None, shape (N, d)
-        ``E Wᵀ``: the hidden states ``h(x) = W e_x`` as rows (matrix model, layer norm, linear
-        optimisers).
+        :math:`E W^\top`: the hidden states :math:`h(x) = W e_x` as rows (matrix model, layer norm,
+        linear optimisers).
     WU : torch.Tensor or None, shape (d, M)
-        ``Wᵀ Uᵀ``, so the logits are ``E · WU`` (matrix model under sign-like steps).
+        :math:`W^\top U^\top`, so the logits are :math:`E \cdot \mathrm{WU}` (matrix model under
+        sign-like steps).
     EWU : torch.Tensor or None, shape (N, M)
-        ``E Wᵀ Uᵀ``: the logits themselves (matrix model under linear optimisers).
+        :math:`E W^\top U^\top`: the logits themselves (matrix model under linear optimisers).
     q : torch.Tensor or None, shape (N,)
-        The weights of ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (the ``qupdate`` model, Eq. 16 of
-        Cabannes et al. 2024).
+        The weights of :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` (the ``qupdate`` model, Eq. 16
+        of Cabannes et al. 2024).
     """
 
     config: TrainConfig
@@ -93,8 +94,8 @@ class TrainedState:
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
     def logits(self) -> torch.Tensor:
-        """``u_yᵀ h(x)`` for every input and output, (N, M), from whichever tensors are set,
-        by the operations the training kernels use, on one thread as the engine evaluates (so
+        r""":math:`u_y^\top h(x)` for every input and output, (N, M), from whichever tensors are
+        set, by the operations the training kernels use, on one thread as the engine evaluates (so
         the run's final logits are reproduced bit for bit)."""
         with intra_op_threads(1):
             return self._logits()
@@ -118,7 +119,7 @@ class TrainedState:
         return MODEL_REGISTRY[cfg.model].logits(state, rows, normalize=cfg.layer_norm)[0]
 
     def hidden(self) -> torch.Tensor:
-        """The features ``h(x)`` of every input before any layer norm, (N, d): ``E Wᵀ``, or
+        r"""The features ``h(x)`` of every input before any layer norm, (N, d): :math:`E W^\top`, or
         ``ReLU(E)`` for the ``relu`` model.
 
         Raises

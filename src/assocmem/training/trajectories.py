@@ -1,12 +1,12 @@
-"""Runs that differ only in T share one trajectory.
+r"""Runs that differ only in T share one trajectory.
 
 One pass over T fresh samples reads the samples in order, and a run's samples are nested
 prefixes (:func:`~assocmem.laws.tokens.sample_tokens` draws fixed blocks): the run with T₁ < T₂
-takes exactly the first ``T₁ // B`` steps of the run with T₂, the same seed, lr and everything
-else. So a group trains only the longest run of each such family and reads the shorter ones'
-records where they end (:class:`~assocmem.training.records.Recorder`): the same numbers, bit
-for bit on the CPU, for a tenth less work on the authors' grid (T ∈ {1024, 10240, 102400}) and
-a third of the programs.
+takes exactly the first :math:`\lfloor T_1 / B \rfloor` steps of the run with T₂, the same seed, lr
+and everything else. So a group trains only the longest run of each such family and reads the
+shorter ones' records where they end (:class:`~assocmem.training.records.Recorder`): the same
+numbers, bit for bit on the CPU, for a tenth less work on the authors' grid (T ∈ {1024, 10240,
+102400}) and a third of the programs.
 
 Not shared, where it would not be exact: full-batch training (no samples), label noise (each
 run's noisy labels are drawn for its own T), and runs whose trained state is asked for.

@@ -1,10 +1,11 @@
-"""What a closed-form sampler does: from one trial's weights to ``(E_d S_d)ᵀ`` at every d.
+r"""What a closed-form sampler does: from one trial's weights to :math:`(E_d S_d)^\top` at every d.
 
 A sampler owns the randomness of the input embeddings E (the targets, the weights q, the label
 laws and the output embeddings are drawn by the kernel, the same for every sampler). It returns
-the class-aggregated products ``(E_d E_dᵀ A)ᵀ`` that :class:`~assocmem.closed_form.readout.
-Evaluator` turns into errors, ``A = diag(q) L`` (N×M per weighting; L the one-hot targets or the
-label law), scaled as the embeddings' convention says.
+the class-aggregated products :math:`(E_d E_d^\top A)^\top` that
+:class:`~assocmem.closed_form.readout.Evaluator` turns into errors,
+:math:`A = \operatorname{diag}(q) L` (N×M per weighting; L the one-hot targets or the label law),
+scaled as the embeddings' convention says.
 """
 
 from abc import ABC, abstractmethod
@@ -57,9 +58,9 @@ class Sampler(ABC):
     def aggregates(
         self, problem: Problem, weights: TrialWeights, drawn: Any
     ) -> Iterator[tuple[slice, torch.Tensor]]:
-        """``(E_d S_d)ᵀ`` for consecutive runs of the sorted dims, fixed columns first.
+        r""":math:`(E_d S_d)^\top` for consecutive runs of the sorted dims, fixed columns first.
 
         Yields ``(dims, aggregated)``: a slice of ``problem.dims`` and a tensor
-        (len(dims), K·M, N), row ``k·M + y`` the column y of weighting k. A yielded tensor may
-        be a reused buffer: valid until the next one is asked for.
+        (len(dims), K·M, N), row :math:`k\cdot M + y` the column y of weighting k. A yielded tensor
+        may be a reused buffer: valid until the next one is asked for.
         """

@@ -166,15 +166,15 @@ def _distinct_columns(
 def _stored_rows(
     problem: Problem, weights: TrialWeights
 ) -> tuple[torch.Tensor, Callable[[int], int], list[bool], list[list[bool]], list[list[bool]]]:
-    """The stored columns ``[fixed (K_f·M); at each d (D·K_v·M)]`` as rows of one tensor, the
+    r"""The stored columns ``[fixed (K_f·M); at each d (D·K_v·M)]`` as rows of one tensor, the
     row holding each (``row_of``), and which are nonzero (fixed; (D, K_v·M)) and which equal
     the same column at the previous d ((D − 1, K_v·M)).
 
     With label noise, the columns themselves, (R, N), tested one pass over all rows each.
-    Without (the basis is built per class), column ``k·M + y`` is ``q_k(x) L_k(y | x)``, which
-    is zero off the tokens of class y and ``q_k(x) L_k(f*(x) | x)`` on them: the rows hold
-    ``q_k L_k(f* | ·)``, one per weighting (M times fewer), and every column is tested on its
-    class's tokens in one reduction by class. The values are the same products either way.
+    Without (the basis is built per class), column :math:`k\cdot M + y` is ``q_k(x) L_k(y | x)``,
+    which is zero off the tokens of class y and :math:`q_k(x) L_k(f^*(x) | x)` on them: the rows
+    hold :math:`q_k L_k(f^* | \cdot)`, one per weighting (M times fewer), and every column is tested
+    on its class's tokens in one reduction by class. The values are the same products either way.
     """
     m, n_dims, n = problem.cfg.n_outputs, len(problem.dims), problem.cfg.n_inputs
     fixed_q, varying_q = weights.fixed_q, weights.varying_q
@@ -219,7 +219,7 @@ def _stored_rows(
 def _at_targets(
     q: torch.Tensor, labels: torch.Tensor, targets: torch.Tensor, out: torch.Tensor
 ) -> torch.Tensor:
-    """``q_k(x) L_k(f*(x) | x)``: q (..., K, N), label laws (K, M, N), targets (N,) → out
+    """:math:`q_k(x) L_k(f^*(x) | x)`: q (..., K, N), label laws (K, M, N), targets (N,) → out
     (..., K, N)."""
     at = labels.gather(-2, targets.expand(labels.shape[0], 1, -1)).squeeze(-2)  # (K, N)
     return torch.mul(q, at, out=out)
@@ -235,7 +235,7 @@ IN_CACHE = 2**22  # elements: below, a float max beats a boolean reduction 6x; a
 
 
 def _differ(x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
-    """``x.ne(y or 0).any(-1)``, by the faster route for its size: a float ``max |x − y|``
+    r"""``x.ne(y or 0).any(-1)``, by the faster route for its size: a float :math:`\max |x - y|`
     (NaN counts as different, as with ``ne``; rows are finite, so a zero difference is equality)
     in cache, torch's boolean reduction above (no float temporary of the whole tensor)."""
     if x.numel() > IN_CACHE:
@@ -256,11 +256,12 @@ def _group_blocks(
     groups: list[tuple[list[int], torch.Tensor]],
     workspace: Workspace,
 ) -> Iterator[torch.Tensor]:
-    """Each group's (tokens × columns) block ``rows[sources[columns]][:, tokens]ᵀ`` in float64,
-    in group order, column-major in ``workspace`` (valid until the next is asked for): neither
-    all the rows nor whole rows are copied. Consecutive groups are gathered in one call while
-    they fit :data:`GATHER_VALUES` (small problems: one call); a larger group (N = 10⁶) is
-    gathered a column at a time, with no index built.
+    r"""Each group's (tokens × columns) block
+    :math:`\mathrm{rows}[\mathrm{sources}[\mathrm{columns}]][:, \mathrm{tokens}]^\top` in float64,
+    in group order, column-major in ``workspace`` (valid until the next is asked for): neither all
+    the rows nor whole rows are copied. Consecutive groups are gathered in one call while they fit
+    :data:`GATHER_VALUES` (small problems: one call); a larger group (N = 10⁶) is gathered a column
+    at a time, with no index built.
     """
     n, flat_rows, start = rows.shape[1], rows.view(-1), 0
     sizes = [len(columns) * tokens.numel() for columns, tokens in groups]
@@ -336,14 +337,16 @@ def _orthonormal_basis(
     workspace: Workspace,
     split: bool,
 ) -> tuple[torch.Tensor, list[tuple[slice, slice]], list[torch.Tensor]]:
-    """``coeffs``, ``blocks`` and ``parts`` of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and
-    ``coeffs`` (r, c) with ``rows[sources[j]] ≈ Q coeffs[:, j]`` to float64 rounding (Q in the
-    internal token order).
+    r"""``coeffs``, ``blocks`` and ``parts`` of :class:`WeightingBasis`: Qᵀ (r, N) by blocks and
+    ``coeffs`` (r, c) with
+    :math:`\mathrm{rows}[\mathrm{sources}[j]] \approx Q \mathrm{coeffs}[:, j]` to float64 rounding
+    (Q in the internal token order).
 
     Per group, a QR of the (tokens × columns) block in float64, then an SVD of its triangle:
-    directions with singular values below ``σ_max · max(shape) · ε`` (numpy's matrix rank) are
-    dropped. ``split``: the tokens are held group by group (:func:`_token_order`), so that q_t
-    is block diagonal; else the one group's block spans every token, in natural order.
+    directions with singular values below
+    :math:`\sigma_{\max} \cdot \max(\mathrm{shape}) \cdot \varepsilon` (numpy's matrix rank) are
+    dropped. ``split``: the tokens are held group by group (:func:`_token_order`), so that q_t is
+    block diagonal; else the one group's block spans every token, in natural order.
     """
     n, like = rows.shape[1], rows
     eps = torch.finfo(torch.float64).eps

@@ -1,19 +1,23 @@
-"""The explicit sampler: draw the input embeddings E themselves (N·d_max normal numbers).
+r"""The explicit sampler: draw the input embeddings E themselves (N·d_max normal numbers).
 
-For ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` (Cabannes et al. 2024, §2) the score of output y for x is
+For :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` (Cabannes et al. 2024, §2) the score of output y
+for x is
 
-    u_yᵀ W e_x = Σ_{y'} (u_y·u_{y'}) · Σ_{x': f*(x')=y'} q(x') (e_{x'}·e_x),
+.. math::
 
-so with ``S = Eᵀ diag(q) F`` (d×M, F the one-hot N×M target matrix) and ``G = U Uᵀ`` (M×M),
-``scores = (E S) G``: O(N·d·M) work per weighting instead of the O(N·d²) of forming W
-(docs: kernels-sampling.md). Row k of S depends only on coordinate k of the embeddings, so every
-nested d comes from one pass over the coordinates with running sums. Weightings that change with
-d (thresholds with P = d/8, or per-d renormalised spherical rows) are recomputed at each d.
+    u_y^\top W e_x = \sum_{y'} (u_y \cdot u_{y'}) \sum_{x': f^*(x')=y'} q(x') (e_{x'} \cdot e_x),
 
-Orthogonal embeddings are taken as the canonical basis: the scores ``u_yᵀ W e_x`` do not change
-when the input and the output spaces are rotated (separately), so this is the same law, and with
-it ``E Eᵀ = I`` holds exactly, so the exact ties of unstored tokens stay exact in floating point.
-Works for every embedding kind.
+so with :math:`S = E^\top \operatorname{diag}(q) F` (d×M, F the one-hot N×M target matrix) and
+:math:`G = U U^\top` (M×M), :math:`\mathrm{scores} = (E S) G`: O(N·d·M) work per weighting instead
+of the O(N·d²) of forming W (docs: kernels-sampling.md). Row k of S depends only on coordinate k of
+the embeddings, so every nested d comes from one pass over the coordinates with running sums.
+Weightings that change with d (thresholds with P = d/8, or per-d renormalised spherical rows) are
+recomputed at each d.
+
+Orthogonal embeddings are taken as the canonical basis: the scores :math:`u_y^\top W e_x` do not
+change when the input and the output spaces are rotated (separately), so this is the same law, and
+with it :math:`E E^\top = I` holds exactly, so the exact ties of unstored tokens stay exact in
+floating point. Works for every embedding kind.
 """
 
 from collections.abc import Iterator, Sequence
@@ -104,7 +108,7 @@ def nested_scores(
     varying_q: torch.Tensor,
     labels: tuple[torch.Tensor, torch.Tensor],
 ) -> torch.Tensor:
-    """``(E_d S_d)ᵀ`` at every nested d: (D, K·M, N), fixed columns first.
+    r""":math:`(E_d S_d)^\top` at every nested d: (D, K·M, N), fixed columns first.
 
     coords: (d_max, N) raw N(0, 1) coordinates; fixed_q (K_f, N); varying_q (D, K_v, N).
     """

@@ -1,21 +1,23 @@
-"""The exact-in-law sampler: draw the Gaussian quantities the scores depend on, never E.
+r"""The exact-in-law sampler: draw the Gaussian quantities the scores depend on, never E.
 
 With i.i.d. Gaussian input embeddings the class-aggregated scores of a weighting
-``A = diag(q) L`` (N×M) at dimension d are ``E_d E_dᵀ A`` (times the output Gram, drawn as
-usual). Stack the distinct stored columns of a trial (every scheme × T, and × d where q changes
-with d) and take an orthonormal basis Q (N×r) of their span, ``A_j = Q R_j``. Then, exactly in
-law and jointly over every nested d (docs: kernels-sampling.md):
+:math:`A = \operatorname{diag}(q) L` (N×M) at dimension d are :math:`E_d E_d^\top A` (times the
+output Gram, drawn as usual). Stack the distinct stored columns of a trial (every scheme × T, and ×
+d where q changes with d) and take an orthonormal basis Q (N×r) of their span, :math:`A_j = Q R_j`.
+Then, exactly in law and jointly over every nested d (docs: kernels-sampling.md):
 
-- ``Z = Qᵀ E`` (r×d_max) has i.i.d. N(0, 1) entries: it is drawn directly;
-- ``E_d E_dᵀ A_j = Q Z_d Z_dᵀ R_j + P⊥ H_d R_j`` with ``P⊥ = I − Q Qᵀ`` and ``H_d = Ẽ_d Z_dᵀ``
-  for an independent copy Ẽ of E (``P⊥ E`` is independent of ``Qᵀ E``);
+- :math:`Z = Q^\top E` (r×d_max) has i.i.d. N(0, 1) entries: it is drawn directly;
+- :math:`E_d E_d^\top A_j = Q Z_d Z_d^\top R_j + P^\perp H_d R_j` with
+  :math:`P^\perp = I - Q Q^\top` and :math:`H_d = \tilde{E}_d Z_d^\top` for an independent copy Ẽ of
+  E (:math:`P^\perp E` is independent of :math:`Q^\top E`);
 - over a block of coordinates ``(d', d]`` the increment of ``H R_live`` (R_live: the columns of
-  R still used at some dimension ≥ d) has i.i.d. rows ``N(0, Wᵀ W)``, ``W = Z_blkᵀ R_live``:
-  drawn as ``N × k`` standard normals times a k-row factor of ``Wᵀ W``,
-  ``k = min(block width, live columns, r)``.
+  R still used at some dimension ≥ d) has i.i.d. rows :math:`\mathcal{N}(0, W^\top W)`,
+  :math:`W = Z_{\mathrm{blk}}^\top R_{\mathrm{live}}`: drawn as :math:`N \times k` standard normals
+  times a k-row factor of :math:`W^\top W`,
+  :math:`k = \min(\text{block width}, \text{live columns}, r)`.
 
-So a trial draws ``r·d_max + N·Σ_blocks k`` numbers instead of ``N·d_max``. The basis is
-built by :mod:`assocmem.closed_form.samplers.basis`.
+So a trial draws :math:`r\cdot d_{\max} + N\cdot \sum_{\mathrm{blocks}} k` numbers instead of
+:math:`N\cdot d_{\max}`. The basis is built by :mod:`assocmem.closed_form.samplers.basis`.
 """
 
 from collections.abc import Callable, Iterator
@@ -164,12 +166,13 @@ class Buffers:
 
 
 def _block_rank(width: int, live: int, rank: int) -> int:
-    """Normals per token for a block: the rank bound of its increments' covariance ``Wᵀ W``."""
+    r"""Normals per token for a block: the rank bound of its increments' covariance
+    :math:`W^\top W`."""
     return min(width, live, rank) if live and rank else 0
 
 
 def block_normals(problem: Problem, basis: WeightingBasis) -> list[int]:
-    """Standard normals per token drawn for each block ``(d_{i-1}, d_i]`` (0: none)."""
+    """Standard normals per token drawn for each block :math:`(d_{i-1}, d_i]` (0: none)."""
     rank, prev, out = basis.rank, 0, []
     for d, live in zip(problem.dims, basis.live, strict=True):
         out.append(_block_rank(d - prev, live, rank))
@@ -178,7 +181,8 @@ def block_normals(problem: Problem, basis: WeightingBasis) -> list[int]:
 
 
 def gaussian_remainder(normals: Callable[[int], torch.Tensor]) -> Remainder:
-    """Draw the block increments of ``(H R_live)ᵀ`` in law: k × N normals times a factor."""
+    r"""Draw the block increments of :math:`(H R_{\mathrm{live}})^\top` in law: k × N normals times
+    a factor."""
 
     def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
         rank, width = z_blk.shape
@@ -199,8 +203,8 @@ def gaussian_remainder(normals: Callable[[int], torch.Tensor]) -> Remainder:
 
 
 def explicit_remainder(coords_perp: torch.Tensor) -> Remainder:
-    """The increments from given coordinates ``(P⊥E)ᵀ`` (d_max, N): for the algebraic check
-    that the assembly reproduces the explicit scores of one E."""
+    r"""The increments from given coordinates :math:`(P^\perp E)^\top` (d_max, N): for the algebraic
+    check that the assembly reproduces the explicit scores of one E."""
 
     def add(block: slice, z_blk: torch.Tensor, r_live: torch.Tensor, out: torch.Tensor) -> None:
         out.addmm_((z_blk.T @ r_live).T, coords_perp[block])
@@ -215,12 +219,14 @@ def assemble(
     remainder: Remainder,
     buffers: Buffers | None = None,
 ) -> Iterator[tuple[slice, torch.Tensor]]:
-    """``(E_d E_dᵀ A)ᵀ`` at each d, fixed columns first: (1, K·M, N) one d at a time, or, when
-    every d's distinct columns fit in :data:`STACK_DIMS_BYTES`, (D, K·M, N) at once, assembled
-    by batched products (small problems are bound by the number of calls, not by their size).
+    r""":math:`(E_d E_d^\top A)^\top` at each d, fixed columns first: (1, K·M, N) one d at a time,
+    or, when every d's distinct columns fit in :data:`STACK_DIMS_BYTES`, (D, K·M, N) at once,
+    assembled by batched products (small problems are bound by the number of calls, not by their
+    size).
 
-    z: (r, d_max) the basis coordinates ``Qᵀ E``; remainder adds the blocks' ``(H R)ᵀ``. Each
-    yielded tensor lives in a reused buffer: valid until the next one is asked for.
+    z: (r, d_max) the basis coordinates :math:`Q^\top E`; remainder adds the blocks'
+    :math:`(H R)^\top`. Each yielded tensor lives in a reused buffer: valid until the next one is
+    asked for.
     """
     coeffs, n_dims, n_rows = basis.coeffs, len(problem.dims), basis.index.shape[1]
     n_cols = coeffs.shape[1]
@@ -256,11 +262,11 @@ def _columns_every_d(
     h_every: torch.Tensor,
     buffers: Buffers,
 ) -> torch.Tensor:
-    """What :func:`_columns_at` gives at each d, for every d at once: (D, K·M, N).
+    r"""What :func:`_columns_at` gives at each d, for every d at once: (D, K·M, N).
 
-    grams: (D, r, r) ``Z_d Z_dᵀ``; h_every: (D·c, N), ``(H_d R)ᵀ`` of every distinct column at
-    each d (row i·c + j: column j at dims[i]). The (d, column) pairs some output row reads are
-    assembled together, with two products per block of Qᵀ.
+    grams: (D, r, r) :math:`Z_d Z_d^\top`; h_every: (D·c, N), :math:`(H_d R)^\top` of every distinct
+    column at each d (row i·c + j: column j at dims[i]). The (d, column) pairs some output row reads
+    are assembled together, with two products per block of Qᵀ.
     """
     n_dims, n_cols, n = grams.shape[0], basis.coeffs.shape[1], buffers.n
     index = basis.index  # (D, K·M)
@@ -302,8 +308,8 @@ def _columns_at(
     scale: float,
     buffers: Buffers,
 ) -> torch.Tensor:
-    """``σ² (Q (Z_d Z_dᵀ R − Qᵀ H_d R) + H_d R)`` for the ``n_rows`` output rows (K·M, N) of
-    one d, in natural token order."""
+    r""":math:`\sigma^2 (Q (Z_d Z_d^\top R - Q^\top H_d R) + H_d R)` for the ``n_rows`` output rows
+    (K·M, N) of one d, in natural token order."""
     # index_select / index_copy_, and slices where the columns run in order: advanced indexing
     # wakes the thread pool (ms per call on CPU), and at N = 10⁶ every copy is a pass over memory
     count, cols = selection.count, selection.columns
@@ -327,13 +333,15 @@ def _columns_at(
 
 
 def _subtract_qt(basis: WeightingBasis, inner: torch.Tensor, h: torch.Tensor) -> None:
-    """``inner −= Qᵀ hᵀ`` for h (u, N) in the internal token order, one product per block."""
+    r""":math:`\mathrm{inner} \mathrel{-}= Q^\top h^\top` for h (u, N) in the internal token order,
+    one product per block."""
     for (rows, positions), part in zip(basis.blocks, basis.parts, strict=True):
         inner[rows].sub_(torch.mm(part, h[:, positions].T))
 
 
 def _gaussian_scale(problem: Problem, d: int) -> float:
-    """``σ_d²``: the embeddings are ``σ_d`` times standard normals (1/d_max or 1/d)."""
+    r""":math:`\sigma_d^2`: the embeddings are :math:`\sigma_d` times standard normals (1/d_max or
+    1/d)."""
     ref = problem.dims[-1] if problem.cfg.nested == "truncate" else d
     return 1.0 / ref
 

@@ -129,8 +129,8 @@ TRIALS_NOTE = "the worst cell, in its s.e. over trials"
 
 
 def _worst(value: Any, low: Any, high: Any, summary: pd.DataFrame) -> float | None:
-    """The smallest margin of ``low ≤ value ≤ high`` over the cells of ``summary`` (its
-    ``two_se`` column: two s.e. of each cell's mean), in s.e."""
+    r"""The smallest margin of :math:`\mathrm{low} \le \mathrm{value} \le \mathrm{high}` over the
+    cells of ``summary`` (its ``two_se`` column: two s.e. of each cell's mean), in s.e."""
     ses = np.asarray(summary["two_se"], float) / 2
     lows, highs = (np.broadcast_to(np.asarray(x, float), ses.shape) for x in (low, high))
     values = np.asarray(value, float)

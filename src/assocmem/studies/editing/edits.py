@@ -1,24 +1,26 @@
-"""Editing and erasing facts by a change of the weights: rank-one updates of a memory W.
+r"""Editing and erasing facts by a change of the weights: rank-one updates of a memory W.
 
-A memory ``W`` (closed-form ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``, Cabannes et al. 2024, or a trained
-one) answers ``argmax_y u_yᵀ W e_x``. An edit gives token x a new target y₁ ≠ y₀ = f*(x); an
-erasure removes the association x → y₀. Every method here adds a rank-one term ``ΔW = a bᵀ``
-with ``a`` in the span of the output embeddings, so the whole effect on the memory's answers is
-the change of the score table ``S = E Wᵀ Uᵀ`` (N×M) by ``(E b)(U a)ᵀ``: the edits are computed
-exactly in that representation (W is never formed; the tests check it against W built and
-edited explicitly); :mod:`assocmem.studies.editing.sequence` measures a sequence of them.
-Methods (docs: beyond/editing.md):
+A memory ``W`` (closed-form :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top`, Cabannes et al. 2024, or
+a trained one) answers :math:`\operatorname{argmax}_y u_y^\top W e_x`. An edit gives token x a new
+target y₁ ≠ y₀ = f*(x); an erasure removes the association x → y₀. Every method here adds a rank-one
+term :math:`\Delta W = a b^\top` with ``a`` in the span of the output embeddings, so the whole
+effect on the memory's answers is the change of the score table :math:`S = E W^\top U^\top` (N×M) by
+:math:`(E b)(U a)^\top`: the edits are computed exactly in that representation (W is never formed;
+the tests check it against W built and edited explicitly); :mod:`assocmem.studies.editing.sequence`
+measures a sequence of them. Methods (docs: beyond/editing.md):
 
-- ``replace`` (closed-form memories): ``ΔW = q(x) (u_{y₁} − u_{y₀}) e_xᵀ`` — the token's
-  stored association is subtracted and the new one added with its weight q(x); erasure
-  ``ΔW = −q(x) u_{y₀} e_xᵀ``.
+- ``replace`` (closed-form memories): :math:`\Delta W = q(x) (u_{y_1} - u_{y_0}) e_x^\top` — the
+  token's stored association is subtracted and the new one added with its weight q(x); erasure
+  :math:`\Delta W = -q(x) u_{y_0} e_x^\top`.
 - ``rome`` / ``rome_cov``: the minimum-norm rank-one update of ROME (Meng et al. 2022),
-  ``ΔW = (v − W k) kᵀ C⁻¹ / (kᵀ C⁻¹ k)`` with key ``k = e_x``, ``C = I`` (``rome``) or the key
-  covariance ``C = Σ_x p(x) e_x e_xᵀ + r I`` (``rome_cov``, ``r = reg · tr(C₀)/d``). The value
-  is ``v = W k + λ (u_{y₁} − u_{y₀})`` with the smallest ``λ ≥ 0`` that makes y₁ win over every
-  other output by the margin m. Erasure takes ``v = W k − λ (u_{y₀} − ū)``, ū the mean of the
-  other outputs' embeddings (the minimum-norm direction), with the λ that brings the old
-  target's score down to the mean of the others' scores.
+  :math:`\Delta W = (v - W k) k^\top C^{-1} / (k^\top C^{-1} k)` with key :math:`k = e_x`,
+  :math:`C = I` (``rome``) or the key covariance :math:`C = \sum_x p(x) e_x e_x^\top + r I`
+  (``rome_cov``, :math:`r = \mathrm{reg} \cdot \operatorname{tr}(C_0)/d`). The value is
+  :math:`v = W k + \lambda (u_{y_1} - u_{y_0})` with the smallest :math:`\lambda \ge 0` that makes
+  y₁ win over every other output by the margin m. Erasure takes
+  :math:`v = W k - \lambda (u_{y_0} - \bar{u})`, ū the mean of the other outputs' embeddings (the
+  minimum-norm direction), with the λ that brings the old target's score down to the mean of the
+  others' scores.
 
 Edits of a sequence are applied one after the other (each ROME value solved on the memory as
 the earlier edits left it), which is also "together" for ``replace`` (its updates do not depend
@@ -40,7 +42,7 @@ OPERATIONS = ("edit", "erase")
 
 @dataclass(frozen=True, eq=False)
 class EditableMemory:
-    """A memory as the edits see it: embeddings and the score table (float64, numpy).
+    r"""A memory as the edits see it: embeddings and the score table (float64, numpy).
 
     Attributes
     ----------
@@ -49,9 +51,9 @@ class EditableMemory:
     U : numpy.ndarray, shape (M, d)
         Output embeddings ``u_y`` as rows.
     scores : numpy.ndarray, shape (N, M)
-        ``u_yᵀ W e_x`` for every token and output.
+        :math:`u_y^\top W e_x` for every token and output.
     targets : numpy.ndarray of int, shape (N,)
-        ``f*(x)``.
+        :math:`f^*(x)`.
     probs : numpy.ndarray, shape (N,)
         The token law p (decreasing: token x has frequency rank x + 1).
     q : numpy.ndarray or None, shape (N,)
@@ -67,13 +69,14 @@ class EditableMemory:
 
     @functools.cached_property
     def output_gram(self) -> np.ndarray:
-        """``U Uᵀ``, (M, M)."""
+        r""":math:`U U^\top`, (M, M)."""
         gram: np.ndarray = self.U @ self.U.T
         return gram
 
     def noise(self) -> float:
-        """The memory's score noise σ: the spread of each token's wrong-output scores,
-        ``sqrt(mean_x var_{y ≠ f*(x)} s(x, y))`` (unbiased variance, uniform over tokens).
+        r"""The memory's score noise σ: the spread of each token's wrong-output scores,
+        :math:`\sqrt{\operatorname{mean}_x \operatorname{var}_{y \ne f^*(x)} s(x, y)}` (unbiased
+        variance, uniform over tokens).
 
         The unit of the ROME margin: it equals the interference level of Theorem 1 of
         Cabannes et al. (2024) for closed-form memories, and it is defined for any memory."""
@@ -87,8 +90,9 @@ class EditableMemory:
 def closed_form_memory(
     probs: np.ndarray, targets: np.ndarray, q: np.ndarray, E: np.ndarray, U: np.ndarray
 ) -> EditableMemory:
-    """``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ`` as scores, from the class sums ``A_y = Σ_{f*(x)=y}
-    q(x) e_x`` (M×d): ``S = (E Aᵀ)(U Uᵀ)``, O(N d M) without forming W.
+    r""":math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top` as scores, from the class sums
+    :math:`A_y = \sum_{f^*(x)=y} q(x) e_x` (M×d): :math:`S = (E A^\top)(U U^\top)`, O(N d M) without
+    forming W.
 
     Parameters
     ----------
@@ -111,12 +115,14 @@ def closed_form_memory(
 def key_columns(
     E: np.ndarray, probs: np.ndarray, tokens: np.ndarray, *, covariance: bool, reg: float
 ) -> np.ndarray:
-    """``E C⁻¹ e_x`` for each token x of ``tokens``: how much an edit with key ``e_x`` moves
+    r""":math:`E C^{-1} e_x` for each token x of ``tokens``: how much an edit with key ``e_x`` moves
     every token (``K[x', j] / K[x_j, j]`` for ROME's normalised update).
 
-    ``C = I``, or ``C = Σ_x p(x) e_x e_xᵀ + r I`` with ``r = reg · Σ_x p(x)|e_x|² / d``,
-    computed in the smaller of the two spaces: ``C⁻¹`` by Cholesky when d ≤ N, else by
-    ``E C⁻¹ Eᵀ = G (r I + diag(p) G)⁻¹`` with ``G = E Eᵀ`` (N×N).
+    :math:`C = I`, or :math:`C = \sum_x p(x) e_x e_x^\top + r I` with
+    :math:`r = \mathrm{reg} \cdot \sum_x p(x)|e_x|^2 / d`, computed in the smaller of the two
+    spaces: :math:`C^{-1}` by Cholesky when d ≤ N, else by
+    :math:`E C^{-1} E^\top = G (r I + \operatorname{diag}(p) G)^{-1}` with :math:`G = E E^\top`
+    (N×N).
 
     Parameters
     ----------
@@ -127,14 +133,14 @@ def key_columns(
     tokens : numpy.ndarray of int, shape (k,)
         The edited tokens.
     covariance : bool
-        The key covariance (``rome_cov``), else ``C = I``.
+        The key covariance (``rome_cov``), else :math:`C = I`.
     reg : float
-        The ridge r relative to the mean eigenvalue ``tr(C₀)/d``.
+        The ridge r relative to the mean eigenvalue :math:`\operatorname{tr}(C_0)/d`.
 
     Returns
     -------
     numpy.ndarray, shape (N, k)
-        Column j is ``E C⁻¹ e_{x_j}`` (``E e_{x_j}`` for ``C = I``).
+        Column j is :math:`E C^{-1} e_{x_j}` (:math:`E e_{x_j}` for :math:`C = I`).
     """
     E64 = torch.from_numpy(E)
     keys = E64[torch.from_numpy(tokens)]  # (k, d)
@@ -160,12 +166,13 @@ def key_columns(
 def edit_value(
     row: np.ndarray, gram: np.ndarray, old: int, new: int, margin: float
 ) -> tuple[float, np.ndarray]:
-    """The ROME value of an edit x → new: the smallest ``λ ≥ 0`` with
-    ``s_new − s_y + λ c_y ≥ margin`` for every y ≠ new, ``c_y = (u_new − u_y)·(u_new − u_old)``
-    (outputs with ``c_y ≤ 0`` cannot be passed along this direction and are left out), and
-    the direction's change of the M scores ``U (u_new − u_old)``.
+    r"""The ROME value of an edit x → new: the smallest :math:`\lambda \ge 0` with
+    :math:`s_{\mathrm{new}} - s_y + \lambda c_y \ge \mathrm{margin}` for every y ≠ new,
+    :math:`c_y = (u_{\mathrm{new}} - u_y)\cdot (u_{\mathrm{new}} - u_{\mathrm{old}})` (outputs with
+    :math:`c_y \le 0` cannot be passed along this direction and are left out), and the direction's
+    change of the M scores :math:`U (u_{\mathrm{new}} - u_{\mathrm{old}})`.
 
-    row: (M,) the token's scores; gram: (M, M) ``U Uᵀ``."""
+    row: (M,) the token's scores; gram: (M, M) :math:`U U^\top`."""
     direction = gram[:, new] - gram[:, old]  # u_y · (u_new − u_old)
     reach = direction[new] - direction  # c_y
     gaps = row[new] - row
@@ -174,9 +181,9 @@ def edit_value(
 
 
 def erase_value(row: np.ndarray, gram: np.ndarray, old: int) -> tuple[float, np.ndarray]:
-    """The ROME value of an erasure: along ``w = u_old − ū`` (ū the mean of the other outputs'
-    embeddings), the ``λ ≥ 0`` that brings ``s_old`` down to the mean of the other scores, and
-    the direction's change of the M scores ``−U w``."""
+    r"""The ROME value of an erasure: along :math:`w = u_{\mathrm{old}} - \bar{u}` (ū the mean of
+    the other outputs' embeddings), the :math:`\lambda \ge 0` that brings ``s_old`` down to the mean
+    of the other scores, and the direction's change of the M scores :math:`-U w`."""
     others = np.arange(len(row)) != old
     along = gram[:, old] - gram[:, others].mean(axis=1)  # u_y · w
     length = along[old] - along[others].mean()  # |w|²
@@ -194,10 +201,10 @@ def rank_one_change(
     margin: float,
     column: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The score change ``(E b)(U a)ᵀ`` of one edit or erasure of ``token`` as
-    ``(E b, U a, λ)``: ``E b`` (N,) and ``U a`` (M,).
+    r"""The score change :math:`(E b)(U a)^\top` of one edit or erasure of ``token`` as
+    :math:`(E b, U a, \lambda)`: ``E b`` (N,) and ``U a`` (M,).
 
-    ``row`` (M,) is the token's current scores; ``column`` is ``E C⁻¹ e_x`` (``E e_x`` for
+    ``row`` (M,) is the token's current scores; ``column`` is :math:`E C^{-1} e_x` (``E e_x`` for
     ``replace``) from :func:`key_columns`."""
     gram, old = memory.output_gram, int(memory.targets[token])
     if method == "replace":
@@ -250,7 +257,7 @@ def apply_edits(
     operation: str,
     margin: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The memory after all the edits of ``tokens``, one after the other.
+    r"""The memory after all the edits of ``tokens``, one after the other.
 
     Parameters
     ----------
@@ -268,7 +275,8 @@ def apply_edits(
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        The scores ``u_yᵀ (W + ΣΔW) e_x``, shape (N, M), and each edit's λ, shape (k,).
+        The scores :math:`u_y^\top (W + \sum \Delta W) e_x`, shape (N, M), and each edit's λ, shape
+        (k,).
     """
     final, lambdas = np.ascontiguousarray(memory.scores.T), []
     steps = edit_steps(

@@ -128,7 +128,7 @@ class EditingKind(RunKind):
 
     def work(self, config: Any) -> float:
         """About N·M per edit evaluation over the searched edits, the key columns
-        (``N d`` per edited token) and the key covariance (``N d² + d³``)."""
+        (``N d`` per edited token) and the key covariance (:math:`N d^2 + d^3`)."""
         n, d, m = config.n_inputs, config.dim, config.n_outputs
         edits = config.searched_edits
         inverse = n * d * d + d**3 if d <= n else n * n * d + n**3

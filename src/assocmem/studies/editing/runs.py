@@ -54,19 +54,25 @@ TRAINED_ONLY = ("lr", "batch_size", "n_samples")  # at their defaults in closed-
 
 @dataclass(frozen=True)
 class EditingConfig:
-    """One editing run's settings (a trial index makes it a run).
+    r"""One editing run's settings (a trial index makes it a run).
 
     Attributes
     ----------
     memory : str
         ``"trained"``, or the weighting q of a closed-form memory ``W_q``: a scheme spec
         (``"threshold:P=d/8"``, ``"population"``; :mod:`assocmem.schemes`).
-    n_inputs, n_outputs, alpha, dim : N, M, the Zipf exponent α of p(x) ∝ (x+1)^-α, and d.
+    n_inputs, n_outputs : int
+        N and M.
+    alpha : float
+        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
+    dim : int
+        d.
     margin : float
-        μ: a ROME edit makes the new target win by ``m = μ σ``, σ the memory's score noise
-        (:meth:`EditableMemory.noise`).
+        μ: a ROME edit makes the new target win by :math:`m = \mu \sigma`, σ the memory's score
+        noise (:meth:`EditableMemory.noise`).
     covariance_reg : float
-        ``reg`` of the key covariance ``Σ p e eᵀ + reg · tr/d · I`` (``rome_cov``).
+        ``reg`` of the key covariance
+        :math:`\sum p e e^\top + \mathrm{reg} \cdot \operatorname{tr}/d \cdot I` (``rome_cov``).
     checkpoints : tuple of int
         The numbers of edits k measured.
     max_edits : int
@@ -153,7 +159,7 @@ def check_editing(cfg: EditingConfig) -> EditingConfig:
 
 
 def law(cfg: EditingConfig) -> tuple[np.ndarray, np.ndarray]:
-    """p (Zipf, decreasing) and the targets ``f*(x) = x mod M``, (N,) each."""
+    r"""p (Zipf, decreasing) and the targets :math:`f^*(x) = x \bmod M`, (N,) each."""
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).double().numpy()
     return probs, mod_targets(cfg.n_inputs, cfg.n_outputs).numpy()
 

@@ -22,7 +22,7 @@ def rank_bins(n_inputs: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class EditPoint:
-    """The memory after the first k edits of a sequence.
+    r"""The memory after the first k edits of a sequence.
 
     Attributes
     ----------
@@ -36,7 +36,8 @@ class EditPoint:
         classes' mix among the k tokens (a class whose scores vary more wins more often).
     error_before, error_after : float
         The exact p-weighted error over the *other* tokens (those not among the k edited),
-        ``Σ p(x) 1{wrong} / Σ p(x)``, before any edit and now (same embeddings).
+        :math:`\sum p(x) \mathbb{1}\{\mathrm{wrong}\} / \sum p(x)`, before any edit and now (same
+        embeddings).
     correct_before, breaks, fixes : tuple of int
         Per decade of frequency rank (:func:`rank_bins`): the other tokens answered correctly
         before; of those, the ones now wrong; of the others wrong before, the ones now right.

@@ -73,8 +73,9 @@ def capacity_summary(frame: pd.DataFrame) -> pd.DataFrame:
 def capacity_exponent(
     dims: Sequence[int], capacity: np.ndarray, *, n_boot: int = 1000, seed: int = 0
 ) -> tuple[float, tuple[float, float]]:
-    """The exponent γ of ``median capacity ∝ d^γ`` (OLS in log-log, :func:`fit_power_law`) and
-    its 95 % bootstrap interval over trials (trials resampled at every d).
+    r"""The exponent γ of :math:`\text{median capacity} \propto d^\gamma` (OLS in log-log,
+    :func:`fit_power_law`) and its 95 % bootstrap interval over trials (trials resampled at every
+    d).
 
     capacity: (n_trials, n_dims), inf where not reached (a median that is inf drops its d)."""
     x = np.asarray(dims, dtype=np.float64)

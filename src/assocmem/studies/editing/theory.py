@@ -1,29 +1,32 @@
-"""What an edit costs the other facts: the interference theory of rank-one edits.
+r"""What an edit costs the other facts: the interference theory of rank-one edits.
 
-The memory ``W = Σ_x Σ_y A[x, y] u_y e_xᵀ`` (closed-form: ``A[x, f*(x)] = q(x)``) answers token x'
-through its scores ``u_yᵀ W e_{x'}``; every stored pair (x, y) with x ≠ x' adds interference
-``A[x, y] e_x·e_{x'} ≈ N(0, A[x, y]²/d)`` to class y, so what decides x' is its signal against
-the class totals ``Q_y = Σ_x A[x, y]²`` (Theorem 1 of Cabannes et al. 2024; the Gaussian
-prediction of :mod:`assocmem.analysis.predict`). An edit with key ``k = e_x`` (``C = I``) only
-rewrites row x of A:
+The memory :math:`W = \sum_x \sum_y A[x, y] u_y e_x^\top` (closed-form: :math:`A[x, f^*(x)] = q(x)`)
+answers token x' through its scores :math:`u_y^\top W e_{x'}`; every stored pair (x, y) with x ≠ x'
+adds interference :math:`A[x, y] e_x\cdot e_{x'} \approx \mathcal{N}(0, A[x, y]^2/d)` to class y, so
+what decides x' is its signal against the class totals :math:`Q_y = \sum_x A[x, y]^2` (Theorem 1 of
+Cabannes et al. 2024; the Gaussian prediction of :mod:`assocmem.analysis.predict`). An edit with key
+:math:`k = e_x` (:math:`C = I`) only rewrites row x of A:
 
 - ``replace`` moves ``q(x)`` from class y₀ to class y₁: the totals are conserved (a relabelled
   memory), so the expected damage to the other tokens is zero;
-- ``rome`` adds ``λ (u_{y₁} − u_{y₀}) e_xᵀ``: row x becomes ``q − λ`` in class y₀ and λ in y₁, so
-  the totals change by ``λ² + (q − λ)² − q²``. λ is the smallest value making y₁ win by the
-  margin m: with the token's scores Gaussian (``s_{y₀} = q + σζ₀``, ``s_y = σζ_y``, σ² = Q̄/d,
-  unit near-orthogonal outputs, so the directions reach y₀ with 2 and the others with 1),
-  ``λ = max(0, (m − s₁ + s₀)/2, max_{y ∉ {y₀, y₁}} (m − s₁ + s_y))``. A token the memory did not
-  store (q ≈ 0) costs ``2E[λ²] ∝ σ²``: an edit is a new association of weight ≈ σ.
+- ``rome`` adds :math:`\lambda (u_{y_1} - u_{y_0}) e_x^\top`: row x becomes :math:`q - \lambda` in
+  class y₀ and λ in y₁, so the totals change by :math:`\lambda^2 + (q - \lambda)^2 - q^2`. λ is the
+  smallest value making y₁ win by the margin m: with the token's scores Gaussian
+  (:math:`s_{y_0} = q + \sigma \zeta_0`, :math:`s_y = \sigma \zeta_y`, σ² = Q̄/d, unit
+  near-orthogonal outputs, so the directions reach y₀ with 2 and the others with 1),
+  :math:`\lambda = \max(0, (m - s_1 + s_0)/2, \max_{y \notin \{y_0, y_1\}} (m - s_1 + s_y))`. A
+  token the memory did not store (q ≈ 0) costs :math:`2\mathbb{E}[\lambda^2] \propto \sigma^2`: an
+  edit is a new association of weight ≈ σ.
 
 Since the cost of each edit grows with the interference it meets, the class total obeys
-``Q̄(k+1) = Q̄(k) + E[λ² + (q − λ)² − q²] / M`` (the edited tokens uniform over a rank band);
-the predicted error of the other tokens after k edits is the Gaussian prediction with every
-class total raised by ``Q̄(k) − Q̄(0)``, and the predicted edit capacity is the first k at which
-it exceeds ``(1 + rise)`` times its value before the edits. For an unstored edit ``E[λ²] = κ σ²``
-with κ depending on μ = m/σ and M only, so ``Q̄(k) ≈ Q̄(0) exp(2κ k/(M d))``: the damage is a
-function of k/d, and the capacity is ``k* = (M d / 2κ) log(1 + ε*)`` where ε* is the relative
-rise of the interference that raises the error by 10 % (docs: beyond/editing.md).
+:math:`\bar{Q} (k+1) = \bar{Q} (k) + \mathbb{E}[\lambda^2 + (q - \lambda)^2 - q^2] / M` (the edited
+tokens uniform over a rank band); the predicted error of the other tokens after k edits is the
+Gaussian prediction with every class total raised by :math:`\bar{Q} (k) - \bar{Q} (0)`, and the
+predicted edit capacity is the first k at which it exceeds ``(1 + rise)`` times its value before the
+edits. For an unstored edit :math:`\mathbb{E}[\lambda^2] = \kappa \sigma^2` with κ depending on μ =
+m/σ and M only, so :math:`\bar{Q} (k) \approx \bar{Q} (0) \exp(2\kappa k/(M d))`: the damage is a
+function of k/d, and the capacity is :math:`k^* = (M d / 2\kappa) \log(1 + \varepsilon^*)` where ε*
+is the relative rise of the interference that raises the error by 10 % (docs: beyond/editing.md).
 """
 
 from collections.abc import Sequence
@@ -48,12 +51,14 @@ LEVELS = 10  # interference rises at which the other tokens' error is computed (
 def edit_value_moments(
     q: np.ndarray, margin: float, sigma: float, n_outputs: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``E[λ]`` and ``E[λ²]`` of the ROME value of an edit of a token with stored weight q.
+    r""":math:`\mathbb{E}[\lambda]` and :math:`\mathbb{E}[\lambda^2]` of the ROME value of an edit
+    of a token with stored weight q.
 
-    Model: the token's scores ``s_{y₀} = q + σζ₀`` and ``s_y = σζ_y`` for the M − 1 others
-    (ζ i.i.d. N(0, 1)); ``λ = max(0, (m − s₁ + s₀)/2, max_{y ∉ {y₀, y₁}} (m − s₁ + s_y))``. Its
-    survival function given ζ₁ is a product of normal CDFs, integrated over λ by the trapezoid
-    rule and over ζ₁ by Gauss–Hermite quadrature.
+    Model: the token's scores :math:`s_{y_0} = q + \sigma \zeta_0` and :math:`s_y = \sigma \zeta_y`
+    for the M − 1 others (ζ i.i.d. N(0, 1));
+    :math:`\lambda = \max(0, (m - s_1 + s_0)/2, \max_{y \notin \{y_0, y_1\}} (m - s_1 + s_y))`. Its
+    survival function given ζ₁ is a product of normal CDFs, integrated over λ by the trapezoid rule
+    and over ζ₁ by Gauss–Hermite quadrature.
 
     Parameters
     ----------
@@ -67,7 +72,7 @@ def edit_value_moments(
     Returns
     -------
     (numpy.ndarray, numpy.ndarray), shapes (K,) each
-        ``E[λ]`` and ``E[λ²]``.
+        :math:`\mathbb{E}[\lambda]` and :math:`\mathbb{E}[\lambda^2]`.
     """
     q = np.asarray(q, dtype=np.float64)
     top = np.maximum(q, 0.0) + margin + 10.0 * sigma  # λ beyond this: below 1e-20
@@ -95,14 +100,14 @@ def edit_value_moments(
 
 @dataclass(frozen=True)
 class EditPrediction:
-    """The predicted effect of k ROME edits (``C = I``) on a closed-form memory at one d.
+    r"""The predicted effect of k ROME edits (:math:`C = I`) on a closed-form memory at one d.
 
     Attributes
     ----------
     ks : numpy.ndarray of int, shape (K,)
         Numbers of edits.
     interference : numpy.ndarray, shape (K,)
-        The predicted rise of each class's interference total ``Q̄(k) − Q̄(0)``.
+        The predicted rise of each class's interference total :math:`\bar{Q} (k) - \bar{Q} (0)`.
     error : numpy.ndarray, shape (K,)
         The predicted error of the other tokens after k edits (k = 0: the memory's).
     capacity : float
@@ -124,7 +129,7 @@ class EditPrediction:
 def interference_growth(
     q_edited: np.ndarray, q: np.ndarray, n_outputs: int, dim: int, margin: float, steps: int
 ) -> np.ndarray:
-    """``Q̄(k) − Q̄(0)`` for k = 0 … steps: the recursion of the module docstring.
+    r""":math:`\bar{Q} (k) - \bar{Q} (0)` for k = 0 … steps: the recursion of the module docstring.
 
     q_edited: weights of the band's tokens (each edit draws one uniformly), represented by
     :data:`REPRESENTATIVES` quantiles; q: all N weights; margin: m in score units."""
@@ -159,7 +164,7 @@ def predict_edits(
     max_edits: int = 512,
     law: EmbeddingLaw | None = None,
 ) -> EditPrediction:
-    """The predicted error of the other tokens after k edits, and the edit capacity.
+    r"""The predicted error of the other tokens after k edits, and the edit capacity.
 
     Parameters
     ----------
@@ -168,11 +173,12 @@ def predict_edits(
     dim, n_outputs : int
         d and M.
     method : {"rome", "replace"}, default "rome"
-        ROME edits with key covariance ``C = I``, or the closed-form replacement (no change
+        ROME edits with key covariance :math:`C = I`, or the closed-form replacement (no change
         of the interference in expectation).
     margin : float, default 1.0
-        μ: the margin in units of the memory's score noise ``σ² = Q̄/d + mean(q²)/d`` (the
-        spread of a token's wrong scores, as :meth:`EditableMemory.noise` measures it).
+        μ: the margin in units of the memory's score noise
+        :math:`\sigma^2 = \bar{Q} /d + \operatorname{mean}(q^2)/d` (the spread of a token's wrong
+        scores, as :meth:`EditableMemory.noise` measures it).
     ks : sequence of int
         The numbers of edits predicted.
     band : (int, int), optional

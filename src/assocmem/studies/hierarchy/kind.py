@@ -118,7 +118,8 @@ class HierarchyKind(RunKind):
         return out
 
     def work(self, config: Any) -> float:
-        """About ``N²·h_max + Σ_d N·d·S·M`` multiply-adds per trial."""
+        r"""About :math:`N^2\cdot h_{\max} + \sum_d N\cdot d\cdot S\cdot M` multiply-adds per
+        trial."""
         n, s = config.n_inputs, len(config.schemes)
         h_max = max(max(config.hidden_dims(p)) for p in PARITIES)
         return float(n * n * h_max + sum(n * d * s * config.n_outputs for d in config.dims))

@@ -1,31 +1,35 @@
-"""Two associative memories in series, in closed form: x → z = f₁(x) ∈ [K] → y = f₂(z) ∈ [M].
+r"""Two associative memories in series, in closed form: x → z = f₁(x) ∈ [K] → y = f₂(z) ∈ [M].
 
 Beyond Cabannes et al. (2024), whose authors ask how memories compose; see the docs:
 beyond/hierarchy.md. Conventions (every vector drawn per trial from its own named stream):
 
-- **memory 1** (d₁×d₁): inputs ``e_x ∈ R^{d₁}`` (Gaussian, ``N(0, I/d₁)``), outputs the *concept
-  output embeddings* ``c_z ∈ R^{d₁}`` (unit rows); ``W₁ = Σ_x q₁(x) c_{f₁(x)} e_xᵀ`` with q₁ a
-  registered scheme applied to p (or to the sample counts n(x) for finite T);
-- **memory 2** (d₂×d₂): inputs the *concept input embeddings* ``c'_z ∈ R^{d₂}`` (Gaussian),
-  outputs ``u_y ∈ R^{d₂}`` (unit rows); ``W₂ = Σ_z q₂(z) u_{f₂(z)} c'_zᵀ``, q₂ a scheme applied
-  to the concept law ``p₂ = p ∘ f₁⁻¹`` (or the concept counts ``n₂(z) = Σ_{f₁(x)=z} n(x)``);
-- **hard composition**: ``ẑ(x) = argmax_z c_zᵀ W₁ e_x`` (the strict maximum; a tie feeds no
-  concept and counts as an error), then ``argmax_y u_yᵀ W₂ c'_ẑ``;
-- **soft composition**: memory 1's output vector ``W₁ e_x`` itself feeds memory 2, so its noise
+- **memory 1** (d₁×d₁): inputs :math:`e_x \in \mathbb{R}^{d_1}` (Gaussian,
+  :math:`\mathcal{N}(0, I/d_1)`), outputs the *concept output embeddings*
+  :math:`c_z \in \mathbb{R}^{d_1}` (unit rows); :math:`W_1 = \sum_x q_1(x) c_{f_1(x)} e_x^\top` with
+  q₁ a registered scheme applied to p (or to the sample counts n(x) for finite T);
+- **memory 2** (d₂×d₂): inputs the *concept input embeddings* :math:`c'_z \in \mathbb{R}^{d_2}`
+  (Gaussian), outputs :math:`u_y \in \mathbb{R}^{d_2}` (unit rows);
+  :math:`W_2 = \sum_z q_2(z)\, u_{f_2(z)} {c'_z}^\top`, q₂ a scheme applied to the concept law
+  :math:`p_2 = p \circ f_1^{-1}` (or the concept counts :math:`n_2(z) = \sum_{f_1(x)=z} n(x)`);
+- **hard composition**: :math:`\hat{z} (x) = \operatorname{argmax}_z c_z^\top W_1 e_x` (the strict
+  maximum; a tie feeds no concept and counts as an error), then
+  :math:`\operatorname{argmax}_y u_y^\top W_2 c'_{\hat{z}}`;
+- **soft composition**: memory 1's output vector :math:`W_1 e_x` itself feeds memory 2, so its noise
   propagates. This needs memory 2 to read the space of memory 1's outputs: its inputs are then
-  the concept *output* embeddings c_z (``W₂ˢ = Σ_z q₂(z) u_{f₂(z)} c_zᵀ``, d₂ = d₁);
-- **direct memory** (d×d): ``x → f₂(f₁(x))`` with its own embeddings, the paper's memory.
+  the concept *output* embeddings c_z (:math:`W_2^s = \sum_z q_2(z) u_{f_2(z)} c_z^\top`, d₂ = d₁);
+- **direct memory** (d×d): :math:`x \to f_2(f_1(x))` with its own embeddings, the paper's memory.
 
-The memories are compared at equal matrix parameters (``d₁ = d₂ = h`` with ``2h² ≤ d²``, the
-largest such h) and at equal parameters counting the embeddings (``2h² + (N + 2K + M)h ≤ d² +
-(N + M)d``). Every scheme of ``schemes`` is run for memory 1 and for the direct memory (so each
-can be given its best threshold); memory 2 uses ``concept_scheme``.
+The memories are compared at equal matrix parameters (:math:`d_1 = d_2 = h` with
+:math:`2h^2 \le d^2`, the largest such h) and at equal parameters counting the embeddings
+(:math:`2h^2 + (N + 2K + M)h \le d^2 + (N + M)d`). Every scheme of ``schemes`` is run for memory 1
+and for the direct memory (so each can be given its best threshold); memory 2 uses
+``concept_scheme``.
 
-Never forms W: scores come from ``E (Eᵀ diag(q) F) G`` (G the Gram of the output embeddings),
-O(N·d·K) per scheme. The population errors are exact p-weighted sums
+Never forms W: scores come from :math:`E (E^\top \operatorname{diag}(q) F) G` (G the Gram of the
+output embeddings), O(N·d·K) per scheme. The population errors are exact p-weighted sums
 (:class:`assocmem.ops.population.PopulationError`), so the decomposition of the hard error,
-``E_hard = E₁ + E₂ − B − L`` (B: both memories wrong; L: a wrong concept that still gives the
-right output), holds to rounding (≤ 1e-15).
+:math:`E_{\mathrm{hard}} = E_1 + E_2 - B - L` (B: both memories wrong; L: a wrong concept that still
+gives the right output), holds to rounding (≤ 1e-15).
 """
 
 import math
@@ -68,18 +72,18 @@ STREAMS = {
 
 @dataclass(frozen=True)
 class HierarchyConfig:
-    """One hierarchy problem: the law, the concept map, the dimensions and the schemes.
+    r"""One hierarchy problem: the law, the concept map, the dimensions and the schemes.
 
     Parameters
     ----------
     n_inputs, n_concepts, n_outputs : int, default 1000, 20, 5
-        N, K and M, with ``2 ≤ M ≤ K ≤ N``.
+        N, K and M, with :math:`2 \le M \le K \le N`.
     alpha : float, default 2.0
-        Zipf exponent α of ``p(x) ∝ (x+1)^{-α}``.
+        Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
     concept_map : {"balanced", "banded"}, default "balanced"
-        f₁: a random balanced map (a random permutation of ``x mod K``: N/K tokens per concept,
-        drawn per trial), or frequency bands (concept z holds the tokens of ranks
-        ``[zN/K, (z+1)N/K)``: the most frequent tokens share concept 0).
+        f₁: a random balanced map (a random permutation of :math:`x \bmod K`: N/K tokens per
+        concept, drawn per trial), or frequency bands (concept z holds the tokens of ranks
+        :math:`[zN/K, (z+1)N/K)`: the most frequent tokens share concept 0).
     dims : tuple of int, default (16, 32, 64, 128, 256, 512)
         The direct memory's d; the hierarchy's d₁ = d₂ = h follows from each parity.
     schemes : tuple of str, default: thresholds at P = d/16, d/8, d/4, d/2, d
@@ -177,31 +181,32 @@ class HierarchyConfig:
 
 
 def parameter_count(dim: int, n_inputs: int, n_outputs: int) -> tuple[int, int]:
-    """The direct memory's parameters: ``(d², d² + (N + M)·d)`` (matrix; with embeddings)."""
+    r"""The direct memory's parameters: :math:`(d^2, d^2 + (N + M)\cdot d)` (matrix; with
+    embeddings)."""
     return dim * dim, dim * dim + (n_inputs + n_outputs) * dim
 
 
 def hierarchy_parameter_count(
     hidden: int, n_inputs: int, n_concepts: int, n_outputs: int
 ) -> tuple[int, int]:
-    """The hierarchy's parameters at d₁ = d₂ = h: ``(2h², 2h² + (N + 2K + M)·h)``.
+    r"""The hierarchy's parameters at d₁ = d₂ = h: :math:`(2h^2, 2h^2 + (N + 2K + M)\cdot h)`.
 
     The embeddings counted: e_x and c_z (memory 1, d₁ each), c'_z and u_y (memory 2, d₂ each);
-    the soft composition reads c_z in place of c'_z and so has ``K·h`` fewer.
+    the soft composition reads c_z in place of c'_z and so has :math:`K\cdot h` fewer.
     """
     matrices = 2 * hidden * hidden
     return matrices, matrices + (n_inputs + 2 * n_concepts + n_outputs) * hidden
 
 
 def hierarchy_dim(dim: int, parity: str, n_inputs: int, n_concepts: int, n_outputs: int) -> int:
-    """The largest h (≥ 1) whose hierarchy has no more parameters than a direct memory of d.
+    r"""The largest h (≥ 1) whose hierarchy has no more parameters than a direct memory of d.
 
     Parameters
     ----------
     dim : int
         The direct memory's d.
     parity : {"matrix", "embeddings"}
-        Count the matrices only (``2h² ≤ d²``, so h = ⌊d/√2⌋), or the embeddings too
+        Count the matrices only (:math:`2h^2 \le d^2`, so h = ⌊d/√2⌋), or the embeddings too
         (:func:`hierarchy_parameter_count` against :func:`parameter_count`).
     n_inputs, n_concepts, n_outputs : int
         N, K and M.
@@ -233,11 +238,11 @@ def concept_map(cfg: HierarchyConfig, trial: int) -> torch.Tensor:
 def draw_concept_map(
     kind: str, n_inputs: int, n_concepts: int, seed: int = 0, trial: int = 0
 ) -> torch.Tensor:
-    """A concept map f₁: [N] → [K], (N,) int64.
+    r"""A concept map f₁: [N] → [K], (N,) int64.
 
-    ``balanced``: a random permutation of ``x mod K`` (⌊N/K⌋ or ⌈N/K⌉ tokens per concept), from
-    the stream ``hierarchy_concept_map`` of (seed, trial); ``banded``: frequency bands, token
-    of rank x (Zipf: token x) in concept ``⌊xK/N⌋``, the same for every trial.
+    ``balanced``: a random permutation of :math:`x \bmod K` (⌊N/K⌋ or ⌈N/K⌉ tokens per concept),
+    from the stream ``hierarchy_concept_map`` of (seed, trial); ``banded``: frequency bands, token
+    of rank x (Zipf: token x) in concept :math:`\lfloor xK/N \rfloor`, the same for every trial.
     """
     if kind not in CONCEPT_MAPS:
         raise ConfigError("concept_map", f"{kind!r}; allowed: {', '.join(CONCEPT_MAPS)}")
@@ -257,15 +262,16 @@ def token_frequencies(cfg: HierarchyConfig, trial: int) -> torch.Tensor:
 
 
 def concept_law(freq: torch.Tensor, f1: torch.Tensor, n_concepts: int) -> torch.Tensor:
-    """p pushed through f₁ (or counts summed per concept): ``p₂(z) = Σ_{f₁(x)=z} p(x)``, (K,)."""
+    r"""p pushed through f₁ (or counts summed per concept): :math:`p_2(z) = \sum_{f_1(x)=z} p(x)`,
+    (K,)."""
     return torch.zeros(n_concepts, dtype=freq.dtype).index_add_(0, f1, freq)
 
 
 def draw_coordinates(cfg: HierarchyConfig, trial: int) -> dict[str, torch.Tensor]:
-    """The raw N(0, 1) coordinates of one trial's embeddings, (d_max, rows) each, by stream key.
+    r"""The raw N(0, 1) coordinates of one trial's embeddings, (d_max, rows) each, by stream key.
 
-    Row x of an embedding at dimension d is coordinates ``[:d, x]`` scaled (Gaussian: ``1/√d``;
-    unit rows: normalised), so every d of a trial shares one draw (nested d).
+    Row x of an embedding at dimension d is coordinates ``[:d, x]`` scaled (Gaussian:
+    :math:`1/\sqrt{d}`; unit rows: normalised), so every d of a trial shares one draw (nested d).
     """
     h_max = max(max(cfg.hidden_dims(p)) for p in PARITIES)
     rows = {
@@ -290,8 +296,8 @@ def draw_coordinates(cfg: HierarchyConfig, trial: int) -> dict[str, torch.Tensor
 
 
 def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
-    """Rows at dimension d from raw coordinates (d_max, rows): (rows, d), Gaussian ``N(0, I/d)``
-    or unit rows (each normalised at d)."""
+    r"""Rows at dimension d from raw coordinates (d_max, rows): (rows, d), Gaussian
+    :math:`\mathcal{N}(0, I/d)` or unit rows (each normalised at d)."""
     rows = coords[:dim].T
     scale = rows.norm(dim=1, keepdim=True) if unit else math.sqrt(dim)
     out: torch.Tensor = rows / scale
@@ -301,10 +307,10 @@ def embedding_at(coords: torch.Tensor, dim: int, unit: bool) -> torch.Tensor:
 def scheme_scores(
     inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
-    """``u_yᵀ W_q e_x`` for every weighting, without forming W: (S, N, M).
+    r""":math:`u_y^\top W_q e_x` for every weighting, without forming W: (S, N, M).
 
     inputs (N, d), outputs (M, d), targets (N,), weights (S, N). Only the stored tokens
-    (``q > 0`` in some weighting) enter ``S = Eᵀ diag(q) F``.
+    (:math:`q > 0` in some weighting) enter :math:`S = E^\top \operatorname{diag}(q) F`.
     """
     stored = (weights > 0).any(0).nonzero()[:, 0]
     rows = one_hot_weights(weights[:, stored].to(inputs.dtype), targets[stored], len(outputs))

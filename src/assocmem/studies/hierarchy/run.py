@@ -94,12 +94,13 @@ class _Trial:
         return self.error(wrong_tokens(scores, self.targets))[0].cpu().numpy()
 
     def first_scores(self, hiddens: list[int]) -> Iterator[tuple[int, torch.Tensor]]:
-        """Memory 1's scores ``c_zᵀ W₁ e_x`` (S, N, K) at each h of ``hiddens`` (increasing).
+        r"""Memory 1's scores :math:`c_z^\top W_1 e_x` (S, N, K) at each h of ``hiddens``
+        (increasing).
 
         Two exact routes, chosen by their cost from the sizes alone (so a config always takes
-        the same one): ``E (Eᵀ diag(q) F) G`` at each h (O(N·h·S·K)), or, for many concepts, the
-        token Gram ``E Eᵀ`` grown coordinate block by block over the nested h (O(N²·h_max) in
-        all) and scattered into concepts (O(S·N·n) per h).
+        the same one): :math:`E (E^\top \operatorname{diag}(q) F) G` at each h (O(N·h·S·K)), or, for
+        many concepts, the token Gram :math:`E E^\top` grown coordinate block by block over the
+        nested h (O(N²·h_max) in all) and scattered into concepts (O(S·N·n) per h).
         """
         cfg, f1, coords = self.cfg, self.f1, self.coords["inputs"]
         n, k, s = cfg.n_inputs, cfg.n_concepts, len(cfg.schemes)
@@ -160,7 +161,7 @@ class _Trial:
 
 
 def run_hierarchy(cfg: HierarchyConfig, trials: Iterable[int] | None = None) -> HierarchyResult:
-    """Exact population errors of the hierarchy and of the direct memory, trial by trial.
+    r"""Exact population errors of the hierarchy and of the direct memory, trial by trial.
 
     Parameters
     ----------
@@ -174,8 +175,9 @@ def run_hierarchy(cfg: HierarchyConfig, trials: Iterable[int] | None = None) -> 
     -------
     HierarchyResult
         Errors by :data:`METRICS` name. For every trial, scheme, parity and d:
-        ``hard = first + second − both_wrong − lucky`` exactly, so ``hard ≤ first + second``
-        (the union bound).
+        :math:`\mathrm{hard} = \mathrm{first} + \mathrm{second} - \mathrm{both\_wrong} -
+        \mathrm{lucky}` exactly, so :math:`\mathrm{hard} \le \mathrm{first} + \mathrm{second}` (the
+        union bound).
 
     Notes
     -----

@@ -1,4 +1,4 @@
-"""The composed error of two memories in series, from the laws of the single memories.
+r"""The composed error of two memories in series, from the laws of the single memories.
 
 Beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md. Notation of
 :mod:`assocmem.studies.hierarchy.memory`: memory 1 maps x to concepts z = f₁(x) (weights q₁, K
@@ -8,33 +8,42 @@ outputs, dimension d₁), memory 2 maps z to y = f₂(z) (weights q₂, M output
 z}, the composed memory is wrong on x iff (w₁ = 0 and w₂(f₁(x)) = 1) or (w₁ = 1 and the concept
 it picked does not give f₂(f₁(x))), so
 
-    E_hard = E₁ + E₂(p₂) − B − L,     B = Σ_x p(x) w₁(x) w₂(f₁(x)),  L = Σ_x p(x) w₁(x) ℓ(x)
+.. math::
 
-(ℓ(x) = 1{memory 1 wrong on x but memory 2 answers f₂(f₁(x))}), with ``E₂(p₂) = Σ_z p₂(z) w₂(z)``
-under the concept law ``p₂ = p ∘ f₁⁻¹``. Hence the union bound ``E_hard ≤ E₁ + E₂(p₂)``, in every
-draw. **Prediction**: the memories draw independent embeddings, so with the single-memory
-retrieval chances r₁(x), r₂(z) of the interference picture
-(:func:`assocmem.analysis.predict.token_success`),
+    E_{\mathrm{hard}} = E_1 + E_2(p_2) - B - L, \quad B = \sum_x p(x) w_1(x) w_2(f_1(x)), \quad
+    L = \sum_x p(x) w_1(x) \ell(x)
 
-    E_hard ≈ Σ_x p(x) [1 − r₁(x) r₂(f₁(x)) − (1 − r₁(x)) λ(f₁(x))],
+(ℓ(x) = 1{memory 1 wrong on x but memory 2 answers f₂(f₁(x))}), with
+:math:`E_2(p_2) = \sum_z p_2(z) w_2(z)` under the concept law :math:`p_2 = p \circ f_1^{-1}`. Hence
+the union bound :math:`E_{\mathrm{hard}} \le E_1 + E_2(p_2)`, in every draw. **Prediction**: the
+memories draw independent embeddings, so with the single-memory retrieval chances r₁(x), r₂(z) of
+the interference picture (:func:`assocmem.analysis.predict.token_success`),
+
+.. math::
+
+    E_{\mathrm{hard}} \approx \sum_x p(x) [1 - r_1(x) r_2(f_1(x)) - (1 - r_1(x)) \lambda(f_1(x))],
 
 where λ(c) is the chance that a wrong concept still gives the right output, taking the wrong
 concept uniform over the K − 1 others and a wrong answer of memory 2 uniform over its M − 1 wrong
 outputs (λ → 1/M for K ≫ M; λ ≈ 0 for K = M and a good memory 2).
 
-**Soft composition: the added variance.** Feeding ``W₁ e_x`` to memory 2 (inputs c_z) gives the
-scores ``u_yᵀ W₂ W₁ e_x = Σ_{x'} q₁(x') (e_{x'}·e_x) s₂(f₁(x'), y)``, with s₂ memory 2's score
-table: given memory 2 and e_x they are exactly Gaussian (Gaussian e_{x'}). The mean is
-``q₁(x) q₂(c)`` on y* = f₂(c) (c = f₁(x)), and memory 1's interference, carried by memory 2,
-adds to the score of output y the variance
+**Soft composition: the added variance.** Feeding :math:`W_1 e_x` to memory 2 (inputs c_z) gives the
+scores :math:`u_y^\top W_2 W_1 e_x = \sum_{x'} q_1(x') (e_{x'}\cdot e_x) s_2(f_1(x'), y)`, with s₂
+memory 2's score table: given memory 2 and e_x they are exactly Gaussian (Gaussian e_{x'}). The mean
+is :math:`q_1(x) q_2(c)` on y* = f₂(c) (c = f₁(x)), and memory 1's interference, carried by memory
+2, adds to the score of output y the variance
 
-    V_add(y) = (1/d₁) Σ_{z: f₂(z)=y} q₂(z)² Q₁(z),     Q₁(z) = Σ_{x' ≠ x: f₁(x')=z} q₁(x')²,
+.. math::
 
-besides memory 2's own ``q₁(x)² Σ_{z ≠ c: f₂(z)=y} q₂(z)²/d₂`` and O(1/d²) leaks through the
-non-orthogonal embeddings. With q₂ ≡ 1, V_add(y) is the interference of a *direct* memory of
-dimension d₁ storing the same tokens: the soft composition is the direct memory ``W₂W₁`` (rank
-≤ d₁) with noisier output vectors, and cannot use the K concepts. Its predicted error treats the
-M scores as independent Gaussians (input norms at their mean; O(1/√d) effects neglected).
+    V_{\mathrm{add}}(y) = \frac{1}{d_1} \sum_{z: f_2(z)=y} q_2(z)^2 Q_1(z), \quad
+    Q_1(z) = \sum_{x' \ne x: f_1(x')=z} q_1(x')^2,
+
+besides memory 2's own :math:`q_1(x)^2 \sum_{z \ne c: f_2(z)=y} q_2(z)^2/d_2` and O(1/d²) leaks
+through the non-orthogonal embeddings. With q₂ ≡ 1, V_add(y) is the interference of a *direct*
+memory of dimension d₁ storing the same tokens: the soft composition is the direct memory
+:math:`W_2 W_1` (rank ≤ d₁) with noisier output vectors, and cannot use the K concepts. Its
+predicted error treats the M scores as independent Gaussians (input norms at their mean; O(1/√d)
+effects neglected).
 """
 
 from collections.abc import Sequence
@@ -59,7 +68,7 @@ GRID = np.linspace(-8.0, 8.0, 41)  # standardised nodes per score
 
 @dataclass(frozen=True)
 class HardPrediction:
-    """Predicted errors of the hard composition and of its parts (floats).
+    r"""Predicted errors of the hard composition and of its parts (floats).
 
     Attributes
     ----------
@@ -68,7 +77,7 @@ class HardPrediction:
     second : float
         E₂, memory 2 on z → f₂(z) under the concept law p₂.
     union_bound : float
-        ``min(1, E₁ + E₂)``.
+        :math:`\min(1, E_1 + E_2)`.
     composed : float
         The hard composition (the independence formula of the module docstring).
     """
@@ -159,7 +168,7 @@ def soft_moments(
     """Mean of the right score and variances of all M scores of the soft composition.
 
     Returns ``(mean (N,), variance (N, M), added (N, M))``: the right output's mean
-    ``q₁(x) q₂(f₁(x))`` (the wrong ones have mean 0), every score's variance, and its part
+    :math:`q_1(x) q_2(f_1(x))` (the wrong ones have mean 0), every score's variance, and its part
     ``V_add`` carried over from memory 1's interference (module docstring), at d₁ = d₂ = d.
     """
     f = np.asarray(f1, dtype=np.int64)

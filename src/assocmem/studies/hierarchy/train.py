@@ -1,15 +1,19 @@
-"""Memories in series trained end to end through a bottleneck of K learned concepts.
+r"""Memories in series trained end to end through a bottleneck of K learned concepts.
 
 Beyond Cabannes et al. (2024); see the docs: beyond/hierarchy.md. The hierarchy at d₁ = d₂ = h
 (h = ⌊d/√2⌋, equal matrix parameters with a direct memory of d) has fixed random embeddings
-``e_x ∈ R^h`` (inputs) and ``u_y ∈ R^h`` (outputs), and learns W₁, W₂ (h×h) and two tables of
-concept embeddings, the keys ``c_z`` and the values ``c'_z`` (K×h):
+:math:`e_x \in \mathbb{R}^h` (inputs) and :math:`u_y \in \mathbb{R}^h` (outputs), and learns W₁, W₂
+(h×h) and two tables of concept embeddings, the keys ``c_z`` and the values ``c'_z`` (K×h):
 
-    a(x) = (c_zᵀ W₁ e_x)_z,   π = softmax(a),   v = Σ_z π_z c'_z,   logits = (u_yᵀ W₂ v)_y,
+.. math::
+
+    a(x) = (c_z^\top W_1 e_x)_z, \quad \pi = \operatorname{softmax}(a), \quad
+    v = \sum_z \pi_z c'_z, \quad \mathrm{logits} = (u_y^\top W_2 v)_y,
 
 trained on the cross-entropy of y = f₂(f₁(x)) alone: the concept z is never supervised. At
-evaluation the bottleneck is hard, ``v = c'_ẑ`` with ``ẑ = argmax_z a_z`` (the soft readout is
-measured too). The direct memory (``u_yᵀ W e_x`` at d, W learned) is trained on the same samples.
+evaluation the bottleneck is hard, :math:`v = c'_{\hat{z}}` with
+:math:`\hat{z} = \operatorname{argmax}_z a_z` (the soft readout is measured too). The direct memory
+(:math:`u_y^\top W e_x` at d, W learned) is trained on the same samples.
 
 Does the bottleneck find f₁? The normalised mutual information between ẑ and f₁, weighted by p
 (:func:`normalized_mutual_information`; invariant to relabelling the concepts; ≥ 0.9 counts as
@@ -54,12 +58,12 @@ METRICS = (
 
 @dataclass(frozen=True)
 class BottleneckConfig:
-    """One trained comparison: the hierarchy at h = ⌊d/√2⌋ and the direct memory at d.
+    r"""One trained comparison: the hierarchy at h = ⌊d/√2⌋ and the direct memory at d.
 
     Parameters
     ----------
     n_inputs, n_concepts, n_outputs : int, default 1000, 5, 5
-        N, K and M (``2 ≤ M ≤ K ≤ N``).
+        N, K and M (:math:`2 \le M \le K \le N`).
     alpha : float, default 2.0
         Zipf exponent of p.
     concept_map : {"balanced", "banded"}, default "balanced"
@@ -67,7 +71,8 @@ class BottleneckConfig:
     dim : int, default 64
         The direct memory's d.
     n_samples : int, default 10000
-        T, the training samples (reused over epochs when ``n_steps·batch_size > T``).
+        T, the training samples (reused over epochs when
+        :math:`n_{\mathrm{steps}}\cdot \mathrm{batch\_size} > T`).
     batch_size : int, default 128
         B (at most T).
     n_steps : int, default 1000
@@ -169,7 +174,7 @@ def bottleneck_gradients(
 def direct_gradient(
     matrix: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
-    """The gradient of the mean cross-entropy of ``u_yᵀ W e_x`` in W (..., d, d)."""
+    r"""The gradient of the mean cross-entropy of :math:`u_y^\top W e_x` in W (..., d, d)."""
     delta = softmax_error((inputs @ matrix.mT) @ outputs.mT, labels)
     return (delta @ outputs).mT @ inputs / labels.shape[-1]
 
@@ -195,7 +200,7 @@ class _Adam:
 def normalized_mutual_information(
     labels: torch.Tensor, reference: torch.Tensor, weights: torch.Tensor
 ) -> float:
-    """NMI of two labellings of the tokens, each token weighted: ``2 I / (H(a) + H(b))``.
+    """NMI of two labellings of the tokens, each token weighted: :math:`2 I / (H(a) + H(b))`.
 
     labels, reference: (N,) int64 ≥ 0; weights: (N,) ≥ 0 (normalised here), e.g. p. Invariant
     to relabelling either side; 1 when both are constant. One run of :func:`nmi_of_runs`.
@@ -222,8 +227,9 @@ def nmi_of_runs(
 
 
 def null_concept_map(targets: torch.Tensor, n_concepts: int, gen: torch.Generator) -> torch.Tensor:
-    """A random map f̃₁ with ``f̃₁(x) mod M = y(x)``: the tokens of each output y dealt at
-    random, in turn, to the concepts ``y, y + M, y + 2M, …`` below K. targets (N,) in [0, M)."""
+    r"""A random map f̃₁ with :math:`\tilde{f}_1(x) \bmod M = y(x)`: the tokens of each output y
+    dealt at random, in turn, to the concepts :math:`y, y + M, y + 2M, \dots` below K. targets (N,)
+    in [0, M)."""
     n_outputs = int(targets.max()) + 1
     out = torch.empty_like(targets)
     for y in range(n_outputs):

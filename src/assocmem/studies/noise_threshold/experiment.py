@@ -209,10 +209,11 @@ def claim_authors_k(frames: Any, scale: str) -> Claim:
 
 
 def balance_shifts(frames: Any, noise: float) -> pd.DataFrame:
-    """Per (α, T): the balance d at ε = 0 and at ``noise`` (majority, capped), their measured
-    ratio, and the predicted ratio ``(floor_ε / floor_0)^{−1/(α−1)}``: the capacity error
-    ``∝ d^{−(α−1)}`` does not depend on ε, so the d where it equals the floor moves with the
-    floor alone."""
+    r"""Per (α, T): the balance d at ε = 0 and at ``noise`` (majority, capped), their measured
+    ratio, and the predicted ratio
+    :math:`(\mathrm{floor}_\varepsilon / \mathrm{floor}_0)^{-1/(\alpha-1)}`: the capacity error
+    :math:`\propto d^{-(\alpha -1)}` does not depend on ε, so the d where it equals the floor moves
+    with the floor alone."""
     cells = records(frames).cells
     bal = balance_dims(cells[(cells["cap"] == CAPPED) & (cells["label_rule"] == "majority")])
     keys = ["alpha", "n_samples"]

@@ -1,12 +1,13 @@
-"""The exact majority vote of n noisy labels (docs: beyond/noise-threshold.md, "Theory").
+r"""The exact majority vote of n noisy labels (docs: beyond/noise-threshold.md, "Theory").
 
 Each label is f*(x) with probability 1 − ε, else one of the other M − 1 outputs uniformly.
-``P_c(n) = P(the vote of n noisy labels is f*)`` sums the binomial law of the correct label's
-count c and the multinomial law of the n − c wrong labels over the M − 1 others:
-``P_c(n) = Σ_c Bin(c; n, 1−ε) · G(n − c, c)`` with
-``G(m, c) = E[1{every wrong count ≤ c} / (1 + #{wrong counts = c})]`` (a tie of the correct
-label with t wrong ones is won with probability 1/(1 + t)). Beyond the paper; used by the
-noise-threshold theory (:mod:`assocmem.studies.noise_threshold.theory`).
+:math:`P_c(n) = P(\text{the vote of } n \text{ noisy labels is } f^*)` sums the binomial law of the
+correct label's count c and the multinomial law of the n − c wrong labels over the M − 1 others:
+:math:`P_c(n) = \sum_c \operatorname{Bin}(c; n, 1-\varepsilon) \cdot G(n - c, c)` with
+:math:`G(m, c) = \mathbb{E}[\mathbb{1}\{\text{every wrong count} \le c\} /
+(1 + \#\{\text{wrong counts} = c\})]` (a tie of the correct label with t wrong ones is won with
+probability 1/(1 + t)). Beyond the paper; used by the noise-threshold theory
+(:mod:`assocmem.studies.noise_threshold.theory`).
 """
 
 import functools
@@ -28,11 +29,11 @@ MAX_BINOMIAL_VOTE = 10**6  # M = 2: a binomial per n, linear cost
 
 
 def vote_exact_below(noise: float, n_outputs: int) -> int:
-    """The count n from which ``1 − P_c(n) < 1e-16`` (so P_c is 1 in float64).
+    r"""The count n from which :math:`1 - P_c(n) < 10^{-16}` (so P_c is 1 in float64).
 
-    The correct label beats one wrong label unless ``N_y ≥ N_c``; by Chernoff's bound
-    ``P(N_y − N_c ≥ 0) ≤ (1 − (√(1−ε) − √(ε/(M−1)))²)^n``, and a union over the M − 1 wrong
-    labels bounds ``1 − P_c(n)``.
+    The correct label beats one wrong label unless :math:`N_y \ge N_c`; by Chernoff's bound
+    :math:`P(N_y - N_c \ge 0) \le (1 - (\sqrt{1-\varepsilon} - \sqrt{\varepsilon /(M-1)})^2)^n`, and
+    a union over the M − 1 wrong labels bounds :math:`1 - P_c(n)`.
     """
     if noise == 0 or n_outputs == 1:
         return 1
@@ -44,12 +45,14 @@ def vote_exact_below(noise: float, n_outputs: int) -> int:
 
 
 def _tie_table(n_max: int, n_wrong: int) -> np.ndarray:
-    """``G[m, c]`` for ``0 ≤ m, c ≤ n_max`` (see the module docstring), shape (n+1, n+1).
+    r"""``G[m, c]`` for :math:`0 \le m, c \le n_{\max}` (see the module docstring), shape
+    (n+1, n+1).
 
     Dynamic programme over the wrong labels, one at a time: ``h[c, s, t]`` is the probability
     that s samples spread uniformly over the labels seen so far leave every count ≤ c, with t
-    of them equal to c; a new label (the (j+1)-th) takes ``a ~ Bin(s, 1/(j+1))`` of them. All in
-    probabilities (no factorials), so nothing overflows.
+    of them equal to c; a new label (the (j+1)-th) takes
+    :math:`a \sim \operatorname{Bin}(s, 1/(j+1))` of them. All in probabilities (no factorials), so
+    nothing overflows.
     """
     size = n_max + 1
     h = np.zeros((size, size, n_wrong + 1))  # (c, s, t)
@@ -70,7 +73,7 @@ def _tie_table(n_max: int, n_wrong: int) -> np.ndarray:
 def majority_vote_correct(
     n: Sequence[int] | np.ndarray, noise: float, n_outputs: int
 ) -> np.ndarray:
-    """P(the majority vote of n noisy labels is f*(x)), ties broken uniformly at random.
+    r"""P(the majority vote of n noisy labels is f*(x)), ties broken uniformly at random.
 
     Exact: the sum over the binomial law of the correct label's count and the multinomial law of
     the wrong ones (module docstring). For n beyond :func:`vote_exact_below` the answer is 1 to
@@ -79,9 +82,9 @@ def majority_vote_correct(
     Parameters
     ----------
     n : array_like of int, shape (K,)
-        Label counts ``n ≥ 0``.
+        Label counts :math:`n \ge 0`.
     noise : float
-        ε in ``[0, (M−1)/M)``: a label is f*(x) w.p. 1 − ε, else uniform over the others.
+        ε in :math:`[0, (M-1)/M)`: a label is f*(x) w.p. 1 − ε, else uniform over the others.
     n_outputs : int
         M ≥ 1.
 

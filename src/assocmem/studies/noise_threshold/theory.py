@@ -1,39 +1,45 @@
-"""Noisy associations and the "store it once seen k times" rule: the theory (docs:
+r"""Noisy associations and the "store it once seen k times" rule: the theory (docs:
 beyond/noise-threshold.md).
 
 Beyond the paper. Each sample's label is f*(x) with probability 1 − ε, else one of the other
 M − 1 outputs uniformly. A memory that stores token x under the *majority* label rule stores
 the most frequent of its n(x) labels (ties broken uniformly at random); the scheme
-``min_count:k=K,P=d/8`` stores x only if ``n(x) ≥ k``, at most P tokens, the most frequent
+``min_count:k=K,P=d/8`` stores x only if :math:`n(x) \ge k`, at most P tokens, the most frequent
 first. The predicted error combines three exact or mean-field pieces:
 
-1. **The majority vote** (exact): ``P_c(n) = P(the vote of n noisy labels is f*)``, summing the
-   binomial law of the correct label's count c and the multinomial law of the n − c wrong labels
-   over the M − 1 others: ``P_c(n) = Σ_c Bin(c; n, 1−ε) · G(n − c, c)`` with
-   ``G(m, c) = E[1{every wrong count ≤ c} / (1 + #{wrong counts = c})]`` (a tie of the correct
-   label with t wrong ones is won with probability 1/(1 + t)). :func:`majority_vote_correct`.
+1. **The majority vote** (exact):
+   :math:`P_c(n) = P(\text{the vote of } n \text{ noisy labels is } f^*)`, summing the binomial law
+   of the correct label's count c and the multinomial law of the n − c wrong labels over the M − 1
+   others: :math:`P_c(n) = \sum_c \operatorname{Bin}(c; n, 1-\varepsilon) \cdot G(n - c, c)` with
+   :math:`G(m, c) = \mathbb{E}[\mathbb{1}\{\text{every wrong count} \le c\} /
+   (1 + \#\{\text{wrong counts} = c\})]` (a tie of the correct label with t wrong ones is won with
+   probability 1/(1 + t)). :func:`majority_vote_correct`.
 2. **The Zipf tail and the capacity cap** (exact binomial counts, mean-field cap): the count of
-   x is ``n(x) ~ Bin(T, p(x))``; the P most frequent seen tokens are those with a count above a
-   level κ where the expected number of tokens ``S(c) = Σ_x P(n(x) ≥ c)`` crosses P (a
-   fraction of those exactly at κ), and the k rule removes every count below k.
+   x is :math:`n(x) \sim \operatorname{Bin}(T, p(x))`; the P most frequent seen tokens are those
+   with a count above a level κ where the expected number of tokens
+   :math:`S(c) = \sum_x P(n(x) \ge c)` crosses P (a fraction of those exactly at κ), and the k rule
+   removes every count below k.
 3. **Retrieval** (the interference picture of Theorem 1, :func:`assocmem.analysis.predict.
    token_success`): with S̄ tokens stored, one-hot, a stored token answers its stored label with
-   probability ``r_s`` and an unstored one answers f* with probability ``r_u ≈ 1/M``; a token
-   stored with a wrong label answers f* with probability ``(1 − r_s)/(M − 1)``.
+   probability ``r_s`` and an unstored one answers f* with probability :math:`r_u \approx 1/M`; a
+   token stored with a wrong label answers f* with probability :math:`(1 - r_s)/(M - 1)`.
 
-So ``E(k) = Σ_x p(x) [1 − γ_x r_s − (π_x − γ_x)(1 − r_s)/(M − 1) − (1 − π_x) r_u]`` with
-``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, ``r_s`` and ``r_u`` taken at
-the load S̄ (the expected number of stored tokens).
+So
+:math:`E(k) = \sum_x p(x) [1 - \gamma_x r_s - (\pi_x - \gamma_x)(1 - r_s)/(M - 1) -
+(1 - \pi_x) r_u]` with :math:`\pi_x = P(x \text{ stored})` and
+:math:`\gamma_x = P(x \text{ stored with the label } f^*)`, ``r_s`` and ``r_u`` taken at the load S̄
+(the expected number of stored tokens).
 
-The *soft* rule (storing ``n(x, y)/n(x)``) answers, at large d, the vote with random ties (the
-interference breaks them). In a score difference ``s_c − s_y`` the label noise of a
+The *soft* rule (storing :math:`n(x, y)/n(x)`) answers, at large d, the vote with random ties (the
+interference breaks them). In a score difference :math:`s_c - s_y` the label noise of a
 well-sampled token cancels but for its margin δ = 1 − ε − ε/(M−1), so such tokens retrieve and
 interfere exactly like one-hot ones scaled by δ; a rarely seen token's label law is far from
 its mean: it interferes more and has a larger own margin (:func:`soft_loudness`: ``f(n)`` and
 ``g(n)``, in units of δ²). The soft prediction is the same sum with the load
-``Σ_x E[f(n(x)) 1{stored}]`` and, for a token seen n times, the retrieval at that load divided
-by ``g(n)``. Neglected: the spread of the margins given n, and the leak of the wrong labels'
-mass through the overlaps of the output embeddings (an O(1/√d) effect that shows at d ≲ 32).
+:math:`\sum_x \mathbb{E}[f(n(x)) \mathbb{1}\{\mathrm{stored}\}]` and, for a token seen n times, the
+retrieval at that load divided by ``g(n)``. Neglected: the spread of the margins given n, and the
+leak of the wrong labels' mass through the overlaps of the output embeddings (an O(1/√d) effect that
+shows at d ≲ 32).
 """
 
 import functools
@@ -65,13 +71,13 @@ LABEL_RULES = ("majority", "soft")
 def noisy_data_floor(
     probs: Sequence[float] | np.ndarray, n_samples: int, noise: float, n_outputs: int
 ) -> float:
-    """The error of a memory with no capacity limit that stores every seen token's majority
-    label: ``Σ_x p(x) [1 − Σ_{n ≥ 1} P(n(x) = n) P_c(n) − P(n(x) = 0)/M]``.
+    r"""The error of a memory with no capacity limit that stores every seen token's majority
+    label: :math:`\sum_x p(x) [1 - \sum_{n \ge 1} P(n(x) = n) P_c(n) - P(n(x) = 0)/M]`.
 
     An unseen token is answered by a uniform guess (a large random memory's interference), a
-    seen one by its vote. At ε = 0 this is ``(1 − 1/M) Σ_x p(x)(1 − p(x))^T``, the finite-data
-    error of Cabannes et al. (2024), Proposition 1, with the guess. Storing every seen token is
-    the best data-only rule here: ``P_c(n) ≥ 1 − ε > 1/M`` for every n ≥ 1.
+    seen one by its vote. At ε = 0 this is :math:`(1 - 1/M) \sum_x p(x)(1 - p(x))^T`, the
+    finite-data error of Cabannes et al. (2024), Proposition 1, with the guess. Storing every seen
+    token is the best data-only rule here: :math:`P_c(n) \ge 1 - \varepsilon > 1/M` for every n ≥ 1.
 
     Parameters
     ----------
@@ -100,18 +106,20 @@ def noisy_data_floor(
 def soft_loudness(
     counts: Sequence[int] | np.ndarray, noise: float, n_outputs: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The soft rule's interference and own margin of a token seen n times, in units of a
+    r"""The soft rule's interference and own margin of a token seen n times, in units of a
     well-sampled token's.
 
-    A token x' stores its label law ``L̂ = n(x', ·)/n``. In the score difference of a pair of
-    outputs (c, y) it interferes with weight ``(L̂_c − L̂_y)²``; a well-sampled token gives
-    ``δ² = (1 − ε − ε/(M−1))²`` on the pairs of its class and 0 elsewhere, its own margin is δ.
-    Averaged over the class of x' (balanced) and its multinomial labels, relative to δ²:
+    A token x' stores its label law :math:`\hat{L} = n(x', \cdot)/n`. In the score difference of a
+    pair of outputs (c, y) it interferes with weight :math:`(\hat{L}_c - \hat{L}_y)^2`; a
+    well-sampled token gives :math:`\delta^2 = (1 - \varepsilon - \varepsilon /(M-1))^2` on the
+    pairs of its class and 0 elsewhere, its own margin is δ. Averaged over the class of x'
+    (balanced) and its multinomial labels, relative to δ²:
 
-    - interference ``f(n) = [A(n) + (M − 2) b / n] / δ²`` with ``A(n) = δ² + (a + b − δ²)/n``
-      (``a = 1 − ε``, ``b = ε/(M−1)``): ``f(1) = 1/δ²`` (a one-hot stored at full loudness)
-      and ``f → 1`` as n grows;
-    - own squared margin against a wrong label ``g(n) = A(n) / δ²``.
+    - interference :math:`f(n) = [A(n) + (M - 2) b / n] / \delta^2` with
+      :math:`A(n) = \delta^2 + (a + b - \delta^2)/n` (:math:`a = 1 - \varepsilon`,
+      :math:`b = \varepsilon /(M-1)`): :math:`f(1) = 1/\delta^2` (a one-hot stored at full loudness)
+      and :math:`f \to 1` as n grows;
+    - own squared margin against a wrong label :math:`g(n) = A(n) / \delta^2`.
 
     So rarely seen tokens are loud: a majority memory stores every token at loudness 1 (its
     margin), a soft memory its well-sampled tokens at δ and its rare ones near 1.
@@ -131,7 +139,7 @@ def soft_loudness(
 
 @dataclass(frozen=True)
 class MinCountPrediction:
-    """Predicted errors of ``min_count:k=K,P=RULE`` for every (k, d) at one T.
+    r"""Predicted errors of ``min_count:k=K,P=RULE`` for every (k, d) at one T.
 
     Attributes
     ----------
@@ -142,7 +150,7 @@ class MinCountPrediction:
     stored : numpy.ndarray, shape (len(min_counts), len(dims))
         The expected number of stored tokens S̄.
     label_error : numpy.ndarray, shape (len(min_counts), len(dims))
-        ``Σ_x p(x) (π_x − γ_x)``: the mass of tokens stored with a wrong label.
+        :math:`\sum_x p(x) (\pi_x - \gamma_x)`: the mass of tokens stored with a wrong label.
     """
 
     min_counts: tuple[int, ...]
@@ -162,10 +170,11 @@ class MinCountPrediction:
 
 
 def _cap_level(probs: np.ndarray, n_samples: int, size: int) -> tuple[int, float]:
-    """The mean-field top-``size`` cap: ``(κ, φ)`` such that a token with count n is stored iff
-    ``n > κ``, and with probability φ when ``n = κ``. κ is where the expected number of tokens
-    ``S(c) = Σ_x P(n(x) ≥ c)`` crosses ``size``: ``S(κ + 1) < size ≤ S(κ)``, and φ fills the
-    remaining places, ``φ = (size − S(κ + 1)) / (S(κ) − S(κ + 1))``."""
+    r"""The mean-field top-``size`` cap: :math:`(\kappa, \varphi)` such that a token with count n is
+    stored iff :math:`n > \kappa`, and with probability φ when :math:`n = \kappa`. κ is where the
+    expected number of tokens :math:`S(c) = \sum_x P(n(x) \ge c)` crosses ``size``:
+    :math:`S(\kappa + 1) < \mathrm{size} \le S(\kappa)`, and φ fills the remaining places,
+    :math:`\varphi = (\mathrm{size} - S(\kappa + 1)) / (S(\kappa) - S(\kappa + 1))`."""
 
     def tokens_at_least(c: int) -> float:
         return float(binom.sf(c - 1, n_samples, probs).sum())
@@ -193,8 +202,9 @@ class _Counts:
         return cls(probs, n_samples, vote, binom.pmf(levels[None, :], n_samples, probs[:, None]))
 
     def storage(self, level: tuple[int, float], ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """``π_x = P(x stored)`` and ``γ_x = P(x stored with the label f*)``, each (N, len(ks)),
-        for each k rule under a cap of level ``(κ, φ)`` (:func:`_cap_level`)."""
+        r""":math:`\pi_x = P(x \text{ stored})` and
+        :math:`\gamma_x = P(x \text{ stored with the label } f^*)`, each (N, len(ks)), for each k
+        rule under a cap of level :math:`(\kappa, \varphi)` (:func:`_cap_level`)."""
         kappa, fraction = level
         k = np.maximum(np.asarray(ks), 1)
         first = np.maximum(kappa + 1, k)  # every count from here on is stored
@@ -219,7 +229,7 @@ def predict_min_count(
     label_rule: str = "majority",
     law: EmbeddingLaw | None = None,
 ) -> MinCountPrediction:
-    """The predicted error of ``min_count:k=K,P=size_rule`` at one T, every (k, d).
+    r"""The predicted error of ``min_count:k=K,P=size_rule`` at one T, every (k, d).
 
     Parameters
     ----------
@@ -234,7 +244,7 @@ def predict_min_count(
     n_outputs : int
         M.
     size_rule : str, default "d/8"
-        The cap P: an integer, ``d``, ``d/<c>`` or ``d/log d`` (N: no cap).
+        The cap P: an integer, ``d``, ``d/<c>`` or :math:`d/\log d` (N: no cap).
     label_rule : {"majority", "soft"}, default "majority"
     law : EmbeddingLaw, optional
         The embeddings (default Gaussian inputs, spherical outputs).

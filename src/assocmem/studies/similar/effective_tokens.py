@@ -1,16 +1,22 @@
-"""The effective number of tokens of a memory: the N of a disjoint model with the same curve.
+r"""The effective number of tokens of a memory: the N of a disjoint model with the same curve.
 
 The disjoint model with N' tokens (independent embeddings, Zipf(α) over N' tokens, M outputs),
 in the data-limited regime, retrieves every seen token and answers an unseen one at chance:
 
-    E_0(T; N') = (1 − 1/M) · Σ_{x < N'} p(x) (1 − p(x))^T,     p = Zipf(α) over N' tokens,
+.. math::
+
+    E_0(T; N') = (1 - 1/M) \sum_{x < N'} p(x) (1 - p(x))^T, \quad
+    p = \operatorname{Zipf}(\alpha) \text{ over } N' \text{ tokens},
 
 the finite-data law of Cabannes et al. (2024), Proposition 1 (Hutter 2021), scaled by the chance
 of a lucky guess. The effective number of tokens of a memory whose mean error against T is
-``ē(T)`` is the N' whose curve matches best by least squares on log error (docs:
+:math:`\bar{e} (T)` is the N' whose curve matches best by least squares on log error (docs:
 beyond/similar.md):
 
-    N_eff = argmin_N'  Σ_T ( log ē(T) − log E_0(T; N') )²     over a log grid of N'.
+.. math::
+
+    N_{\mathrm{eff}} = \operatorname{argmin}_{N'} \sum_T (\log \bar{e}(T) - \log E_0(T; N'))^2
+    \quad \text{over a log grid of } N'.
 
 Its uncertainty: a bootstrap over the memory's trials (the reference is exact), percentile
 intervals.
@@ -55,7 +61,7 @@ class EffectiveTokens:
 def disjoint_error(
     n_inputs: int, alpha: float, n_outputs: int, n_samples: np.ndarray
 ) -> np.ndarray:
-    """E_0(T; N'): the disjoint memory's expected error in the data-limited regime.
+    r"""E_0(T; N'): the disjoint memory's expected error in the data-limited regime.
 
     Parameters
     ----------
@@ -71,7 +77,7 @@ def disjoint_error(
     Returns
     -------
     numpy.ndarray, shape (K,)
-        ``(1 − 1/M) Σ_x p(x)(1 − p(x))^T`` (Cabannes et al. 2024, Proposition 1).
+        :math:`(1 - 1/M) \sum_x p(x)(1 - p(x))^T` (Cabannes et al. 2024, Proposition 1).
     """
     probs = zipf(int(n_inputs), alpha)
     return (1.0 - 1.0 / n_outputs) * finite_data_error(probs, np.asarray(n_samples, float))

@@ -1,7 +1,7 @@
-"""Beyond the paper (issue 23): similar tokens. Clustered input embeddings
-``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x`` over G groups, with targets shared within a group or
-independent of it: the error on never-seen tokens (generalisation through the group), the
-effective number of tokens N_eff(ρ, G), and the interference of correlated keys
+r"""Beyond the paper (issue 23): similar tokens. Clustered input embeddings
+:math:`e_x = \sqrt{\rho}\cdot c_{g(x)} + \sqrt{1-\rho}\cdot \xi_x` over G groups, with targets
+shared within a group or independent of it: the error on never-seen tokens (generalisation through
+the group), the effective number of tokens N_eff(ρ, G), and the interference of correlated keys
 (docs: beyond/similar.md).
 
 One sweep, the shipped spec ``similar`` (``assocmem sweep run similar`` runs the full scale);

@@ -1,27 +1,32 @@
-"""Similar tokens: what a closed-form memory with clustered embeddings retrieves, measured token
+r"""Similar tokens: what a closed-form memory with clustered embeddings retrieves, measured token
 by token, and the Gaussian theory of its scores (docs: beyond/similar.md).
 
-The model: ``e_x = √ρ·c_{g(x)} + √(1−ρ)·ξ_x`` (:func:`assocmem.embeddings.clustered_coordinates`),
-so ``E[z_x·z_x'] / d = R_{xx'} = (1−ρ)·1{x = x'} + ρ·1{g(x) = g(x')}``. With the stored rows
-``w_y(x') = q(x')·L(x', y)`` (L the stored label law; one-hot f* without label noise), the class
-sums ``A_y(x) = Σ_x' w_y(x') e_x'·e_x`` have, exactly (Isserlis),
+The model: :math:`e_x = \sqrt{\rho}\cdot c_{g(x)} + \sqrt{1-\rho}\cdot \xi_x`
+(:func:`assocmem.embeddings.clustered_coordinates`), so
+:math:`\mathbb{E}[z_x \cdot z_{x'}] / d = R_{xx'} =
+(1-\rho) \cdot \mathbb{1}\{x = x'\} + \rho \cdot \mathbb{1}\{g(x) = g(x')\}`. With the stored rows
+:math:`w_y(x') = q(x')\cdot L(x', y)` (L the stored label law; one-hot f* without label noise), the
+class sums :math:`A_y(x) = \sum_{x'} w_y(x')\, e_{x'} \cdot e_x` have, exactly (Isserlis),
 
-    mean  μ_y(x)     = Σ_x' w_y(x') R_{xx'} = (1−ρ)·w_y(x) + ρ·W_{g(x),y},
-    cov   C_{yy'}(x) = (w_yᵀ R w_y' + μ_y μ_y') / d,
-          w_yᵀ R w_y' = (1−ρ) Σ_x' w_y(x') w_y'(x') + ρ Σ_k W_ky W_ky',
+.. math::
 
-with ``W_{k,y} = Σ_{x' ∈ k} w_y(x')`` the group sums. The scores are ``s = G A`` with G = U Uᵀ
-independent of A; for random U (normalised so that E G = I) ``Var G_yy = v/d`` and
-``Var G_yy' = o/d`` (v = 2 Gaussian rows, 2(1 − d/d_max) truncated spherical rows, 0
-renormalised spherical; o = 1; both 0 for orthogonal U), which adds
-``(v μ_y² + o Σ_{a≠y} μ_a²) / d`` to the variance of s_y (and ``o μ_y μ_y' / d`` to their
-covariance). The theory takes the scores as Gaussian with these exact moments: the margins
-``s_f − s_y`` then have exact means and variances, and their correlations are replaced by one
-common value (:func:`correct_probability`). With group-shared targets every covariance between
-outputs vanishes and this is exact to second order; with independent targets it is an
-approximation. Two limits of the Gaussian form: at small d (a few coordinates) and when only a
-handful of tokens are stored (the output Gram's terms ``G_yy' A_y'`` are then products, not
-Gaussian).
+    \text{mean} \quad \mu_y(x) &= \sum_{x'} w_y(x') R_{xx'}
+        = (1-\rho)\, w_y(x) + \rho\, W_{g(x),y}, \\
+    \text{cov} \quad C_{yy'}(x) &= (w_y^\top R\, w_{y'} + \mu_y \mu_{y'}) / d, \\
+    w_y^\top R\, w_{y'} &= (1-\rho) \sum_{x'} w_y(x') w_{y'}(x') + \rho \sum_k W_{ky} W_{ky'},
+
+with :math:`W_{k,y} = \sum_{x' \in k} w_y(x')` the group sums. The scores are :math:`s = G A` with
+G = U Uᵀ independent of A; for random U (normalised so that E G = I)
+:math:`\operatorname{Var} G_{yy} = v/d` and :math:`\operatorname{Var} G_{yy'} = o/d` (v = 2 Gaussian
+rows, 2(1 − d/d_max) truncated spherical rows, 0 renormalised spherical; o = 1; both 0 for
+orthogonal U), which adds :math:`(v \mu_y^2 + o \sum_{a\ne y} \mu_a^2) / d` to the variance of s_y
+(and :math:`o\, \mu_y \mu_{y'} / d` to their covariance). The theory takes the scores as Gaussian
+with these exact moments: the margins :math:`s_f - s_y` then have exact means and variances, and
+their correlations are replaced by one common value (:func:`correct_probability`). With group-shared
+targets every covariance between outputs vanishes and this is exact to second order; with
+independent targets it is an approximation. Two limits of the Gaussian form: at small d (a few
+coordinates) and when only a handful of tokens are stored (the output Gram's terms ``G_yy' A_y'``
+are then products, not Gaussian).
 """
 
 import functools
@@ -126,7 +131,8 @@ def stored_memory(cfg: ClosedFormConfig, trial: int) -> StoredMemory:
 
 
 def output_gram_variances(kind: str, nested: str, dim: int, d_max: int) -> tuple[float, float]:
-    """(v, o): ``d·Var G_yy`` and ``d·Var G_yy'`` of the output Gram G = U Uᵀ normalised to E G = I.
+    r"""(v, o): :math:`d \cdot \operatorname{Var} G_{yy}` and
+    :math:`d \cdot \operatorname{Var} G_{yy'}` of the output Gram G = U Uᵀ normalised to E G = I.
 
     Parameters
     ----------
@@ -153,7 +159,8 @@ def score_moments(
     dim: int,
     gram: tuple[float, float] = (0.0, 1.0),
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean and covariance of the scores ``u_yᵀ W_q e_x`` under clustered Gaussian embeddings.
+    r"""Mean and covariance of the scores :math:`u_y^\top W_q e_x` under clustered Gaussian
+    embeddings.
 
     Parameters
     ----------
@@ -203,15 +210,16 @@ def score_moments(
 def correct_probability(
     mean: torch.Tensor, covariance: torch.Tensor, targets: torch.Tensor
 ) -> torch.Tensor:
-    """P(the target is the strict argmax) of Gaussian scores, shape (N,).
+    r"""P(the target is the strict argmax) of Gaussian scores, shape (N,).
 
-    The margins ``Δ_y = s_f − s_y`` (y ≠ f) are Gaussian with exact means ``m_y`` and variances
-    ``v_y``; their correlation is taken as one common covariance c (the mean over pairs), so
-    ``Δ_y = m_y + √c·Z + √(v_y − c)·ε_y`` and ``P = ∫ φ(t) Π_y Φ((m_y + √c t)/√(v_y − c)) dt``
-    (Gauss–Hermite, :data:`QUADRATURE_NODES` nodes; a zero variance is a point mass: ties
-    lose). With group-shared targets the scores are uncorrelated and c = Var s_f for every pair:
-    exact. Tokens whose margins all exceed :data:`CERTAIN` standard deviations get the union
-    bound ``1 − Σ_y Φ(−m_y/√v_y)`` (exact to < 1e-12); equal rows are integrated once.
+    The margins :math:`\Delta_y = s_f - s_y` (y ≠ f) are Gaussian with exact means ``m_y`` and
+    variances ``v_y``; their correlation is taken as one common covariance c (the mean over pairs),
+    so :math:`\Delta_y = m_y + \sqrt{c}\cdot Z + \sqrt{v_y - c}\cdot \varepsilon_y` and
+    :math:`P = \int \varphi(t) \prod_y \Phi((m_y + \sqrt{c}\, t)/\sqrt{v_y - c})\, dt`
+    (Gauss–Hermite, :data:`QUADRATURE_NODES` nodes; a zero variance is a point mass: ties lose).
+    With group-shared targets the scores are uncorrelated and c = Var s_f for every pair: exact.
+    Tokens whose margins all exceed :data:`CERTAIN` standard deviations get the union bound
+    :math:`1 - \sum_y \Phi (-m_y/\sqrt{v_y})` (exact to < 1e-12); equal rows are integrated once.
 
     Parameters
     ----------

@@ -59,8 +59,8 @@ def paired(first: pd.Series, second: pd.Series) -> tuple[float, float]:
 
 
 def window_cap(dim: float, alpha: float) -> float:
-    """The largest T of the N_eff fit at d: ``(d/8)^α``, where a disjoint seen-once memory of
-    this d is still data-limited (the balance d ≍ T^{1/α} of Cabannes et al. 2024, Prop. 4)."""
+    r"""The largest T of the N_eff fit at d: :math:`(d/8)^\alpha`, where a disjoint seen-once memory
+    of this d is still data-limited (the balance d ≍ T^{1/α} of Cabannes et al. 2024, Prop. 4)."""
     return float((dim / 8.0) ** alpha)
 
 

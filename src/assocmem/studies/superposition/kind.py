@@ -271,6 +271,7 @@ class SuperpositionKind(RunKind):
         return out
 
     def work(self, config: Any) -> float:
-        """About ``2·N·H·d_h·3S·M`` multiply-adds per layout (the two products of each head)."""
+        r"""About :math:`2\cdot N\cdot H\cdot d_h\cdot 3S\cdot M` multiply-adds per layout (the two
+        products of each head)."""
         n, m, columns = config.n_inputs, config.n_outputs, 3 * len(config.schemes)
         return float(sum(2 * n * h * d * columns * m for h, d in layouts(config)))

@@ -152,7 +152,8 @@ class HeadsTrainKind(RunKind):
                  **scores, **per_bin}]  # fmt: skip
 
     def work(self, config: Any) -> float:
-        """About ``T/B`` steps of ``4·H·d_h·M·(d_h + B)`` multiply-adds."""
+        r"""About :math:`T/B` steps of :math:`4\cdot H\cdot d_h\cdot M\cdot (d_h + B)`
+        multiply-adds."""
         from assocmem.studies.superposition.theory import budget_head_dim
 
         d_h = budget_head_dim(

@@ -1,34 +1,37 @@
-"""Associative memories in parallel: H heads, scores summed (docs: beyond/superposition.md).
+r"""Associative memories in parallel: H heads, scores summed (docs: beyond/superposition.md).
 
-Head h has its own input embeddings ``E_h`` (N×d_h, i.i.d. ``N(0, 1/d_h)``), its own output
-embeddings ``U_h`` (M×d_h, unit rows) and its own memory
+Head h has its own input embeddings ``E_h`` (N×d_h, i.i.d. :math:`\mathcal{N}(0, 1/d_h)`), its own
+output embeddings ``U_h`` (M×d_h, unit rows) and its own memory
 
-    W_h = Σ_x q_h(x) u^h_{f*(x)} (e^h_x)ᵀ,
+.. math::
 
-and the memory answers ``argmax_y Σ_h (u^h_y)ᵀ W_h e^h_x``. How the weights are spread over
-the heads is the *arrangement*:
+    W_h = \sum_x q_h(x)\, u^h_{f^*(x)} (e^h_x)^\top,
 
-- ``same``: every head stores the scheme q (``q_h = q``): the heads superpose one memory;
+and the memory answers :math:`\operatorname{argmax}_y \sum_h (u^h_y)^\top W_h e^h_x`. How the
+weights are spread over the heads is the *arrangement*:
+
+- ``same``: every head stores the scheme q (:math:`q_h = q`): the heads superpose one memory;
 - ``band``: token x is routed to one head by frequency band and only that head stores it
-  (``q_h = q · 1{route(x) = h}``): the stored tokens, ranked by q then by p, are cut into H
-  contiguous bands of equal size (unstored tokens go round-robin: they are never retrieved);
+  (:math:`q_h = q \cdot \mathbb{1}\{\operatorname{route}(x) = h\}`): the stored tokens, ranked by q
+  then by p, are cut into H contiguous bands of equal size (unstored tokens go round-robin: they are
+  never retrieved);
 - ``random``: the same with a random balanced routing (a uniform random permutation of the
   tokens dealt round-robin to the heads), drawn per trial and H;
 - ``band-gated``, ``random-gated``: the same storage, but token x is *read* from its own head
   only (a gate, as a mixture of experts would route the query): the scores of the other heads
   are not added.
 
-The scheme's d is the total width ``D = H·d_h`` (``threshold:P=d/8`` stores the D/8 most
+The scheme's d is the total width :math:`D = H\cdot d_h` (``threshold:P=d/8`` stores the D/8 most
 frequent tokens), so every arrangement holds the same tokens as one memory of width D.
 
-Like :mod:`assocmem.closed_form.kernel`, W is never formed: with ``S_h = E_hᵀ diag(q_h) F``
-(d_h×M, F the one-hot targets) and ``G_h = U_h U_hᵀ`` the scores of head h are
-``(E_h S_h) G_h``, O(N·d_h·M) per weighting; the population error is exact
-(:class:`~assocmem.ops.population.PopulationError`). Each head's randomness is its own named
-stream of (seed, trial, head); coordinates are drawn at the largest d_h a head needs and the
-first d_h are used at every smaller one (the law at each d_h is exact: Gaussian rows scaled by
-``1/√d_h``, output rows normalised at d_h), so a trial's numbers never depend on which other
-layouts or trials are computed with it.
+Like :mod:`assocmem.closed_form.kernel`, W is never formed: with
+:math:`S_h = E_h^\top \operatorname{diag}(q_h) F` (d_h×M, F the one-hot targets) and
+:math:`G_h = U_h U_h^\top` the scores of head h are ``(E_h S_h) G_h``, O(N·d_h·M) per weighting; the
+population error is exact (:class:`~assocmem.ops.population.PopulationError`). Each head's
+randomness is its own named stream of (seed, trial, head); coordinates are drawn at the largest d_h
+a head needs and the first d_h are used at every smaller one (the law at each d_h is exact: Gaussian
+rows scaled by :math:`1/\sqrt{d_h}`, output rows normalised at d_h), so a trial's numbers never
+depend on which other layouts or trials are computed with it.
 """
 
 import functools
@@ -51,14 +54,14 @@ STREAMS = ("superposition/inputs", "superposition/outputs", "superposition/route
 
 @dataclass(frozen=True)
 class HeadsLayout:
-    """H heads of dimension d_h.
+    r"""H heads of dimension d_h.
 
     Attributes
     ----------
     heads : int
         H.
     head_dim : int
-        d_h; the total width is ``H·d_h`` (:attr:`width`).
+        d_h; the total width is :math:`H\cdot d_h` (:attr:`width`).
     """
 
     heads: int
@@ -120,8 +123,8 @@ def head_weights(q: torch.Tensor, route: torch.Tensor, heads: int, assignment: s
 def head_coordinates(
     seed: int, trial: int, head: int, n_rows: int, dim: int, stream: str, dtype: torch.dtype
 ) -> torch.Tensor:
-    """Raw N(0, 1) coordinates of one head's embeddings, (dim, n_rows): the first d of them are
-    the same for every ``dim ≥ d`` (nested)."""
+    r"""Raw N(0, 1) coordinates of one head's embeddings, (dim, n_rows): the first d of them are
+    the same for every :math:`\mathrm{dim} \ge d` (nested)."""
     gen = rng.generator(seed, stream, trial, head)
     return standard_coordinates(n_rows, dim, gen, dtype=dtype)
 
@@ -129,8 +132,8 @@ def head_coordinates(
 def head_embeddings(
     coords_in: torch.Tensor, coords_out: torch.Tensor, head_dim: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``E_h`` (N, d_h) with ``N(0, 1/d_h)`` entries and ``U_h`` (M, d_h) with unit rows, from a
-    head's raw coordinates (d_max, N) and (d_max, M) cut at d_h."""
+    r"""``E_h`` (N, d_h) with :math:`\mathcal{N}(0, 1/d_h)` entries and ``U_h`` (M, d_h) with unit
+    rows, from a head's raw coordinates (d_max, N) and (d_max, M) cut at d_h."""
     inputs = (coords_in[:head_dim] * head_dim**-0.5).T.contiguous()
     outputs = coords_out[:head_dim].T
     return inputs, outputs / outputs.norm(dim=1, keepdim=True)
@@ -139,7 +142,8 @@ def head_embeddings(
 def head_scores(
     inputs: torch.Tensor, outputs: torch.Tensor, weights: torch.Tensor, targets: torch.Tensor
 ) -> torch.Tensor:
-    """``scores[x, k, y] = (u_y)ᵀ W_k e_x`` for ``W_k = Σ_x weights[k, x] u_{f*(x)} e_xᵀ``.
+    r""":math:`\mathrm{scores}[x, k, y] = (u_y)^\top W_k e_x` for
+    :math:`W_k = \sum_x \mathrm{weights}[k, x] u_{f^*(x)} e_x^\top`.
 
     inputs E (N, d), outputs U (M, d), weights (K, N), targets (N,); returns (N, K, M).
     """
@@ -149,7 +153,7 @@ def head_scores(
 
 @dataclass(frozen=True)
 class HeadsTrial:
-    """One trial of :func:`superposition_errors`: what its layouts share.
+    r"""One trial of :func:`superposition_errors`: what its layouts share.
 
     Attributes
     ----------
@@ -161,7 +165,7 @@ class HeadsTrial:
         M.
     schemes : tuple of str
         Sample-free scheme specs (``"population"``, ``"threshold:P=d/8"``); their d is the total
-        width ``H·d_h``.
+        width :math:`H\cdot d_h`.
     arrangements : tuple of str
         Among :data:`ARRANGEMENTS`.
     seed, trial : int

@@ -1,38 +1,40 @@
-"""Parallel memories (heads): parameter budgets and the signal-to-noise theory of summed heads.
+r"""Parallel memories (heads): parameter budgets and the signal-to-noise theory of summed heads.
 
 Budgets: H heads of dimension d_h against one memory of dimension d (docs:
 beyond/superposition.md), each head with its own input (N×d_h) and output (M×d_h) embeddings
 and its own d_h×d_h matrix:
 
-- ``width``: equal total width, ``H·d_h = d``;
-- ``matrix``: equal matrix parameters, ``H·d_h² = d²``, so ``d_h = round(d/√H)``;
+- ``width``: equal total width, :math:`H\cdot d_h = d`;
+- ``matrix``: equal matrix parameters, :math:`H\cdot d_h^2 = d^2`, so
+  :math:`d_h = \operatorname{round}(d/\sqrt{H})`;
 - ``total``: equal parameters counting the embeddings,
-  ``H·(d_h² + (N+M)·d_h) = d² + (N+M)·d``, solved for d_h and rounded.
+  :math:`H\cdot (d_h^2 + (N+M)\cdot d_h) = d^2 + (N+M)\cdot d`, solved for d_h and rounded.
 
 d_h is rounded to an integer ≥ 1; :func:`heads_parameter_counts` gives the actual counts.
 
-Theory. Head h scores ``s_h(x, y) = Σ_{x'} q_h(x') G^h_{y f*(x')} (e^h_{x'}·e^h_x)`` with
-``G^h = U_h U_hᵀ``. Given x, the own-class sum of head h is Gaussian with mean
-``q_h(x) |e^h_x|²`` and variance ``|e^h_x|² Q^h_y / d_h``, ``Q^h_y = Σ_{x' ≠ x, f*(x') = y}
-q_h(x')²`` (Cabannes et al. (2024), Theorem 1, per head), and heads are independent. Summing
-H heads therefore adds the signals of the heads that store x and the interference variances
-of *all* heads:
+Theory. Head h scores :math:`s_h(x, y) = \sum_{x'} q_h(x') G^h_{y f^*(x')} (e^h_{x'}\cdot e^h_x)`
+with :math:`G^h = U_h U_h^\top`. Given x, the own-class sum of head h is Gaussian with mean
+:math:`q_h(x) |e^h_x|^2` and variance :math:`|e^h_x|^2 Q^h_y / d_h`,
+:math:`Q^h_y = \sum_{x' \ne x, f^*(x') = y} q_h(x')^2` (Cabannes et al. (2024), Theorem 1, per
+head), and heads are independent. Summing H heads therefore adds the signals of the heads that store
+x and the interference variances of *all* heads:
 
-- ``same`` (q in every head): signal ``H·q(x)``, variance ``H·Q_y/d_h``: the signal-to-noise
-  ratio of one memory of width ``D = H·d_h`` (the mean of H independent ``χ²_{d_h}/d_h`` norms
-  is ``χ²_D/D``, as for one memory of width D). Only the cross-class leak through the
-  off-diagonal of each ``G^h`` (variance ``1/d_h``, not ``1/D``) is larger;
+- ``same`` (q in every head): signal :math:`H\cdot q(x)`, variance :math:`H\cdot Q_y/d_h`: the
+  signal-to-noise ratio of one memory of width :math:`D = H\cdot d_h` (the mean of H independent
+  :math:`\chi^2_{d_h}/d_h` norms is :math:`\chi^2_D/D`, as for one memory of width D). Only the
+  cross-class leak through the off-diagonal of each :math:`G^h` (variance :math:`1/d_h`, not
+  :math:`1/D`) is larger;
 - ``band``, ``random`` (x stored in one head, scores summed): signal ``q(x)``, variance
-  ``Σ_h Q^h_y/d_h = Q_y/d_h`` whatever the routing: one memory of width ``d_h`` holding every
+  :math:`\sum_h Q^h_y/d_h = Q_y/d_h` whatever the routing: one memory of width ``d_h`` holding every
   token — an H-fold loss of signal-to-noise against ``same``;
 - ``band-gated``, ``random-gated`` (x read from its own head only): one memory of width d_h
-  holding the head's share, so each token meets only its share's interference ``Q^h_y``.
+  holding the head's share, so each token meets only its share's interference :math:`Q^h_y`.
 
 Each case is a single memory whose retrieval probabilities :func:`retrieval_probability`
 predicts (the Gaussian-score model of :func:`assocmem.analysis.predict.token_success`, integrated
 over the correct score and the input norm); the predicted error is
-``Σ_x p(x)(1 − P(x retrieved))``. Neglected, besides what that prediction neglects: in
-the summed routed cases, the norm of the other heads' query embeddings (taken equal to the
+:math:`\sum_x p(x)(1 - P(x \text{ retrieved}))`. Neglected, besides what that prediction neglects:
+in the summed routed cases, the norm of the other heads' query embeddings (taken equal to the
 own head's), and heads that store nothing (exact ties, always wrong, in the measurement).
 """
 
@@ -64,7 +66,7 @@ BUDGET_RULES = {
 
 
 def budget_head_dim(dim: int, heads: int, budget: str, n_inputs: int, n_outputs: int) -> int:
-    """The dimension d_h of each of H heads matching one memory of dimension d under a budget.
+    r"""The dimension d_h of each of H heads matching one memory of dimension d under a budget.
 
     Parameters
     ----------
@@ -73,7 +75,8 @@ def budget_head_dim(dim: int, heads: int, budget: str, n_inputs: int, n_outputs:
     heads : int
         H ≥ 1.
     budget : {"width", "matrix", "total"}
-        ``H·d_h = d``; ``H·d_h² = d²``; or ``H·(d_h² + (N+M)·d_h) = d² + (N+M)·d``.
+        :math:`H\cdot d_h = d`; :math:`H\cdot d_h^2 = d^2`; or
+        :math:`H\cdot (d_h^2 + (N+M)\cdot d_h) = d^2 + (N+M)\cdot d`.
     n_inputs, n_outputs : int
         N and M (the embeddings' rows, for ``"total"``).
 
@@ -104,16 +107,16 @@ def budget_head_dim(dim: int, heads: int, budget: str, n_inputs: int, n_outputs:
 
 @dataclass(frozen=True)
 class ParameterCounts:
-    """The actual sizes of H heads of dimension d_h (N inputs, M outputs).
+    r"""The actual sizes of H heads of dimension d_h (N inputs, M outputs).
 
     Attributes
     ----------
     width : int
-        ``H·d_h``.
+        :math:`H\cdot d_h`.
     matrix : int
-        ``H·d_h²``: the entries of the H memory matrices.
+        :math:`H\cdot d_h^2`: the entries of the H memory matrices.
     embeddings : int
-        ``H·(N+M)·d_h``: the entries of the H pairs of embeddings.
+        :math:`H\cdot (N+M)\cdot d_h`: the entries of the H pairs of embeddings.
     total : int
         ``matrix + embeddings``.
     """
@@ -158,21 +161,24 @@ def retrieval_probability(
     leak: float,
     tokens: np.ndarray | None = None,
 ) -> np.ndarray:
-    """P(x retrieved) in one memory of width d storing q, Gaussian inputs and unit output rows.
+    r"""P(x retrieved) in one memory of width d storing q, Gaussian inputs and unit output rows.
 
-    Given ``r = |e_x|²`` the correct score is ``N(q(x), σ_c²)`` and a wrong score y is
-    ``N(0, σ_y²)``, independent given the correct one, with (as in
+    Given :math:`r = |e_x|^2` the correct score is :math:`\mathcal{N}(q(x), \sigma_c^2)` and a wrong
+    score y is :math:`\mathcal{N}(0, \sigma_y^2)`, independent given the correct one, with (as in
     :func:`assocmem.analysis.predict.token_success`, whose model this is)
 
-        σ_c² = (Q_c + leak·Σ_{y' ≠ c} Q_{y'}) / (r d),
-        σ_y² = (Q_y + leak·Σ_{y' ∉ {c, y}} Q_{y'}) / (r d),
+    .. math::
 
-    ``Q_y = Σ_{x' ≠ x, f*(x') = y} q(x')²``, and ``leak`` the variance of an off-diagonal entry
-    of ``U Uᵀ`` (1/d for unit rows). ``P = E_r E_u[Π_{y≠c} Φ((q + σ_c u)/σ_y)]``: u by
-    Gauss–Hermite quadrature (:data:`QUADRATURE` nodes), r over the ``χ²_d/d`` nodes of
-    :meth:`~assocmem.analysis.predict.EmbeddingLaw.norm_nodes` (:data:`NORMS`). A vectorised form
-    of the same prediction (a coarser quadrature than ``token_success``'s, for speed; the tests
-    compare them).
+        \sigma_c^2 &= (Q_c + \mathrm{leak} \sum_{y' \ne c} Q_{y'}) / (r d), \\
+        \sigma_y^2 &= (Q_y + \mathrm{leak} \sum_{y' \notin \{c, y\}} Q_{y'}) / (r d),
+
+    :math:`Q_y = \sum_{x' \ne x, f^*(x') = y} q(x')^2`, and ``leak`` the variance of an off-diagonal
+    entry of :math:`U U^\top` (1/d for unit rows).
+    :math:`P = \mathbb{E}_r \mathbb{E}_u[\prod_{y \ne c} \Phi((q + \sigma_c u)/\sigma_y)]`: u by
+    Gauss–Hermite quadrature (:data:`QUADRATURE` nodes), r over the :math:`\chi^2_d/d` nodes of
+    :meth:`~assocmem.analysis.predict.EmbeddingLaw.norm_nodes` (:data:`NORMS`). A vectorised form of
+    the same prediction (a coarser quadrature than ``token_success``'s, for speed; the tests compare
+    them).
 
     Parameters
     ----------
@@ -184,7 +190,7 @@ def retrieval_probability(
     dim : int
         The memory's width d.
     leak : float
-        The variance of an off-diagonal entry of ``U Uᵀ``.
+        The variance of an off-diagonal entry of :math:`U U^\top`.
     tokens : numpy.ndarray of int, optional
         The tokens to evaluate (default all).
 
@@ -227,9 +233,9 @@ Prediction = tuple[float, float]  # (expected error, its per-trial standard devi
 
 
 def _moments(probs: np.ndarray, success: np.ndarray) -> Prediction:
-    """``Σ p (1 − s)`` and ``sqrt(Σ p² s (1 − s))``: the error's mean and its spread over trials
-    if tokens failed independently (a floor on the spread: rare failures of frequent tokens
-    dominate it, and a few trials can miss them all)."""
+    r""":math:`\sum p (1 - s)` and :math:`\sqrt{\sum p^2 s (1 - s)}`: the error's mean and its
+    spread over trials if tokens failed independently (a floor on the spread: rare failures of
+    frequent tokens dominate it, and a few trials can miss them all)."""
     return float(probs @ (1 - success)), float(np.sqrt(probs**2 @ (success * (1 - success))))
 
 
@@ -302,35 +308,35 @@ def predict_superposition(
     n_draws: int = 4,
     spread: bool = False,
 ) -> float:
-    """The predicted population error of H heads of dimension d_h (module docstring).
+    r"""The predicted population error of H heads of dimension d_h (module docstring).
 
     Parameters
     ----------
     n_inputs, n_outputs : int
-        N and M (Zipf law, ``f*(x) = x mod M``).
+        N and M (Zipf law, :math:`f^*(x) = x \bmod M`).
     alpha : float
         The Zipf exponent α.
     scheme : str
         A sample-free scheme spec (``"population"``, ``"threshold:P=d/8"``); its d is the total
-        width ``H·d_h``.
+        width :math:`H\cdot d_h`.
     arrangement : str
         One of :data:`~assocmem.studies.superposition.memory.ARRANGEMENTS`.
     heads, head_dim : int
         H and d_h.
     seed : int, default 0
         The seed of the measurement: ``random-gated`` is averaged over the random routings of
-        its trials ``0 … n_draws−1``.
+        its trials :math:`0, \dots, n_{\mathrm{draws}} - 1`.
     n_draws : int, default 4
         Routings averaged for ``random-gated``.
     spread : bool, default False
         Return instead the standard deviation of one trial's error that the prediction implies
-        if tokens failed independently, ``sqrt(Σ_x p(x)² P(1 − P))``: a floor on the Monte
+        if tokens failed independently, :math:`\sqrt{\sum_x p(x)^2 P(1 - P)}`: a floor on the Monte
         Carlo spread, which rare failures of the most frequent tokens dominate.
 
     Returns
     -------
     float
-        ``Σ_x p(x)(1 − P(x retrieved))`` (or its spread).
+        :math:`\sum_x p(x)(1 - P(x \text{ retrieved}))` (or its spread).
 
     Raises
     ------

@@ -1,23 +1,27 @@
-"""Parallel memories trained jointly: H heads, logits summed (docs: beyond/superposition.md).
+r"""Parallel memories trained jointly: H heads, logits summed (docs: beyond/superposition.md).
 
 Head h has fixed input embeddings ``E_h`` (N×d_h) and output embeddings ``U_h`` (M×d_h), both
-with i.i.d. ``N(0, 1/d_h)`` entries, and a learned matrix ``W_h`` (d_h×d_h, initialised
-``N(0, 1/d_h)``); the logits are ``Σ_h U_h W_h e^h_x``. Training follows the paper's
-conventions (Cabannes et al. (2024), Section 4): cross-entropy on the summed logits, mean over
-the batch, one pass over T fresh samples in ``T/B`` steps, SGD (no momentum; step ``lr``) or
-sign-like Adam (``Adam(β = (0, 0))``: step ``lr/d_h · g/(|g| + ε)``, each head's learning rate
-divided by its own d_h as the paper divides W's by d).
+with i.i.d. :math:`\mathcal{N}(0, 1/d_h)` entries, and a learned matrix ``W_h``
+(d_h×d_h, initialised :math:`\mathcal{N}(0, 1/d_h)`); the logits are :math:`\sum_h U_h W_h e^h_x`.
+Training follows the paper's conventions (Cabannes et al. (2024), Section 4): cross-entropy on the
+summed logits, mean over the batch, one pass over T fresh samples in :math:`T/B` steps, SGD (no
+momentum; step ``lr``) or sign-like Adam (:math:`\mathrm{Adam}(\beta = (0, 0))`: step
+:math:`\mathrm{lr}/d_h \cdot g/(|g| + \varepsilon)`, each head's learning rate divided by its own
+d_h as the paper divides W's by d).
 
 A batch of runs that differ only in seed and lr is trained as one tensor program with a
 leading run axis R (on one intra-op thread: a run's numbers never depend on its companions).
 Each run draws its embeddings, initial matrices and samples from named streams of its seed
 (and head, d_h), so runs that differ in lr, optimiser, H or d share their sample sequence.
 
-Specialisation. With the runner-up ``y*(x) = argmax_{y ≠ f*(x)} Σ_h s_h(x, y)`` of the summed
-logits, head h's margin on x is ``m_h(x) = s_h(x, f*(x)) − s_h(x, y*(x))``: the margins add up
-to the memory's margin ``Σ_h m_h(x)``. Their participation ratio
+Specialisation. With the runner-up
+:math:`y^*(x) = \operatorname{argmax}_{y \ne f^*(x)} \sum_h s_h(x, y)` of the summed logits, head
+h's margin on x is :math:`m_h(x) = s_h(x, f^*(x)) - s_h(x, y^*(x))`: the margins add up to the
+memory's margin :math:`\sum_h m_h(x)`. Their participation ratio
 
-    PR(x) = (Σ_h |m_h(x)|)² / Σ_h m_h(x)²  ∈ [1, H]
+.. math::
+
+    \mathrm{PR}(x) = \Big(\sum_h |m_h(x)|\Big)^2 \Big/ \sum_h m_h(x)^2 \in [1, H]
 
 counts the heads that carry x: 1 when one head does (specialised), H when all carry it
 equally (superposed); a head whose margin is negative (it fights the answer) counts as
@@ -45,12 +49,12 @@ HEAD_OPTIMIZERS = ("sgd", "adam")  # registry names; adam: the paper's sign-like
 
 @dataclass(frozen=True)
 class HeadsTraining:
-    """What the runs of one batch share (they differ only in seed and lr).
+    r"""What the runs of one batch share (they differ only in seed and lr).
 
     Attributes
     ----------
     n_inputs, n_outputs : int
-        N and M (``f*(x) = x mod M``).
+        N and M (:math:`f^*(x) = x \bmod M`).
     alpha : float
         The Zipf exponent of the data law.
     heads, head_dim : int
@@ -58,7 +62,8 @@ class HeadsTraining:
     n_samples, batch_size : int
         T fresh samples seen once, in batches of B (``T // B`` steps).
     optimizer : {"sgd", "adam"}
-        SGD, or the sign-like ``Adam(β = (0, 0))`` with each head's lr divided by its d_h.
+        SGD, or the sign-like :math:`\mathrm{Adam}(\beta = (0, 0))` with each head's lr divided by
+        its d_h.
     dtype : torch.dtype, default torch.float32
     """
 
@@ -85,7 +90,7 @@ class HeadsTraining:
         return OPTIMIZERS[self.optimizer]()
 
     def lr_factor(self) -> float:
-        """Each head's multiplier of the user's lr: ``1/d_h`` for an optimiser of the paper's
+        """Each head's multiplier of the user's lr: :math:`1/d_h` for an optimiser of the paper's
         lr scaling (Adam), 1 otherwise (SGD)."""
         return 1.0 / self.head_dim if self.optimizer_entry().paper_lr_scaling else 1.0
 
@@ -108,18 +113,18 @@ def draw_heads(setting: HeadsTraining, seed: int) -> dict[str, torch.Tensor]:
 
 
 def summed_logits(E: torch.Tensor, U: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
-    """Every head's scores of every token, (R, H, N, M), from E (R, H, N, d), U (R, H, M, d)
-    and W (R, H, d, d): ``s_h(x, y) = u^h_yᵀ W_h e^h_x``."""
+    r"""Every head's scores of every token, (R, H, N, M), from E (R, H, N, d), U (R, H, M, d)
+    and W (R, H, d, d): :math:`s_h(x, y) = (u^h_y)^\top W_h e^h_x`."""
     return E @ (W.transpose(-1, -2) @ U.transpose(-1, -2))
 
 
 def gradient(
     E: torch.Tensor, U: torch.Tensor, W: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
-    """The gradient of the mean cross-entropy of the summed logits on one batch, (R, H, d, d).
+    r"""The gradient of the mean cross-entropy of the summed logits on one batch, (R, H, d, d).
 
-    tokens, labels: (R, B). ``∂L/∂W_h = U_hᵀ Gᵀ E_h[tokens]`` with ``G`` (B, M) the softmax
-    minus the one-hot labels, over B.
+    tokens, labels: (R, B). :math:`\partial L/\partial W_h = U_h^\top G^\top E_h[\mathrm{tokens}]`
+    with ``G`` (B, M) the softmax minus the one-hot labels, over B.
     """
     R, H, _, d = E.shape
     rows = E.gather(2, tokens[:, None, :, None].expand(R, H, -1, d))  # (R, H, B, d)
@@ -143,7 +148,7 @@ class HeadsResult:
         PR(x) of the per-head margins (module docstring), float64.
     superposed, routed : torch.Tensor, shape (N,)
         PR(x) of the closed-form references on the same embeddings
-        (:func:`reference_weights`): ``q = p`` in every head, and ``q = p`` routed.
+        (:func:`reference_weights`): :math:`q = p` in every head, and :math:`q = p` routed.
     W : torch.Tensor, shape (H, d_h, d_h)
         The trained matrices (E and U are :func:`draw_heads` of the run's seed).
     """
@@ -158,7 +163,7 @@ class HeadsResult:
 
 
 def participation_ratio(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """PR(x) of the per-head margins against the runner-up of the summed scores.
+    r"""PR(x) of the per-head margins against the runner-up of the summed scores.
 
     Parameters
     ----------
@@ -169,7 +174,7 @@ def participation_ratio(scores: torch.Tensor, targets: torch.Tensor) -> torch.Te
     Returns
     -------
     torch.Tensor, shape (..., N), float64
-        ``(Σ_h |m_h|)² / Σ_h m_h²`` in [1, H] (1 where every margin is 0).
+        :math:`(\sum_h |m_h|)^2 / \sum_h m_h^2` in [1, H] (1 where every margin is 0).
     """
     scores = scores.to(torch.float64)
     n, m = scores.shape[-2:]
@@ -185,8 +190,9 @@ def participation_ratio(scores: torch.Tensor, targets: torch.Tensor) -> torch.Te
 
 
 def stored_scores(E: torch.Tensor, U: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """Scores (R, H, N, M) of the closed-form heads ``W_h = Σ_x q_h(x) u^h_{f*(x)} e^{hᵀ}_x`` on
-    the embeddings E (R, H, N, d), U (R, H, M, d), for weights q_h (R, H, N)."""
+    r"""Scores (R, H, N, M) of the closed-form heads
+    :math:`W_h = \sum_x q_h(x)\, u^h_{f^*(x)} (e^h_x)^\top` on the embeddings E (R, H, N, d), U
+    (R, H, M, d), for weights q_h (R, H, N)."""
     n, m = E.shape[-2], U.shape[-2]
     stored = one_hot_weights(weights.to(E.dtype), mod_targets(n, m), m)  # diag(q_h) F
     return memory_scores(E, stored[..., None, :], U)[..., 0, :]  # (E (Eᵀ A)) G
@@ -282,7 +288,7 @@ def _results(
 
 
 def rank_bins(n_inputs: int) -> list[tuple[int, int]]:
-    """Frequency-rank bins ``[2^k − 1, 2^{k+1} − 1)`` (0-based ranks), the last cut at N."""
+    """Frequency-rank bins :math:`[2^k - 1, 2^{k+1} - 1)` (0-based ranks), the last cut at N."""
     bins, low = [], 0
     while low < n_inputs:
         high = min(2 * low + 1, n_inputs)

@@ -99,7 +99,7 @@ def vocabulary_figure(
     laws: Mapping[str, np.ndarray],
     finite_data: pd.DataFrame,
 ) -> Figure:
-    """The law, error vs d and error vs T on a whole vocabulary.
+    r"""The law, error vs d and error vs T on a whole vocabulary.
 
     Parameters
     ----------
@@ -114,7 +114,7 @@ def vocabulary_figure(
     laws : mapping of str to numpy.ndarray
         Probability vectors by legend label (the word law first, then its Zipf fits).
     finite_data : pandas.DataFrame
-        ``n_samples`` and ``error``: the infinite-memory error ``Σ p(1−p)^T``.
+        ``n_samples`` and ``error``: the infinite-memory error :math:`\sum p(1-p)^T`.
 
     Returns
     -------

@@ -1,14 +1,14 @@
-"""Scaling laws over a whole vocabulary: the full English word law against the single-exponent
+r"""Scaling laws over a whole vocabulary: the full English word law against the single-exponent
 theory (see the docs: beyond/vocabulary.md).
 
-The theory of Cabannes et al. (2024) gives exponents for Zipf(α): ``d^{-(α−1)/(2α)}`` for
-``q = p``, ``d^{-(α−1)}`` for thresholding, ``T^{-(α−1)/α}`` for finite data. A real word law is
-not one power law: English word frequencies bend from a slope near −1 (ranks 10–10³) to near
-−1.9 (ranks ≥ 10⁴), with a floor of quantised rare frequencies. This module measures the law's
-bend (:func:`rank_slopes`), the Theorem 1 quantities computed on the law itself instead of on
-its asymptotics (the tail mass beyond the stored tokens, :func:`tail_mass`; the finite-data
-error, :func:`assocmem.analysis.theory.finite_data_error`), and sets the exponents fitted to
-Monte Carlo error curves next to the slope of the predicted curve
+The theory of Cabannes et al. (2024) gives exponents for Zipf(α): :math:`d^{-(\alpha -1)/(2\alpha)}`
+for :math:`q = p`, :math:`d^{-(\alpha -1)}` for thresholding, :math:`T^{-(\alpha -1)/\alpha}` for
+finite data. A real word law is not one power law: English word frequencies bend from a slope near
+−1 (ranks 10–10³) to near −1.9 (ranks ≥ 10⁴), with a floor of quantised rare frequencies. This
+module measures the law's bend (:func:`rank_slopes`), the Theorem 1 quantities computed on the law
+itself instead of on its asymptotics (the tail mass beyond the stored tokens, :func:`tail_mass`; the
+finite-data error, :func:`assocmem.analysis.theory.finite_data_error`), and sets the exponents
+fitted to Monte Carlo error curves next to the slope of the predicted curve
 (:mod:`assocmem.analysis.predict`) and the single-exponent slopes at fitted Zipf exponents
 (:func:`compare_exponents`).
 """
@@ -98,7 +98,8 @@ def rank_slopes(probs: np.ndarray, edges: Sequence[int] = RANK_EDGES) -> list[Ra
 
 
 def tail_mass(probs: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
-    """``S(P) = Σ_{x > P} p(x)``: the mass a memory storing the P most probable tokens leaves out.
+    r""":math:`S(P) = \sum_{x > P} p(x)`: the mass a memory storing the P most probable tokens
+    leaves out.
 
     Parameters
     ----------
@@ -114,9 +115,9 @@ def tail_mass(probs: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
 
     Notes
     -----
-    For Zipf(α), ``S(P) ≍ P^{-(α−1)}``: the thresholding law of Cabannes et al. (2024),
-    Theorem 1 (an unstored token is answered by chance, so the threshold error is about
-    ``(1 − 1/M) S(P)`` when the stored ones are retrieved). On a bent law the slope of S is
+    For Zipf(α), :math:`S(P) \asymp P^{-(\alpha -1)}`: the thresholding law of Cabannes et al.
+    (2024), Theorem 1 (an unstored token is answered by chance, so the threshold error is about
+    :math:`(1 - 1/M) S(P)` when the stored ones are retrieved). On a bent law the slope of S is
     what the threshold memory's error follows; see the docs: beyond/vocabulary.md.
     """
     p = np.asarray(probs, dtype=np.float64)
@@ -125,7 +126,7 @@ def tail_mass(probs: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
 
 
 def theory_slope(scheme: str, axis: str, alpha: float) -> float | None:
-    """The single-exponent slope of a scheme in d or T at Zipf exponent α (None: no power law).
+    r"""The single-exponent slope of a scheme in d or T at Zipf exponent α (None: no power law).
 
     Parameters
     ----------
@@ -139,7 +140,7 @@ def theory_slope(scheme: str, axis: str, alpha: float) -> float | None:
     Returns
     -------
     float or None
-        ``−exponent`` of :func:`assocmem.analysis.theory.scheme_law`.
+        :math:`-\mathrm{exponent}` of :func:`assocmem.analysis.theory.scheme_law`.
     """
     if axis not in ("d", "T"):
         raise ConfigError("axis", f"must be 'd' or 'T', got {axis!r}")
@@ -225,9 +226,10 @@ def compare_exponents(
 
 
 def unseen_mass(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """``Σ_x p(x) 1{n(x) = 0}``: the mass of the tokens a sample never shows, per row of counts.
+    r""":math:`\sum_x p(x) \mathbb{1}\{n(x) = 0\}`: the mass of the tokens a sample never shows, per
+    row of counts.
 
-    Its expectation is the finite-data error ``Σ p(1−p)^T``
+    Its expectation is the finite-data error :math:`\sum p(1-p)^T`
     (:func:`assocmem.analysis.theory.finite_data_error`): a check of the count draw at any T.
 
     Parameters
@@ -270,8 +272,8 @@ def _plain(value: Any, default: Any = None) -> Any:
 
 
 def size_label(n_samples: float) -> str:
-    """A sample size as the pages write it: ``1e6`` for a power of ten, ``∞``, else the number
-    (``20,000``): distinct sizes never share a label (``T = 0`` included)."""
+    r"""A sample size as the pages write it: ``1e6`` for a power of ten, :math:`\infty`, else the
+    number (``20,000``): distinct sizes never share a label (``T = 0`` included)."""
     if math.isinf(n_samples):
         return "∞"
     power = round(math.log10(n_samples)) if n_samples > 0 else 0

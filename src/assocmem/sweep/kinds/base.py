@@ -64,7 +64,8 @@ class RunKind(ABC):
         return []
 
     def trials(self, n_trials: int) -> list[int | None]:
-        """The trial indices of one point: ``0 … n_trials-1``, or one run without trials."""
+        r"""The trial indices of one point: :math:`0, \dots, n_{\mathrm{trials}} - 1`, or one run
+        without trials."""
         return list(range(n_trials)) if self.has_trials else [None]
 
     def identity(self, config: Any, trial: int | None) -> dict[str, Any]:

@@ -186,8 +186,9 @@ class CapacityKind(RunKind):
         ]
 
     def work(self, config: Any) -> float:
-        """About ``log₂ N*`` accuracy evaluations per (d, repeat), each ~``N* d M`` per trial
-        (Hebbian) or a few hundred Adam steps of ``M d² + N M d`` (trained), N* from theory."""
+        r"""About :math:`\log_2 N^*` accuracy evaluations per (d, repeat), each ~``N* d M`` per
+        trial (Hebbian) or a few hundred Adam steps of :math:`M d^2 + N M d` (trained), N* from
+        theory."""
         from assocmem.analysis.capacity import frontier_guess
 
         total = 0.0

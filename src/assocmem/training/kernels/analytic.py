@@ -10,13 +10,15 @@ from assocmem.training.optimizers.base import Step
 
 
 class AnalyticKernel(ParameterKernel):
-    """Any model and optimiser: the gradients of the autograd kernel, written out, batched
+    r"""Any model and optimiser: the gradients of the autograd kernel, written out, batched
     over runs (no autograd graph), then the optimiser's batched step.
 
-    With the rows b of the step (the batch, or all N tokens weighted by ``c(x)/B`` once
-    B ≥ N) and ``Δ = w (softmax − onehot)``: ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h`` through the
-    layer norm, ``∇W = ∂hᵀ e``, ``∂e = ∂h W`` (or ``∂h ⊙ 1{e > 0}`` for ReLU), scattered into
-    ``∇E``. Tested against autograd and ``torch.optim``.
+    With the rows b of the step (the batch, or all N tokens weighted by :math:`c(x)/B` once
+    B ≥ N) and :math:`\Delta = w (\operatorname{softmax} - \operatorname{onehot})`:
+    :math:`\nabla U = \Delta^\top z`, :math:`\partial z = \Delta U`, :math:`\partial h` through the
+    layer norm, :math:`\nabla W = \partial h^\top e`, :math:`\partial e = \partial h W` (or
+    :math:`\partial h \odot \mathbb{1}\{e > 0\}` for ReLU), scattered into :math:`\nabla E`. Tested
+    against autograd and ``torch.optim``.
     """
 
     @classmethod

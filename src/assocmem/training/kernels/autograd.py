@@ -45,8 +45,9 @@ class AutogradKernel(ParameterKernel):
 
 
 class LabelLawAutogradKernel(AutogradKernel):
-    """:class:`AutogradKernel` whose ``targets`` is a label law L (N, M) or (R, N, M) (noisy
-    labels): the loss is ``Σ_x w(x) Σ_y L(y|x)(−log softmax_y)`` over every token."""
+    r""":class:`AutogradKernel` whose ``targets`` is a label law L (N, M) or (R, N, M) (noisy
+    labels): the loss is :math:`\sum_x w(x) \sum_y L(y|x)(-\log \operatorname{softmax}_y)` over
+    every token."""
 
     @classmethod
     def supports(cls, cfg: TrainConfig) -> bool:

@@ -2,7 +2,7 @@
 products, and :class:`AbstractKernel` (state, step, span loop, and its registry contract).
 
 A kernel holds the state of a group of runs (a leading run axis R) and advances it by the
-counts ``c(x)/B`` of each step's batch (or ``p(x)`` for full-batch training). On the CPU a run's
+counts :math:`c(x)/B` of each step's batch (or ``p(x)`` for full-batch training). On the CPU a run's
 numbers never depend on its batch companions: products formed once per group are formed one
 run at a time (:func:`per_run_products`), and the steps taken with torch ops run on one intra-op
 thread (torch's batched matmul splits its work by the number of runs R otherwise). On the
@@ -53,16 +53,16 @@ def per_run_products(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
 
 
 def gram(X: torch.Tensor) -> torch.Tensor:
-    """``X Xᵀ`` of every run, (R, n, n) from (R, n, d), one run at a time."""
+    r""":math:`X X^\top` of every run, (R, n, n) from (R, n, d), one run at a time."""
     return per_run_products(X, X.transpose(1, 2))
 
 
 def weighted_softmax_error(
     logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor
 ) -> torch.Tensor:
-    """``w δ`` of rows (R, b, M) with weights (R, b) and targets (b,) or (R, b): the compiled
-    loop where it exists (torch's softmax along a short last axis, M = 5, costs ~70 ns a row),
-    else torch ops. Floating targets are a label law (b, M) or (R, b, M) (noisy labels)."""
+    r""":math:`w \delta` of rows (R, b, M) with weights (R, b) and targets (b,) or (R, b): the
+    compiled loop where it exists (torch's softmax along a short last axis, M = 5, costs ~70 ns a
+    row), else torch ops. Floating targets are a label law (b, M) or (R, b, M) (noisy labels)."""
     if native.supports(logits) and not targets.is_floating_point():
         return native.softmax_error(logits, targets, weights)
     return softmax_error(logits, targets).mul_(weights[:, :, None])

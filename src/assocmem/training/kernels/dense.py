@@ -16,24 +16,28 @@ DENSE_MIN_DIM = 400  # torch ops only: AnalyticKernel as fast at d = 200, DenseK
 
 
 class DenseKernel(AnalyticKernel):
-    """Models with learned embeddings, the ReLU model, or layer norm with W, under SGD or
+    r"""Models with learned embeddings, the ReLU model, or layer norm with W, under SGD or
     sign-like steps (stateless optimisers): analytic gradients, one run at a time.
 
-    A step of run r takes the k distinct tokens x of its batch with weights ``c(x)/B``, forms
-    ``h = W e_x`` (or ``ReLU(e_x)``), the optional layer norm ``z = h / sqrt(‖h‖² + 1e-6)``, the
-    logits ``z Uᵀ`` and ``Δ = w (softmax − onehot)`` (k×M), and back-propagates by hand:
-    ``∇U = Δᵀ z``, ``∂z = Δ U``, ``∂h = (∂z − z ⟨z, ∂z⟩) / s`` under layer norm, ``∇W = ∂hᵀ e``
-    (rank ≤ k), ``∇e_x = ∂h W`` (or ``∂h ⊙ 1{e > 0}``). Cost per step ~3 k d² for the
-    k ≤ min(B, N) distinct tokens (few under Zipf), against 3 B d² plus several d² optimiser
-    passes for autograd. Runs never mix, so batching cannot change them.
+    A step of run r takes the k distinct tokens x of its batch with weights :math:`c(x)/B`, forms
+    :math:`h = W e_x` (or ``ReLU(e_x)``), the optional layer norm
+    :math:`z = h / \sqrt{\|h\|^2 + 10^{-6}}`, the logits :math:`z U^\top` and
+    :math:`\Delta = w (\operatorname{softmax} - \operatorname{onehot})` (k×M), and back-propagates
+    by hand: :math:`\nabla U = \Delta^\top z`, :math:`\partial z = \Delta U`,
+    :math:`\partial h = (\partial z - z \langle z, \partial z\rangle) / s` under layer norm,
+    :math:`\nabla W = \partial h^\top e` (rank ≤ k), :math:`\nabla e_x = \partial h W` (or
+    :math:`\partial h \odot \mathbb{1}\{e > 0\}`). Cost per step ~3 k d² for the k ≤ min(B, N)
+    distinct tokens (few under Zipf), against 3 B d² plus several d² optimiser passes for autograd.
+    Runs never mix, so batching cannot change them.
 
     How the steps are taken is decided at construction (:attr:`steps_by`):
 
     - ``"compiled"`` (:func:`native.dense_steps`): a run takes a span of steps in one call, W
-      (rows padded to whole vectors) stays in cache and one pass over it per step forms ``∇W``
-      a block at a time, shapes it, writes W and accumulates ``∇E`` through the old W;
+      (rows padded to whole vectors) stays in cache and one pass over it per step forms
+      :math:`\nabla W` a block at a time, shapes it, writes W and accumulates :math:`\nabla E`
+      through the old W;
     - ``"runs"``: torch ops a run at a time, W moved by one rank-k GEMM (SGD) or the shaped
-      ``∇W``: where no compiler is found, for the W models at d ≥ ``DENSE_MIN_DIM``;
+      :math:`\nabla W`: where no compiler is found, for the W models at d ≥ ``DENSE_MIN_DIM``;
     - ``"batch"``: otherwise, the batched steps of :class:`AnalyticKernel` (the same numbers
       up to rounding).
     """
@@ -129,7 +133,8 @@ class DenseKernel(AnalyticKernel):
     def update_matrix(
         self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float
     ) -> None:
-        """``W −= rate · direction(∂hᵀ e)`` for the rank-k gradient ``∂hᵀ e``."""
+        r""":math:`W \mathrel{-}= \mathrm{rate} \cdot \operatorname{direction}(\partial h^\top e)`
+        for the rank-k gradient :math:`\partial h^\top e`."""
         if self.optimizer.linear:  # stateless and linear: the direction is the gradient
             W.addmm_(grad_h.T, e, alpha=-rate)
         else:

@@ -1,10 +1,10 @@
-"""The matrix model under sign-like steps (sign-like Adam β = (0, 0), sign-SGD, normalised SGD).
+r"""The matrix model under sign-like steps (sign-like Adam β = (0, 0), sign-SGD, normalised SGD).
 
-The state is ``V = Wᵀ Uᵀ`` (d×M). The gradient's ``Wᵀ``-side is ``P U`` with ``P = Eᵀ D``
-(d×M, rank ≤ M); its elementwise shape (the optimiser's direction) is projected back by ``Uᵀ``
-row by row in the compiled kernel of :mod:`assocmem.training.native` (``projected_steps``, a
-span of steps per call), never storing the d×d matrix (torch ops, one run at a time, for
-normalised SGD or where no compiler is found). O(d²M) per step, independent of B.
+The state is :math:`V = W^\top U^\top` (d×M). The gradient's :math:`W^\top`-side is ``P U`` with
+:math:`P = E^\top D` (d×M, rank ≤ M); its elementwise shape (the optimiser's direction) is projected
+back by :math:`U^\top` row by row in the compiled kernel of :mod:`assocmem.training.native`
+(``projected_steps``, a span of steps per call), never storing the d×d matrix (torch ops, one run at
+a time, for normalised SGD or where no compiler is found). O(d²M) per step, independent of B.
 """
 
 import torch
@@ -24,7 +24,7 @@ from assocmem.training.optimizers.base import Step
 
 
 class ProjectedMatrixKernel(AbstractKernel):
-    """Matrix model under sign-like steps without weight decay: track ``V = Wᵀ Uᵀ``.
+    r"""Matrix model under sign-like steps without weight decay: track :math:`V = W^\top U^\top`.
 
     Compiled (the optimisers with a ``native_mode``), a run takes a span of whole steps per call
     (:func:`native.projected_steps`); otherwise :meth:`step` does one step of every run.
@@ -94,9 +94,10 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.V.sub_(rate * self.shaped_projection(P))
 
     def shaped_projection(self, P: torch.Tensor) -> torch.Tensor:
-        """:func:`native.sign_project` with torch ops: ``direction(P U) Uᵀ``, (R, d, M): one
-        run's d×d gradient at a time (its products on aligned copies, as
-        :func:`per_run_products`), or every run's at once on the batched path."""
+        r""":func:`native.sign_project` with torch ops:
+        :math:`\operatorname{direction}(P U) U^\top`, (R, d, M): one run's d×d gradient at a time
+        (its products on aligned copies, as :func:`per_run_products`), or every run's at once on the
+        batched path."""
         if uses_batched_path(P.device):
             return torch.bmm(self.optimizer.direction(torch.bmm(P, self.U)), self.U_t)
         change = torch.empty_like(P)

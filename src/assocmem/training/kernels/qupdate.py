@@ -14,8 +14,9 @@ from assocmem.training.optimizers.base import Step
 
 
 class QUpdateKernel(AbstractKernel):
-    """Eq. 16: each occurrence of x adds ``γ / (1 + e^{q(x)}/(M−1))`` to q(x), ``γ = lr/B``,
-    read out as the memory ``W_q = Σ_x q(x) u_{f*(x)} e_xᵀ``."""
+    r"""Eq. 16: each occurrence of x adds :math:`\gamma / (1 + e^{q(x)}/(M-1))` to q(x),
+    :math:`\gamma = \mathrm{lr}/B`, read out as the memory
+    :math:`W_q = \sum_x q(x) u_{f^*(x)} e_x^\top`."""
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)

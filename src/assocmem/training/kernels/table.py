@@ -1,12 +1,12 @@
-"""Kernels of the matrix model under linear optimisers (SGD, momentum, weight decay, Nesterov):
+r"""Kernels of the matrix model under linear optimisers (SGD, momentum, weight decay, Nesterov):
 every change of W is linear in the gradients, so they move a linear image of W instead.
 
-- ``TableSGDKernel`` (no layer norm): the logits ``L = E Wᵀ Uᵀ`` (N×M) are the whole state; a
-  step changes them by ``−lr · (E Eᵀ) D (U Uᵀ)`` with ``D`` the count-weighted softmax error
-  (N×M), nonzero on the k distinct tokens of the batch. O(N k M) per step whatever d; plain SGD
-  runs a span of steps per compiled call (``table_steps``).
-- ``LayerNormSGDKernel`` (layer norm): E, U fixed, so the state is ``H = E Wᵀ`` (N×d), moved by
-  ``−lr (E E_bᵀ) ∂h_b``. O(N B d) per step, no d×d matrix.
+- ``TableSGDKernel`` (no layer norm): the logits :math:`L = E W^\top U^\top` (N×M) are the whole
+  state; a step changes them by :math:`-\mathrm{lr} \cdot (E E^\top) D (U U^\top)` with ``D`` the
+  count-weighted softmax error (N×M), nonzero on the k distinct tokens of the batch. O(N k M) per
+  step whatever d; plain SGD runs a span of steps per compiled call (``table_steps``).
+- ``LayerNormSGDKernel`` (layer norm): E, U fixed, so the state is :math:`H = E W^\top` (N×d), moved
+  by :math:`-\mathrm{lr} (E E_b^\top) \partial h_b`. O(N B d) per step, no d×d matrix.
 """
 
 import torch
@@ -27,7 +27,7 @@ from assocmem.training.optimizers.base import Step
 
 
 class TableSGDKernel(AbstractKernel):
-    """Matrix model under a linear optimiser: all linear in W, so track ``E Wᵀ Uᵀ``.
+    r"""Matrix model under a linear optimiser: all linear in W, so track :math:`E W^\top U^\top`.
 
     Plain SGD with hard labels runs compiled, a span of steps of a run per call
     (:func:`native.table_steps`); otherwise :meth:`step` does one step of every run. Soft
@@ -85,12 +85,13 @@ class TableSGDKernel(AbstractKernel):
 
 
 class LayerNormSGDKernel(AbstractKernel):
-    """Matrix model with layer norm under a linear optimiser: E and U are fixed and every
-    change of W reaches the logits through ``H = E Wᵀ`` (N×d), so track H.
+    r"""Matrix model with layer norm under a linear optimiser: E and U are fixed and every
+    change of W reaches the logits through :math:`H = E W^\top` (N×d), so track H.
 
     A step back-propagates to the hidden states ``h_x`` of the batch rows (all N tokens weighted
-    by ``c(x)/B`` once B ≥ N) and moves H by ``−lr · E ∇Wᵀ = −lr · (E E_bᵀ) ∂h_b``: O(N B d) per
-    step (O(N² d) for large batches) instead of O(B d²) and the d×d matrix never exists.
+    by :math:`c(x)/B` once B ≥ N) and moves H by
+    :math:`-\mathrm{lr} \cdot E \nabla W^\top = -\mathrm{lr} \cdot (E E_b^\top) \partial h_b`: O(N B
+    d) per step (O(N² d) for large batches) instead of O(B d²) and the d×d matrix never exists.
     """
 
     w_product = "EW"

@@ -1,7 +1,7 @@
-"""Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
+r"""Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
 
-With ``betas = (0, 0)`` (the paper's sign-like "Adam") ``m = g`` and ``√v = |g|`` exactly, so
-the step is ``lr · g / (|g| + eps)`` and needs no state.
+With ``betas = (0, 0)`` (the paper's sign-like "Adam") ``m = g`` and :math:`\sqrt{v} = |g|` exactly,
+so the step is :math:`\mathrm{lr} \cdot g / (|g| + \mathrm{eps})` and needs no state.
 """
 
 import math
@@ -24,17 +24,17 @@ from assocmem.training.optimizers.base import (
 
 @dataclass(frozen=True)
 class Adam(AbstractOptimizer):
-    """Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
+    r"""Adam with L2 weight decay and bias correction, as ``torch.optim.Adam``.
 
-    With ``betas = (0, 0)`` (the paper's sign-like "Adam") the step is ``lr · g / (|g| + eps)``
-    and needs no state.
+    With ``betas = (0, 0)`` (the paper's sign-like "Adam") the step is
+    :math:`\mathrm{lr} \cdot g / (|g| + \mathrm{eps})` and needs no state.
 
     Parameters
     ----------
     betas : tuple of (float, float), default (0.0, 0.0)
         The moment decay rates, each in [0, 1).
     eps : float, default 1e-8
-        Added to ``√v``.
+        Added to :math:`\sqrt{v}`.
     weight_decay : float, default 0.0
         λ ≥ 0.
 

@@ -1,12 +1,13 @@
-"""The optimiser entry: a frozen sub-config of :class:`~assocmem.training.config.TrainConfig`
+r"""The optimiser entry: a frozen sub-config of :class:`~assocmem.training.config.TrainConfig`
 holding one optimiser's hyper-parameters, and its step batched over a leading run axis R.
 
 Each entry reproduces the update of its ``torch.optim`` counterpart, applied to tensors whose
 first axis indexes runs, with a learning rate per run. Weight decay is L2 added to the
 gradient, as ``torch.optim`` does. Entries also tell the kernels what they may exploit:
 ``linear`` (the step is linear in the gradients and the parameter, so a kernel may track a
-linear image of W), ``stateless`` (the step is ``−lr · direction(g)`` elementwise) and
-``sign_like`` (the step ignores the gradient's scale).
+linear image of W), ``stateless`` (the step is
+:math:`-\mathrm{lr} \cdot \operatorname{direction}(g)` elementwise) and ``sign_like`` (the step
+ignores the gradient's scale).
 """
 
 from abc import ABC, abstractmethod
@@ -54,7 +55,8 @@ class StepClock:
 
 
 def reciprocals(optimizer: "AbstractOptimizer", t: int) -> tuple[float, ...]:
-    """``fl(1 / fl(c))`` for each divisor c of step t: float32 numbers, exact as Python floats."""
+    r""":math:`\operatorname{fl}(1 / \operatorname{fl}(c))` for each divisor c of step t: float32
+    numbers, exact as Python floats."""
     one = np.float32(1.0)
     return tuple(float(one / np.float32(c)) for c in optimizer.step_divisors(t))
 
@@ -68,7 +70,8 @@ def per_run(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 
 
 def check_finite(name: str, value: Any, *, low: float = 0.0, high: float | None = None) -> None:
-    """Raise :class:`ConfigError` unless ``low ≤ value`` (``< high`` when given) and finite."""
+    r"""Raise :class:`ConfigError` unless :math:`\mathrm{low} \le \mathrm{value}` (``< high`` when
+    given) and finite."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     ok = number and value == value and abs(value) != float("inf") and value >= low
     if not ok or (high is not None and value >= high):
@@ -122,14 +125,15 @@ class AbstractOptimizer(ABC):
 
     @property
     def sign_like(self) -> bool:
-        """Whether the step ignores the gradient's scale (sign, ``g / (|g| + eps)``,
-        ``g / ‖g‖``): the projected kernel moves ``Wᵀ Uᵀ`` by the shaped gradient."""
+        r"""Whether the step ignores the gradient's scale (sign, :math:`g / (|g| + \mathrm{eps})`,
+        :math:`g / \|g\|`): the projected kernel moves :math:`W^\top U^\top` by the shaped
+        gradient."""
         return False
 
     @property
     def stateless(self) -> bool:
-        """Whether a step is ``−lr · direction(g)``, elementwise, with no state or decay: rows
-        with a zero gradient do not move."""
+        r"""Whether a step is :math:`-\mathrm{lr} \cdot \operatorname{direction}(g)`, elementwise,
+        with no state or decay: rows with a zero gradient do not move."""
         return False
 
     @property
@@ -185,7 +189,8 @@ class LinearOptimizer(AbstractOptimizer):
 
     @abstractmethod
     def linear_direction(self, slot: Slot, param: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-        """The step direction d (``param −= lr · d``), updating the momentum in ``slot``."""
+        r"""The step direction d (:math:`\mathrm{param} \mathrel{-}= \mathrm{lr} \cdot d`), updating
+        the momentum in ``slot``."""
 
     def step(
         self, slot: Slot, param: torch.Tensor, grad: torch.Tensor, lr: torch.Tensor, t: Step
@@ -194,7 +199,8 @@ class LinearOptimizer(AbstractOptimizer):
 
     @staticmethod
     def momentum_buffer(slot: Slot, grad: torch.Tensor, momentum: float) -> torch.Tensor:
-        """``buf ← momentum · buf + g`` (``buf = g`` on the first step), as ``torch.optim.SGD``."""
+        r""":math:`\mathrm{buf} \leftarrow \mathrm{momentum} \cdot \mathrm{buf} + g` (``buf = g`` on
+        the first step), as ``torch.optim.SGD``."""
         if "buf" not in slot:
             slot["buf"] = grad.clone()
         else:

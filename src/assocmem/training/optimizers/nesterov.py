@@ -11,9 +11,10 @@ from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finit
 
 @dataclass(frozen=True)
 class NesterovSGD(LinearOptimizer):
-    """SGD with Nesterov momentum, as ``torch.optim.SGD(nesterov=True)``.
+    r"""SGD with Nesterov momentum, as ``torch.optim.SGD(nesterov=True)``.
 
-    ``g ← g + λ p``, ``buf ← μ buf + g`` (``buf = g`` first), ``p ← p − lr (g + μ buf)``.
+    :math:`g \leftarrow g + \lambda p`, :math:`\mathrm{buf} \leftarrow \mu \mathrm{buf} + g`
+    (``buf = g`` first), :math:`p \leftarrow p - \mathrm{lr} (g + \mu \mathrm{buf})`.
 
     Parameters
     ----------

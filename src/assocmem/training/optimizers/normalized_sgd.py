@@ -1,4 +1,5 @@
-"""Normalised SGD: ``p ← p − lr · g / ‖g‖_F``, the norm taken per run and parameter tensor."""
+r"""Normalised SGD: :math:`p \leftarrow p - \mathrm{lr} \cdot g / \|g\|_F`, the norm taken per run
+and parameter tensor."""
 
 from dataclasses import dataclass
 from typing import ClassVar
@@ -12,7 +13,8 @@ NORM_FLOOR = 1e-30  # a zero gradient makes no step instead of 0/0
 
 @dataclass(frozen=True)
 class NormalizedSGD(AbstractOptimizer):
-    """Normalised gradient descent: ``p ← p − lr · g / ‖g‖`` per run and parameter.
+    r"""Normalised gradient descent: :math:`p \leftarrow p - \mathrm{lr} \cdot g / \|g\|` per run
+    and parameter.
 
     A zero gradient makes no step (the norm is floored at ``NORM_FLOOR``).
 

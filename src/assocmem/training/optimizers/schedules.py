@@ -24,8 +24,9 @@ class LearningRateSettings(Protocol):
 
 
 def lr_factor(cfg: LearningRateSettings, param: str) -> float:
-    """Multiplier of the user's lr for one parameter under the config's convention: ``paper``
-    moves W by ``lr / d`` and embeddings by ``lr / √d`` under Adam; otherwise ``lr``."""
+    r"""Multiplier of the user's lr for one parameter under the config's convention: ``paper``
+    moves W by :math:`\mathrm{lr} / d` and embeddings by :math:`\mathrm{lr} / \sqrt{d}` under Adam;
+    otherwise ``lr``."""
     if cfg.lr_scaling == "paper" and cfg.optimizer.paper_lr_scaling:
         return 1.0 / cfg.dim if param == "W" else 1.0 / math.sqrt(cfg.dim)
     return 1.0

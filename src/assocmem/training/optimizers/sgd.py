@@ -10,9 +10,11 @@ from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finit
 
 @dataclass(frozen=True)
 class SGD(LinearOptimizer):
-    """SGD with momentum and weight decay, as ``torch.optim.SGD``.
+    r"""SGD with momentum and weight decay, as ``torch.optim.SGD``.
 
-    ``buf ← μ buf + (g + λ p)``, ``p ← p − lr · buf`` (``buf = g + λ p`` without momentum).
+    :math:`\mathrm{buf} \leftarrow \mu \mathrm{buf} + (g + \lambda p)`,
+    :math:`p \leftarrow p - \mathrm{lr} \cdot \mathrm{buf}` (:math:`\mathrm{buf} = g + \lambda p`
+    without momentum).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Sign-SGD: ``p ← p − lr · sign(g + λ p)``."""
+r"""Sign-SGD: :math:`p \leftarrow p - \mathrm{lr} \cdot \operatorname{sign}(g + \lambda p)`."""
 
 from dataclasses import dataclass
 from typing import ClassVar
@@ -10,7 +10,7 @@ from assocmem.training.optimizers.base import AbstractOptimizer, Slot, Step, per
 
 @dataclass(frozen=True)
 class SignSGD(AbstractOptimizer):
-    """Sign descent: ``p ← p − lr · sign(g + λ p)``.
+    r"""Sign descent: :math:`p \leftarrow p - \mathrm{lr} \cdot \operatorname{sign}(g + \lambda p)`.
 
     Parameters
     ----------
