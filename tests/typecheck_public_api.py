@@ -35,6 +35,7 @@ from assocmem import (
     EffectiveTokens,
     EmbeddingLaw,
     Experiment,
+    ExperimentsRun,
     FitOptions,
     HeadsLayout,
     HeadsTraining,
@@ -120,6 +121,7 @@ from assocmem import (
     reproduce,
     run_closed_form,
     run_editing,
+    run_experiments,
     run_hierarchy,
     run_sequence,
     run_study,
@@ -265,7 +267,11 @@ def studies(out: Path) -> None:
     result = assert_type(run_study("toy", settings={"dims": [8, 16]}, out=out), StudyResult)
     frames: dict[str, pd.DataFrame] = result.frames
     figure: Figure | None = result.figure
-    del frames, figure
+    figure4 = EXPERIMENTS["figure-4"]
+    run = run_experiments([figure4], figure4.specs("quick", "cpu"), out, "quick")
+    assert_type(run, ExperimentsRun)
+    claims: list[Claim] = run.claims
+    del frames, figure, claims
 
 
 def superposition(probs: torch.Tensor, targets: torch.Tensor) -> None:

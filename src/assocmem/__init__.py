@@ -36,6 +36,7 @@ __all__ = [
     "EffectiveTokens",
     "EmbeddingLaw",
     "Experiment",
+    "ExperimentsRun",
     "FitOptions",
     "HeadsLayout",
     "HeadsTraining",
@@ -125,6 +126,7 @@ __all__ = [
     "reproduce",
     "run_closed_form",
     "run_editing",
+    "run_experiments",
     "run_hierarchy",
     "run_sequence",
     "run_study",
@@ -184,6 +186,7 @@ if TYPE_CHECKING:
     from assocmem.experiments.experiment import Experiment
     from assocmem.experiments.registry import EXPERIMENTS, register_experiment
     from assocmem.experiments.reproduce import Reproduction, reproduce
+    from assocmem.experiments.runner import ExperimentsRun, run_experiments
     from assocmem.experiments.study import StudyResult, run_study
     from assocmem.figures.closed_form import (
         figure1,

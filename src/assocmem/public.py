@@ -142,6 +142,8 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "predict_edits": ("assocmem.studies.editing.theory", "predict_edits"),
     # Studies beyond the paper, one at a time (``assocmem STUDY``)
     "run_study": ("assocmem.experiments.study", "run_study"),
+    "run_experiments": ("assocmem.experiments.runner", "run_experiments"),
+    "ExperimentsRun": ("assocmem.experiments.runner", "ExperimentsRun"),
     "StudyResult": ("assocmem.experiments.study", "StudyResult"),
     "STUDY_COMMANDS": ("assocmem.experiments.commands", "STUDY_COMMANDS"),
     "StudyCommand": ("assocmem.experiments.commands", "StudyCommand"),

@@ -3,22 +3,28 @@
 
 The claims live with their experiments (Figure 1: claim 7; Figure 4: claims 1–4; the others in
 :mod:`assocmem.experiments.closed_form_checks`) and read record frames named as the
-experiments' sweeps (tidy rows: scheme, dim, n_samples, trial, error); :class:`ClaimRunner`
-runs those sweeps directly, at their full-scale settings, with the trials asked for.
+experiments' sweeps (tidy rows: scheme, dim, n_samples, trial, error). :func:`check_claims`
+runs those sweeps at their full-scale settings, with the trials asked for, through the runner
+every command uses (:func:`~assocmem.experiments.runner.run_experiments`), into a temporary
+results database: the records, and so the verdicts, are those ``reproduce`` stores.
 """
 
+import shutil
+import tempfile
+import weakref
 from collections.abc import Collection
-from typing import Any
+from pathlib import Path
 
 import pandas as pd
 
-from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
-from assocmem.experiments.experiment import Experiment, Judge, RawSpec, claim_order
+from assocmem.experiments.experiment import Experiment, Judge, RawSpec, claim_order, parse_sweeps
 from assocmem.experiments.figure1 import FIG1_DIMS, FIG1_SAMPLES
 from assocmem.experiments.figure4 import FIG4_DIMS
 from assocmem.experiments.registry import BEYOND, EXPERIMENTS
+from assocmem.experiments.runner import run_experiments
 from assocmem.report import Claim
+from assocmem.sweep.spec import SweepSpec
 
 __all__ = [
     "CLAIMS",
@@ -29,6 +35,7 @@ __all__ = [
     "SWEEPS",
     "ClaimRunner",
     "check_claims",
+    "claim_specs",
     "claim_config",
 ]
 
@@ -49,23 +56,37 @@ CLAIMS: dict[str, Judge] = dict(
 SWEEPS: dict[str, RawSpec] = {n: raw for e in CLOSED_FORM for n, raw in e.sweeps("full").items()}
 
 
+def claim_specs(trials: int = 100, seed: int = 0, device: str = "cpu") -> dict[str, SweepSpec]:
+    """The closed-form sweeps of :data:`SWEEPS` at their full-scale settings, with ``trials``
+    trials from the base seed ``seed``, on ``device``."""
+    raws = {
+        name: {**raw, "trials": trials, "base": {**raw["base"], "seed": seed}}
+        for name, raw in SWEEPS.items()
+    }
+    return parse_sweeps(raws, "full", device)
+
+
 class ClaimRunner:
     """Record frames named as the closed-form sweeps (``runner.figure4``, ``runner.rho``, …),
-    each run once on first use with ``trials`` trials from ``seed``."""
+    each run on first read with ``trials`` trials from ``seed``, through
+    :func:`~assocmem.experiments.runner.run_experiments` into a temporary results database
+    (removed with the runner)."""
 
     def __init__(
         self, trials: int = 100, seed: int = 0, device: str = "cpu", progress: bool = False
     ):
         self.trials, self.seed, self.device, self.progress = trials, seed, device, progress
-        self._frames: dict[str, pd.DataFrame] = {}
+        folder = Path(tempfile.mkdtemp(prefix="assocmem-claims-"))
+        weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)  # with the runner
+        specs = claim_specs(trials, seed, device)
+        run = run_experiments([], specs, folder, "full", on_first_read=True, progress=progress)
+        self._frames = run.ctx.frames
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         if name.startswith("_") or name not in SWEEPS:
             raise AttributeError(name)
-        if name not in self._frames:
-            cfg = claim_config(name, self.trials, self.seed, self.device)
-            self._frames[name] = run_closed_form(cfg, progress=self.progress).to_frame()
-        return self._frames[name]
+        frame: pd.DataFrame = getattr(self._frames, name)
+        return frame
 
 
 def claim_config(
@@ -77,8 +98,25 @@ def claim_config(
     return config_from_mapping(values)
 
 
-def check_claims(ids: Collection[str] | None = None, **runner_kw: Any) -> list[Claim]:
-    """Measure and judge the closed-form claims ``ids`` (default all), in the paper's order."""
-    runner = ClaimRunner(**runner_kw)
-    claims = [claim for e in CLOSED_FORM for claim in e.judge(runner, "full", only=ids)]
-    return sorted(claims, key=lambda c: claim_order(c.id))
+def check_claims(
+    ids: Collection[str] | None = None,
+    *,
+    trials: int = 100,
+    seed: int = 0,
+    device: str = "cpu",
+    progress: bool = False,
+) -> list[Claim]:
+    """Measure and judge the closed-form claims ``ids`` (default all), in the paper's order:
+    :func:`~assocmem.experiments.runner.run_experiments` over :data:`CLOSED_FORM`, each sweep
+    run (into a temporary database) when a claim first reads it."""
+    with tempfile.TemporaryDirectory(prefix="assocmem-claims-") as folder:
+        run = run_experiments(
+            CLOSED_FORM,
+            claim_specs(trials, seed, device),
+            Path(folder),
+            "full",
+            only=ids,
+            on_first_read=True,
+            progress=progress,
+        )
+    return sorted(run.claims, key=lambda c: claim_order(c.id))

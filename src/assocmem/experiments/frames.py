@@ -1,5 +1,6 @@
 """Record frames of the sweeps an experiment reads, from the results database."""
 
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import pandas as pd
@@ -13,18 +14,31 @@ class StoredFrames:
     """Record frames of each sweep, read from the database: ``frames.figure4`` etc. (named as
     the sweeps, as the claims expect), and error curves through :meth:`curves`."""
 
-    def __init__(self, db: Path, specs: dict[str, SweepSpec]) -> None:
+    def __init__(
+        self,
+        db: Path,
+        specs: dict[str, SweepSpec],
+        run: Callable[[str], object] | None = None,
+    ) -> None:
         self.db = db
-        rows = result_rows(db)
-        self.all = pd.DataFrame(rows)
-        self.keys = {name: {run.key for run in expand_runs(spec)} for name, spec in specs.items()}
-        # each frame from its own rows: its columns keep their types whatever else the
-        # database holds (rows of other kinds, lacking a field, made integer columns float)
-        self.frames = {
-            name: self._select(pd.DataFrame([r for r in rows if r["hash"] in keys]), keys)
-            for name, keys in self.keys.items()
-        }
+        self.keys = {name: {r.key for r in expand_runs(spec)} for name, spec in specs.items()}
+        self._run = run  # None: every sweep is stored already; else run one on its first read
+        self.frames: dict[str, pd.DataFrame] = {}
+        if run is None:
+            self._read(self.keys)
         self._curves: pd.DataFrame | None = None
+
+    def _read(self, names: Collection[str]) -> None:
+        """The frames of ``names`` from the database, each from its own rows: its columns keep
+        their types whatever else the database holds (rows of other kinds, lacking a field,
+        made integer columns float)."""
+        rows = result_rows(self.db)
+        self.all = pd.DataFrame(rows)
+        for name in names:
+            keys = self.keys[name]
+            self.frames[name] = self._select(
+                pd.DataFrame([r for r in rows if r["hash"] in keys]), keys
+            )
 
     @staticmethod
     def _select(frame: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
@@ -39,8 +53,13 @@ class StoredFrames:
         return self._select(self._curves, self.keys[name])
 
     def __getattr__(self, name: str) -> pd.DataFrame:
+        frames = self.__dict__.get("frames", {})
+        run = self.__dict__.get("_run")
+        if name not in frames and run is not None and name in self.__dict__["keys"]:
+            run(name)
+            self._read([name])
         try:
-            frame: pd.DataFrame = self.__dict__["frames"][name]
+            frame: pd.DataFrame = frames[name]
             return frame
         except KeyError:
             raise AttributeError(name) from None

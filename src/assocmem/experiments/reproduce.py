@@ -22,7 +22,6 @@ from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
-from assocmem.experiments.frames import StoredFrames
 from assocmem.experiments.registry import (
     EXPERIMENTS,
     ONLY_CHOICES,
@@ -32,9 +31,10 @@ from assocmem.experiments.registry import (
     only_choices,
     paper_items,
 )
+from assocmem.experiments.runner import run_experiments
 from assocmem.figures import save
 from assocmem.report import Claim, FigureEntry, Report, write_report
-from assocmem.sweep.execute import SweepReport, check_executor, provenance, run_sweep
+from assocmem.sweep.execute import SweepReport, check_executor, provenance
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SweepSpec
 from assocmem.sweep.store import Store, done_keys_readonly
@@ -166,11 +166,10 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     with Store(db):
         pass  # the database exists even when no selected experiment has runs
-    sweeps = [
-        run_sweep(specs[name], db, executor=executor, workers=workers, progress=progress)
-        for name in sorted(specs)
-    ]
-    ctx = Context(StoredFrames(db, specs), out, scale, specs)
+    run = run_experiments(
+        to_judge, specs, out, scale, executor=executor, workers=workers, progress=progress
+    )
+    ctx = run.ctx
     report = Report(
         title="assocmem: Scaling Laws for Associative Memories, reproduced",
         subtitle=f"{scale} scale{f', seed {seed}' if seed else ''} — Cabannes, Dohmatob, Bietti "
@@ -179,9 +178,8 @@ def reproduce(
         titles={e.name: e.title for e in EXPERIMENTS.values()},
     )
     figures = [path for e in to_draw for path in add_experiment(report, e, ctx)]
-    claims = [claim for e in to_judge for claim in e.judge(ctx.frames, scale)]
-    report.claims = sorted(claims, key=lambda c: claim_order(c.id))
-    report.provenance = run_provenance(ctx, sweeps, device, time.perf_counter() - start)
+    report.claims = sorted(run.claims, key=lambda c: claim_order(c.id))
+    report.provenance = run_provenance(ctx, run.sweeps, device, time.perf_counter() - start)
     report.provenance["seed"] = seed
     write_claims(report.claims, out / "claims.json")
     path = write_report(report, out / "report.html")

@@ -22,12 +22,11 @@ from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_memory_gb
 from assocmem.experiments.commands import study_command
-from assocmem.experiments.experiment import SCALES, Context, Experiment, RawSpec, parse_sweeps
-from assocmem.experiments.frames import StoredFrames
+from assocmem.experiments.experiment import SCALES, Experiment, RawSpec, parse_sweeps
 from assocmem.experiments.registry import EXPERIMENTS
+from assocmem.experiments.runner import run_experiments
 from assocmem.figures import save
 from assocmem.report import Claim, Table
-from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SpecError, SweepSpec, check_spec_memory
@@ -262,12 +261,9 @@ def _run(
     changed: bool,
     progress: bool,
 ) -> StudyResult:
-    db, base = out / "runs.db", _base_scale(scale)
-    for name in sorted(specs):
-        run_sweep(specs[name], db, progress=progress)
-    frames = StoredFrames(db, specs)
-    ctx = Context(frames, out, base, specs)
-    claims = experiment.judge(frames, base)
+    base = _base_scale(scale)
+    run = run_experiments([experiment], specs, out, base, progress=progress)
+    ctx, frames, claims = run.ctx, run.ctx.frames, run.claims
     if changed:
         note = f"settings changed from the {base} spec: measured, not judged"
         claims = [replace(c, passed=None, note=note) for c in claims]
