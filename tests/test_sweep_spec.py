@@ -9,13 +9,13 @@ import pytest
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
-from assocmem.sweep.kinds import RUN_KINDS
+from assocmem.sweep.kinds import all_kinds
 from assocmem.sweep.plan import Run, make_batches, make_plan, parse_shard, shard_batches
 from assocmem.sweep.spec import SpecError, load_spec, parse_spec, shipped_specs
 from assocmem.training.config import TrainConfig
 
-KINDS = ", ".join(RUN_KINDS)  # every registered kind, in registration order
-WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
+KINDS = ", ".join(all_kinds())  # every registered kind (the studies' too), in order
+WITH_TRIALS = ", ".join(name for name, kind in all_kinds().items() if kind.has_trials)
 
 GOOD = """
 name = "good"
@@ -30,15 +30,9 @@ dims = [4, 8]
 CF = 'kind = "closed_form"\n'
 TR = 'kind = "train"\n'
 
-KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the error names them
-WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 SOURCE = "<the spec file>"  # a problem of the whole file, named by its path
-KINDS = ", ".join(RUN_KINDS)  # the registered kinds, as the errors name them
-WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 
 # (spec text, the one problem's location, the start of its message)
-KINDS = ", ".join(RUN_KINDS)  # every registered kind, in registration order
-WITH_TRIALS = ", ".join(name for name, kind in RUN_KINDS.items() if kind.has_trials)
 MALFORMED = [
     ("[base]\nn_inputs = 10\n", "kind", f"must be one of {KINDS}, got None"),
     ('kind = "bogus"\n', "kind", f"must be one of {KINDS}, got 'bogus'"),
@@ -293,3 +287,28 @@ def test_dry_run_prints_plan_and_writes_nothing(
     assert main(["sweep", "run", str(spec), "--db", str(existing_db), "--dry-run"]) == 0
     assert "done" in capsys.readouterr().out
     assert sha(existing_db) == before
+
+
+def test_the_defaults_table_of_the_two_setups_is_the_code():
+    """docs/guide/sweeps.md lists the closed-form and training defaults side by side: every
+    ``field = value`` it states is that configuration's default."""
+    import ast
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    from assocmem import ClosedFormConfig, TrainConfig
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "sweeps.md").read_text()
+    table = text.split("## Two setups, two sets of defaults", 1)[1].split("\n## ", 1)[0]
+    rows = [
+        line.split("|")[2:4] for line in table.splitlines() if line.startswith("| ") and "`" in line
+    ]
+    checked = 0
+    for config, cells in zip((ClosedFormConfig, TrainConfig), zip(*rows, strict=True), strict=True):
+        defaults = {f.name: f.default for f in dataclasses.fields(config)}
+        for cell in cells:
+            for name, value in re.findall(r"`(\w+) = ([^`]+)`", cell):
+                assert defaults[name] == ast.literal_eval(value), (config.__name__, name)
+                checked += 1
+    assert checked >= 16

@@ -37,3 +37,27 @@ def test_every_named_operation_is_defined_once_where_the_table_says():
             assert any(found[0] == PACKAGE / file for file in files), f"{name}: in {found[0]}"
             checked += 1
     assert checked >= 16  # the ops rows name at least this many functions
+
+
+def test_one_device_check_for_every_configuration():
+    """The closed-form and training configurations check ``device`` with the same function:
+    the same line for the same bad value, and ``cuda:K`` understood by both (refused here only
+    when this machine has no CUDA device)."""
+    import pytest
+    import torch
+
+    from assocmem import ClosedFormConfig, ConfigError, TrainConfig
+    from assocmem.closed_form.config import validate
+
+    def refusal(make, device):
+        with pytest.raises(ConfigError) as err:
+            make(device)
+        return str(err.value)
+
+    closed_form = lambda device: validate(ClosedFormConfig(device=device))  # noqa: E731
+    training = lambda device: TrainConfig(optimizer="sgd", device=device)  # noqa: E731
+    for device in ("tpu", "cuda:x", "meta"):
+        assert refusal(closed_form, device) == refusal(training, device), device
+    if not torch.cuda.is_available():
+        assert refusal(closed_form, "cuda:1") == refusal(training, "cuda:1")
+        assert "cuda is not available" in refusal(training, "cuda:1")

@@ -21,6 +21,8 @@ from contextvars import ContextVar
 
 import torch
 
+from assocmem.config.errors import ConfigError
+
 
 @contextmanager
 def intra_op_threads(count: int) -> Iterator[None]:
@@ -129,3 +131,18 @@ def device_numerics(device: torch.device | str) -> Iterator[None]:
         torch.use_deterministic_algorithms(previous[0])
         torch.backends.cuda.matmul.allow_tf32 = previous[1]
         torch.backends.cudnn.allow_tf32 = previous[2]
+
+
+def check_device(device: str) -> None:
+    """A ConfigError (field ``device``) unless ``device`` is cpu, or a CUDA device this machine
+    has (``cuda`` or ``cuda:K``): the one device check of every configuration and command."""
+    try:
+        dev = torch.device(device)
+    except RuntimeError:
+        raise ConfigError(
+            "device", f"unknown device {device!r}; allowed: cpu, cuda, cuda:K"
+        ) from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device", "cuda is not available on this machine; allowed: cpu")
+    if dev.type not in ("cpu", "cuda"):
+        raise ConfigError("device", f"unsupported device {device!r}; allowed: cpu, cuda, cuda:K")

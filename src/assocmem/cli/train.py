@@ -141,7 +141,7 @@ def register(subparsers: Any) -> None:
         type=int_at_least(0),
         help="record softmax scores after these steps",
     )
-    add("--device", choices=("cpu", "cuda"), help="default cpu")
+    add("--device", help="cpu, cuda or cuda:K (default cpu)")
     add(
         "--best-lr",
         action="store_true",

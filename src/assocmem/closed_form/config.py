@@ -15,6 +15,7 @@ from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
 from assocmem.laws.groups import GROUPINGS
+from assocmem.runtime import check_device
 from assocmem.schemes import Scheme, parse_scheme
 
 TARGETS = ("mod", "random", "group")
@@ -275,21 +276,6 @@ def _check_groups(cfg: ClosedFormConfig) -> None:
         raise ConfigError("similarity", "is used only with embedding = 'clustered'")
     if cfg.grouping not in GROUPINGS:
         raise unknown_name("grouping", "grouping", cfg.grouping, GROUPINGS)
-
-
-def check_device(device: str) -> None:
-    """A ConfigError (field ``device``) unless ``device`` is cpu, or a CUDA device this machine
-    has."""
-    try:
-        dev = torch.device(device)
-    except RuntimeError:
-        raise ConfigError(
-            "device", f"unknown device {device!r}; allowed: cpu, cuda, cuda:K"
-        ) from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device", "cuda is not available on this machine; allowed: cpu")
-    if dev.type not in ("cpu", "cuda"):
-        raise ConfigError("device", f"unsupported device {device!r}; allowed: cpu, cuda, cuda:K")
 
 
 def working_set_bytes(cfg: ClosedFormConfig) -> int:

@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from assocmem import __version__
-from assocmem.closed_form.config import check_device
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
@@ -34,6 +33,7 @@ from assocmem.experiments.registry import (
 from assocmem.experiments.runner import run_experiments
 from assocmem.figures import save
 from assocmem.report import Claim, FigureEntry, Report, write_report
+from assocmem.runtime import check_device
 from assocmem.sweep.execute import SweepReport, check_executor, provenance
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SweepSpec

@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.closed_form.config import check_device
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_memory_gb
@@ -27,6 +26,7 @@ from assocmem.experiments.registry import EXPERIMENTS
 from assocmem.experiments.runner import run_experiments
 from assocmem.figures import save
 from assocmem.report import Claim, Table
+from assocmem.runtime import check_device
 from assocmem.sweep.kinds import get_kind
 from assocmem.sweep.plan import expand_runs
 from assocmem.sweep.spec import SpecError, SweepSpec, check_spec_memory

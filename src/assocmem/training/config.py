@@ -25,6 +25,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
 from assocmem.laws import check_label_noise, check_words
 from assocmem.laws.tokens import zipf_probabilities
+from assocmem.runtime import check_device
 from assocmem.training.optimizers import FLAT_DEFAULTS, OPTIMIZERS, AbstractOptimizer
 from assocmem.training.optimizers.sgd import SGD
 
@@ -33,7 +34,6 @@ INITS = ("zero", "gaussian")
 EMBEDDING_KINDS = ("gaussian", "spherical")
 LR_SCALINGS = ("paper", "none")
 SCHEDULES = ("constant", "step")
-DEVICES = ("cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,8 @@ class TrainConfig:
         Record the N×M softmax scores after these steps.
     seed : int, default 0
         The run's randomness depends only on (seed, stream, run identity).
-    device : {"cpu", "cuda"}, default "cpu"
-        The torch device the runs train on.
+    device : str, default "cpu"
+        The torch device the runs train on: ``cpu``, ``cuda`` or ``cuda:K``.
     extra : dict
         Free-form bookkeeping, not part of the run's identity.
 
@@ -283,9 +283,7 @@ def validate(cfg: TrainConfig) -> None:
     _choice("output_embeddings", cfg.output_embeddings, EMBEDDING_KINDS)
     _choice("lr_scaling", cfg.lr_scaling, LR_SCALINGS)
     _choice("schedule", cfg.schedule, SCHEDULES)
-    _choice("device", cfg.device, DEVICES)
-    if cfg.device == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device", "cuda requested but no CUDA device is available; use cpu")
+    check_device(cfg.device)
     _finite("lr", cfg.lr, low=0.0, strict=True)
     _finite("decay_factor", cfg.decay_factor, low=0.0, strict=True)
     if cfg.full_batch:
