@@ -204,7 +204,7 @@ def test_edits_of_a_trained_memory_through_its_logits_equal_edits_of_its_w() -> 
     """A trained memory's W (train(..., keep_w=True)) edited explicitly gives the scores that
     the edit of its logits gives (to float32 rounding of the trained tensors)."""
     cfg = TrainConfig(n_inputs=40, dim=24, n_samples=256, batch_size=32, optimizer="adam",
-                      lr=10.0, output_embeddings="spherical")  # fmt: skip
+                      lr=10.0, output_embedding="spherical")  # fmt: skip
     (result,) = train([cfg], keep_w=True)
     state = result.state
     assert state is not None and state.W is not None

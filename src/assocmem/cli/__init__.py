@@ -9,6 +9,7 @@ import io
 import os
 import re
 import sys
+import warnings
 from typing import Any, NoReturn
 
 from assocmem import __version__
@@ -95,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version (0) or a usage error (2, one line printed)
         return done.code if isinstance(done.code, int) else 2
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("once", FutureWarning)  # a deprecated spelling: one line
+            warnings.showwarning = _one_line
+            return int(args.handler(args) or 0)
     except ConfigError as err:
         print(f"assocmem: error: {err}{help_hint(args.prog)}", file=sys.stderr)
         return 2
@@ -105,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader left (``assocmem … | head``): stop quietly
         _silence_stdout()
         return 141
+
+
+def _one_line(message: Warning | str, category: type[Warning], *args: object, **kw: object) -> None:
+    """Print a warning as the command line does: ``assocmem: warning: …``, one line."""
+    print(f"assocmem: warning: {message}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -104,9 +104,18 @@ def register(subparsers: Any) -> None:
         metavar="INIT",
         help="initial W: gaussian N(0, 1/d) (default) or zero",
     )
-    add("--embeddings", choices=EMBEDDINGS, metavar="KIND", help="input embeddings (gaussian)")
     add(
-        "--output-embeddings",
+        "--embedding",
+        "--embeddings",  # the spelling before 0.2
+        dest="embedding",
+        choices=EMBEDDINGS,
+        metavar="KIND",
+        help="input embeddings (gaussian)",
+    )
+    add(
+        "--output-embedding",
+        "--output-embeddings",  # the spelling before 0.2
+        dest="output_embedding",
         choices=EMBEDDINGS,
         metavar="KIND",
         help="output embeddings: gaussian (default) or spherical",
@@ -156,8 +165,8 @@ def register(subparsers: Any) -> None:
 FLAG_KEYS = (
     "n_inputs", "n_outputs", "alpha", "distribution", "words", "label_noise", "models",
     "optimizers", "dims", "n_samples",
-    "batch_sizes", "lrs", "seeds", "full_batch", "n_steps", "init", "embeddings",
-    "output_embeddings", "lr_scaling", "momentum", "weight_decay", "betas", "eps", "schedule",
+    "batch_sizes", "lrs", "seeds", "full_batch", "n_steps", "init", "embedding",
+    "output_embedding", "lr_scaling", "momentum", "weight_decay", "betas", "eps", "schedule",
     "decay_steps", "decay_factor", "eval_every", "snapshot_steps", "device",
 )  # fmt: skip
 

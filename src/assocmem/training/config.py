@@ -14,6 +14,7 @@ reads that spelling and :meth:`TrainConfig.flat_values` / :meth:`TrainConfig.to_
 
 import functools
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
@@ -34,6 +35,35 @@ INITS = ("zero", "gaussian")
 EMBEDDING_KINDS = ("gaussian", "spherical")
 LR_SCALINGS = ("paper", "none")
 SCHEDULES = ("constant", "step")
+
+
+RENAMED = {"embeddings": "embedding", "output_embeddings": "output_embedding"}
+"""Old spelling → field: the names every configuration now shares (the closed-form ones).
+:meth:`TrainConfig.from_flat` reads the old ones (TOML files, stored records, mappings) with
+one deprecation warning each; run identities are still hashed under them
+(:attr:`assocmem.sweep.kinds.train.TrainKind.renamed`), so a database written before resumes."""
+
+
+def current_names(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with each old spelling of :data:`RENAMED` as its field (a warning each).
+
+    Raises
+    ------
+    ConfigError
+        If a field is given under both spellings.
+    """
+    out = dict(values)
+    for old, new in RENAMED.items():
+        if old in out:
+            if new in out:
+                raise ConfigError(old, f"is the old spelling of {new}; give one of the two")
+            warnings.warn(
+                f"{old}: renamed {new} (the closed-form name); the old spelling is still read",
+                FutureWarning,
+                stacklevel=3,
+            )
+            out[new] = out.pop(old)
+    return out
 
 
 @dataclass(frozen=True)
@@ -71,10 +101,11 @@ class TrainConfig:
         Divide ``W e_x`` (or ``ReLU(e_x)``) by its L2 norm.
     init : {"gaussian", "zero"}, default "gaussian"
         The initial W.
-    embeddings : {"gaussian", "spherical"}, default "gaussian"
-        The law of the input embeddings E.
-    output_embeddings : {"gaussian", "spherical"}, default "gaussian"
-        The law of the output embeddings U.
+    embedding : {"gaussian", "spherical"}, default "gaussian"
+        The law of the input embeddings E (``embeddings`` before 0.2: still read, with a
+        deprecation warning).
+    output_embedding : {"gaussian", "spherical"}, default "gaussian"
+        The law of the output embeddings U (``output_embeddings`` before 0.2, likewise).
     optimizer : AbstractOptimizer or str, default SGD()
         An entry of :data:`OPTIMIZERS` with its hyper-parameters (a name gives its defaults).
     lr : float, default 1.0
@@ -121,8 +152,8 @@ class TrainConfig:
     model: str = "matrix"  # matrix | learned | relu | qupdate (Eq. 16 approximation)
     layer_norm: bool = False  # divide W e_x (or ReLU(e_x)) by its L2 norm
     init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
-    embeddings: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
-    output_embeddings: str = "gaussian"  # output embeddings U
+    embedding: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
+    output_embedding: str = "gaussian"  # output embeddings U
     # An entry of OPTIMIZERS with its hyper-parameters; a name (``"adam"``) gives its defaults.
     optimizer: AbstractOptimizer = field(default_factory=SGD)
     lr: float = 1.0
@@ -151,7 +182,7 @@ class TrainConfig:
         as tuples (records are JSON). Unknown keys raise ``TypeError``, as the constructor does.
         """
         settings: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+            k: tuple(v) if isinstance(v, list) else v for k, v in current_names(values).items()
         }
         name = settings.pop("optimizer", SGD.name)
         entry = optimizer_entry(name)
@@ -173,7 +204,7 @@ class TrainConfig:
     def flat_keys(cls) -> tuple[str, ...]:
         """Every key :meth:`from_flat` takes."""
         names = [name for name in field_names(cls) if name != "extra"]
-        return (*names, *hyper_parameter_defaults())
+        return (*names, *hyper_parameter_defaults(), *RENAMED)
 
     @property
     def law(self) -> str:
@@ -279,8 +310,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError("optimizer", f"must be an optimiser of {', '.join(OPTIMIZERS)}")
     cfg.optimizer.validate()
     _choice("init", cfg.init, INITS)
-    _choice("embeddings", cfg.embeddings, EMBEDDING_KINDS)
-    _choice("output_embeddings", cfg.output_embeddings, EMBEDDING_KINDS)
+    _choice("embedding", cfg.embedding, EMBEDDING_KINDS)
+    _choice("output_embedding", cfg.output_embedding, EMBEDDING_KINDS)
     _choice("lr_scaling", cfg.lr_scaling, LR_SCALINGS)
     _choice("schedule", cfg.schedule, SCHEDULES)
     check_device(cfg.device)

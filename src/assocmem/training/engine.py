@@ -59,12 +59,12 @@ def draw_run(cfg: TrainConfig) -> dict[str, torch.Tensor | None]:
         return draw_embeddings(kind, rows, d, gen, device=dev, dtype=DTYPE)
 
     E = DRAWS.get(
-        ("E", cfg.embeddings, cfg.seed, n, d, at),
-        lambda: embeddings(cfg.embeddings, "embeddings", n),
+        ("E", cfg.embedding, cfg.seed, n, d, at),
+        lambda: embeddings(cfg.embedding, "embeddings", n),  # stream names: the bits,
     )
     U = DRAWS.get(
-        ("U", cfg.output_embeddings, cfg.seed, m, d, at),
-        lambda: embeddings(cfg.output_embeddings, "output_embeddings", m),
+        ("U", cfg.output_embedding, cfg.seed, m, d, at),
+        lambda: embeddings(cfg.output_embedding, "output_embeddings", m),
     )
     W: torch.Tensor | None = None
     if cfg.model in ("matrix", "learned"):

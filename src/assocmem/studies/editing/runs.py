@@ -207,7 +207,7 @@ def train_config(cfg: EditingConfig, trial: int) -> "TrainConfig":
         batch_size=cfg.batch_size,
         optimizer=Adam(),  # betas (0, 0): the paper's sign-like Adam
         lr=cfg.lr,
-        output_embeddings="spherical",
+        output_embedding="spherical",
         seed=rng.stream_seed(cfg.seed, "trained", trial) % 2**31,
     )
 

@@ -30,6 +30,9 @@ class RunKind(ABC):
     # Fields added after the kind's records were first stored: left out of the hash at these
     # defaults, so runs stored before the field existed keep their identity.
     added_fields: ClassVar[Mapping[str, Any]] = {}
+    # Fields renamed after the kind's records were first stored: field → the old name, which
+    # the hash keeps (a database written before resumes) and stored records may hold.
+    renamed: ClassVar[Mapping[str, str]] = {}
     has_trials: ClassVar[bool] = False  # a spec's top-level ``trials`` gives runs per point
     default_runs_per_batch: ClassVar[int] = 1
 
@@ -71,6 +74,7 @@ class RunKind(ABC):
     def identity(self, config: Any, trial: int | None) -> dict[str, Any]:
         """What a run's hash is taken of: schema, kind, non-operational fields, trial."""
         values = config_values(config)
+        values = {self.renamed.get(name, name): value for name, value in values.items()}
         for name in self.operational:
             values.pop(name, None)
         for name, default in self.added_fields.items():
@@ -146,6 +150,10 @@ def base_row(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def config_columns(row: Mapping[str, Any], skip: Sequence[str] = ()) -> dict[str, Any]:
-    """A stored run's config fields as DataFrame cells (lists as tuples), less ``skip``."""
-    return {k: hashable(v) for k, v in row["config"].items() if k not in skip}
+def config_columns(
+    row: Mapping[str, Any], skip: Sequence[str] = (), renamed: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A stored run's config fields as DataFrame cells (lists as tuples), less ``skip``; a
+    field stored under its old name (``renamed``: field → old name) under its field's."""
+    current = {old: new for new, old in (renamed or {}).items()}
+    return {current.get(k, k): hashable(v) for k, v in row["config"].items() if k not in skip}

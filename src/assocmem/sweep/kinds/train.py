@@ -12,7 +12,7 @@ from assocmem.analysis.stats import METRICS
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.fields import field_names
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
-from assocmem.training.config import TrainConfig
+from assocmem.training.config import RENAMED, TrainConfig
 
 # The stored metrics of a training run are analysis.stats.METRICS (attributes of the engine's
 # ``RunResult``); NaN in result rows of records stored before a metric existed.
@@ -50,6 +50,7 @@ class TrainKind(RunKind):
 
     name = "train"
     added_fields: ClassVar[Mapping[str, Any]] = {"words": None, "label_noise": 0.0}
+    renamed: ClassVar[Mapping[str, str]] = {new: old for old, new in RENAMED.items()}
     default_runs_per_batch = DEFAULT_RUNS_PER_BATCH
 
     def build(self, values: Mapping[str, Any]) -> TrainConfig:
@@ -92,14 +93,14 @@ class TrainKind(RunKind):
         """One row: the config fields, then :data:`METRICS`."""
         metrics = row["metrics"] or {}
         values = {name: as_float(metrics.get(name)) for name in METRICS}
-        return [{**base_row(row), **config_columns(row), **values}]
+        return [{**base_row(row), **config_columns(row, renamed=self.renamed), **values}]
 
     def curves(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One row per evaluated step (``eval_every``): the config, ``step`` and ``error``."""
         curve = (row["metrics"] or {}).get("curve")
         if not curve:
             return []
-        run = {**base_row(row), **config_columns(row)}
+        run = {**base_row(row), **config_columns(row, renamed=self.renamed)}
         return [{**run, "step": int(step), "error": float(error)} for step, error in curve]
 
     def work(self, config: Any) -> float:
