@@ -1,9 +1,4 @@
-"""Editing and erasing facts by rank-one changes of the weights (docs: beyond/editing.md).
-
-This file is the study's registration: its command, and where its experiment is defined
-(``experiment.py``, which also registers its run kinds). It stays light: ``assocmem --help``
-imports it without torch.
-"""
+"""Editing and erasing facts by rank-one changes of the weights (docs: beyond/editing.md)."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
 

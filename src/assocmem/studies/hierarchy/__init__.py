@@ -1,9 +1,4 @@
-"""Associative memories in series, closed form and trained (docs: beyond/hierarchy.md).
-
-This file is the study's registration: its command, and where its experiment is defined
-(``experiment.py``, which also registers its run kinds). It stays light: ``assocmem --help``
-imports it without torch.
-"""
+"""Associative memories in series, closed form and trained (docs: beyond/hierarchy.md)."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
 

@@ -1,9 +1,4 @@
-"""Noisy labels and the rule "store a token once seen k times" (docs: beyond/noise-threshold.md).
-
-This file is the study's registration: its command, and where its experiment is defined
-(``experiment.py``, which also registers its run kinds). It stays light: ``assocmem --help``
-imports it without torch.
-"""
+"""Noisy labels and the rule "store a token once seen k times" (docs: beyond/noise-threshold.md)."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
 

@@ -1,9 +1,4 @@
-"""Similar tokens: clustered input embeddings (docs: beyond/similar.md).
-
-This file is the study's registration: its command, and where its experiment is defined
-(``experiment.py``, which also registers its run kinds). It stays light: ``assocmem --help``
-imports it without torch.
-"""
+"""Similar tokens: clustered input embeddings (docs: beyond/similar.md)."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
 

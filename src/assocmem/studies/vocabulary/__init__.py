@@ -1,9 +1,4 @@
-"""Scaling laws over a whole vocabulary of real words (docs: beyond/vocabulary.md).
-
-This file is the study's registration: its command, and where its experiment is defined
-(``experiment.py``, which also registers its run kinds). It stays light: ``assocmem --help``
-imports it without torch.
-"""
+"""Scaling laws over a whole vocabulary of real words (docs: beyond/vocabulary.md)."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
 
