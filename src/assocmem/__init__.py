@@ -148,7 +148,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
+    from assocmem.analysis.fit import PowerLawFit, fit_power_law, fit_scaling
+    from assocmem.analysis.joint_fit import JointFit, fit_joint
     from assocmem.analysis.lr_selection import select_lr
     from assocmem.analysis.predict import (
         EmbeddingLaw,

@@ -62,9 +62,9 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # Fits
     "fit_power_law": ("assocmem.analysis.fit", "fit_power_law"),
     "fit_scaling": ("assocmem.analysis.fit", "fit_scaling"),
-    "fit_joint": ("assocmem.analysis.fit", "fit_joint"),
+    "fit_joint": ("assocmem.analysis.joint_fit", "fit_joint"),
     "PowerLawFit": ("assocmem.analysis.fit", "PowerLawFit"),
-    "JointFit": ("assocmem.analysis.fit", "JointFit"),
+    "JointFit": ("assocmem.analysis.joint_fit", "JointFit"),
     "fit_records": ("assocmem.analysis.record_fits", "fit_records"),
     "FitOptions": ("assocmem.analysis.record_fits", "FitOptions"),
     # Predictions
