@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from assocmem import ConfigError
-from assocmem.analysis.predict import token_success
+from assocmem.analysis.score_integral import token_success
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.studies.hierarchy.memory import (
     HierarchyConfig,

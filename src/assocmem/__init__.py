@@ -151,13 +151,9 @@ if TYPE_CHECKING:
     from assocmem.analysis.fit import PowerLawFit, fit_power_law, fit_scaling
     from assocmem.analysis.joint_fit import JointFit, fit_joint
     from assocmem.analysis.lr_selection import select_lr
-    from assocmem.analysis.predict import (
-        EmbeddingLaw,
-        compare_records,
-        predict_config,
-        predict_errors,
-    )
+    from assocmem.analysis.predict import compare_records, predict_config, predict_errors
     from assocmem.analysis.record_fits import FitOptions, fit_records
+    from assocmem.analysis.score_integral import EmbeddingLaw
     from assocmem.analysis.stats import aggregate
     from assocmem.analysis.theory import (
         compute_optimal_dim,

@@ -71,7 +71,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "predict_errors": ("assocmem.analysis.predict", "predict_errors"),
     "predict_config": ("assocmem.analysis.predict", "predict_config"),
     "compare_records": ("assocmem.analysis.predict", "compare_records"),
-    "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    "EmbeddingLaw": ("assocmem.analysis.score_integral", "EmbeddingLaw"),
     # Memories in parallel (heads; docs: beyond/superposition.md)
     "HeadsLayout": ("assocmem.studies.superposition.memory", "HeadsLayout"),
     "HeadsTrial": ("assocmem.studies.superposition.memory", "HeadsTrial"),
