@@ -20,7 +20,7 @@ r"""Compiled CPU kernels of the training engine (docs: kernels.md), source ``ker
 - ``softmax_error``: the weighted softmax error of every row, one row at a time.
 
 The source is compiled once per instruction set, when the package is built or installed, and
-the best library this CPU runs is chosen at run time and called with :mod:`ctypes` (which
+the best library this CPU runs is chosen at run time and called with ``ctypes`` (which
 releases the GIL, so blocks of runs go to threads): :mod:`assocmem.training.native_library`.
 Every library gives the same bits on the same inputs (vectors of a fixed width, fixed reduction
 orders, no fused multiply-add; ``tests/test_native_build.py``), and each run's numbers depend
