@@ -225,7 +225,8 @@ if TYPE_CHECKING:
         disjoint_error,
         fit_effective_tokens,
     )
-    from assocmem.studies.similar.memory import correct_probability, score_moments, similar_trials
+    from assocmem.studies.similar.memory import similar_trials
+    from assocmem.studies.similar.theory import correct_probability, score_moments
     from assocmem.studies.superposition.memory import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.studies.superposition.theory import (
         budget_head_dim,

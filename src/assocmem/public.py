@@ -152,8 +152,8 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # Similar tokens: clustered embeddings, their theory, the effective number of tokens
     "clustered_coordinates": ("assocmem.embeddings", "clustered_coordinates"),
     "token_groups": ("assocmem.laws.groups", "token_groups"),
-    "score_moments": ("assocmem.studies.similar.memory", "score_moments"),
-    "correct_probability": ("assocmem.studies.similar.memory", "correct_probability"),
+    "score_moments": ("assocmem.studies.similar.theory", "score_moments"),
+    "correct_probability": ("assocmem.studies.similar.theory", "correct_probability"),
     "similar_trials": ("assocmem.studies.similar.memory", "similar_trials"),
     "disjoint_error": ("assocmem.studies.similar.effective_tokens", "disjoint_error"),
     "fit_effective_tokens": ("assocmem.studies.similar.effective_tokens", "fit_effective_tokens"),
