@@ -1,8 +1,8 @@
 """Build the training engine's compiled kernels (``src/assocmem/training/kernels.c``).
 
-One C source, built into one shared library per instruction set; ``training/native.py`` loads
-the best one this CPU runs (it chooses at run time, by CPU feature) with :mod:`ctypes`. The
-libraries use no Python C-API. Every build has ``-ffp-contract=off`` (no fused multiply-add) and
+One C source, built into one shared library per instruction set;
+``training/native_library.py`` loads the best one this CPU runs (it chooses at run time, by CPU
+feature) with :mod:`ctypes`. The libraries use no Python C-API. Every build has ``-ffp-contract=off`` (no fused multiply-add) and
 no ``-march=native``, so the libraries give the same bits on every machine and on every
 instruction set (``tests/test_native_build.py`` compares them).
 
@@ -21,7 +21,7 @@ SOURCE = "src/assocmem/training/kernels.c"
 COMMON_FLAGS = ["-O3", "-ffp-contract=off", "-fno-math-errno", "-g0", "-Wno-psabi"]
 X86 = platform.machine().lower() in {"x86_64", "amd64"}
 # Library name suffix -> flags of its instruction set (baseline: the platform's own, SSE2
-# on x86-64). native.VARIANTS lists the same names with the CPU features each needs.
+# on x86-64). native_library.VARIANTS lists the same names with the CPU features each needs.
 VARIANTS = {
     "baseline": [],
     **(

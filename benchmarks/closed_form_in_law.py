@@ -30,7 +30,8 @@ from typing import Any
 import torch
 
 from assocmem.closed_form import cost, run_closed_form
-from assocmem.closed_form.config import ClosedFormConfig, expand_log_ranges
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.closed_form.values import expand_log_ranges
 from assocmem.experiments.claims import FIG1_DIMS, FIG1_SAMPLES, FIG4_DIMS
 
 CASES: dict[str, dict[str, Any]] = {

@@ -23,7 +23,7 @@ import time
 
 import torch
 
-from assocmem.training import TrainConfig, native, train
+from assocmem.training import TrainConfig, native_library, train
 from assocmem.training.reference import reference_train
 
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -87,7 +87,7 @@ def main() -> None:
     clock = CLOCKS[args.clock]
     if args.threads:
         torch.set_num_threads(args.threads)
-    compiled = native.load() is not None  # compiles the kernels once, outside the timings
+    compiled = native_library.load() is not None  # compiles the kernels once, outside the timings
     print(
         f"torch {torch.__version__}, {torch.get_num_threads()} threads, compiled: {compiled}, "
         f"{args.clock} clock"

@@ -4,7 +4,7 @@ measures them checked against independent computations (fast tier)."""
 import numpy as np
 import pytest
 
-from assocmem.closed_form.config import expand_log_ranges
+from assocmem.closed_form.values import expand_log_ranges
 from assocmem.config.files import load_toml
 from assocmem.experiments.claims import (
     CLAIMS,

@@ -5,7 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from assocmem.analysis.fit import auto_window, fit_joint, fit_power_law, fit_scaling
+from assocmem.analysis.fit import auto_window, fit_power_law, fit_scaling
+from assocmem.analysis.joint_fit import fit_joint
 from assocmem.cli import main
 from assocmem.config.errors import ConfigError
 

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from assocmem import ConfigError
-from assocmem.analysis.predict import token_success
+from assocmem.analysis.score_integral import token_success
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.studies.hierarchy.memory import (
     HierarchyConfig,
@@ -25,6 +25,7 @@ from assocmem.studies.hierarchy.memory import (
     parameter_count,
     token_frequencies,
 )
+from assocmem.studies.hierarchy.nmi import normalized_mutual_information, null_concept_map
 from assocmem.studies.hierarchy.run import run_hierarchy
 from assocmem.studies.hierarchy.stats import picked_diff_se
 from assocmem.studies.hierarchy.theory import (
@@ -38,8 +39,6 @@ from assocmem.studies.hierarchy.train import (
     BottleneckConfig,
     bottleneck_gradients,
     direct_gradient,
-    normalized_mutual_information,
-    null_concept_map,
     train_bottleneck,
 )
 

@@ -11,19 +11,24 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from assocmem.training import native
+from assocmem.training import native, native_library
 from assocmem.training.optimizers import OPTIMIZERS
 
 Outputs = tuple[torch.Tensor, ...]
-C_TYPES = {"int64_t": native.I64, "int": native.I32, "float": native.F32, "void": None}
+C_TYPES = {
+    "int64_t": native_library.I64,
+    "int": native_library.I32,
+    "float": native_library.F32,
+    "void": None,
+}
 
 
 def variants_or_skip() -> list[str]:
     """The variants this CPU runs and that were built; skips (saying why) with fewer than two."""
-    reason = native.reason_unavailable()
+    reason = native_library.reason_unavailable()
     if reason is not None:
         pytest.skip(f"compiled kernel unavailable: {reason}")
-    built = [v for v in native.runnable() if native.library_path(v) is not None]
+    built = [v for v in native_library.runnable() if native_library.library_path(v) is not None]
     if len(built) < 2:
         pytest.skip(f"only one instruction set to compare on this CPU: {built}")
     return built
@@ -35,8 +40,8 @@ def same_bits_on_every_variant(
     """``compute`` (fresh inputs each call) with each library gives the same bits as the first."""
     results = {}
     for variant in variants_or_skip():
-        monkeypatch.setenv(native.SWITCH, variant)
-        assert native.describe() == f"compiled {variant}"
+        monkeypatch.setenv(native_library.SWITCH, variant)
+        assert native_library.describe() == f"compiled {variant}"
         results[variant] = compute()
     first, *others = results
     for variant in others:
@@ -142,8 +147,9 @@ def test_table_steps_same_bits(n: int, m: int, monkeypatch: pytest.MonkeyPatch) 
 
 
 def c_signatures() -> dict[str, tuple[type | None, tuple[tuple[str, type], ...]]]:
-    """The exported (non-static) functions of kernels.c, as :data:`native.SIGNATURES` says them."""
-    source = re.sub(r"/\*.*?\*/", "", native.SOURCE.read_text(), flags=re.S)
+    """The exported (non-static) functions of kernels.c, as :data:`native_library.SIGNATURES`
+    says them."""
+    source = re.sub(r"/\*.*?\*/", "", native_library.SOURCE.read_text(), flags=re.S)
     found = {}
     for kind, name, parameters in re.findall(
         r"^(int64_t|int|void) (\w+)\(([^)]*)\)\s*\{", source, flags=re.M
@@ -151,43 +157,45 @@ def c_signatures() -> dict[str, tuple[type | None, tuple[tuple[str, type], ...]]
         declared = []
         for parameter in parameters.split(","):
             words = parameter.replace("*", " * ").split()
-            c_type = native.POINTER if "*" in words else C_TYPES[words[-2]]
+            c_type = native_library.POINTER if "*" in words else C_TYPES[words[-2]]
             declared.append((words[-1], c_type))
         found[name] = (C_TYPES[kind], tuple(declared))
     return found
 
 
 def test_ctypes_declarations_match_the_c_source() -> None:
-    assert c_signatures() == native.SIGNATURES
+    assert c_signatures() == native_library.SIGNATURES
 
 
 def test_describe_names_the_kernel_and_says_once_why_not(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
 ) -> None:
-    monkeypatch.setattr(native, "_choices", {})  # a process that has chosen nothing yet
-    monkeypatch.setenv(native.SWITCH, "0")
-    assert native.describe() == "torch ops: ASSOCMEM_NATIVE=0"
-    assert native.load() is None and native.reason_unavailable() == "ASSOCMEM_NATIVE=0"
+    monkeypatch.setattr(native_library, "_choices", {})  # a process that has chosen nothing yet
+    monkeypatch.setenv(native_library.SWITCH, "0")
+    assert native_library.describe() == "torch ops: ASSOCMEM_NATIVE=0"
+    assert (
+        native_library.load() is None and native_library.reason_unavailable() == "ASSOCMEM_NATIVE=0"
+    )
     assert capsys.readouterr().err.splitlines() == [
         "assocmem: training runs torch ops, not the compiled kernel: ASSOCMEM_NATIVE=0"
     ]
-    monkeypatch.delenv(native.SWITCH)
-    monkeypatch.setattr(native, "FOLDER", tmp_path)  # installed without a C compiler
-    assert native.load() is None and native.load() is None
-    reason = native.reason_unavailable()
+    monkeypatch.delenv(native_library.SWITCH)
+    monkeypatch.setattr(native_library, "FOLDER", tmp_path)  # installed without a C compiler
+    assert native_library.load() is None and native_library.load() is None
+    reason = native_library.reason_unavailable()
     assert reason is not None and "no library built" in reason
-    assert native.describe() == f"torch ops: {reason}"
+    assert native_library.describe() == f"torch ops: {reason}"
     assert len(capsys.readouterr().err.splitlines()) == 1
 
 
 def test_loading_compiles_nothing() -> None:
     # With no compiler anywhere, the built library still loads: it was compiled at install.
     variants_or_skip()
-    code = "from assocmem.training import native; print(native.describe())"
+    code = "from assocmem.training import native_library; print(native_library.describe())"
     env = {**os.environ, "PATH": "", "CC": "/nonexistent"}
-    env.pop(native.SWITCH, None)
+    env.pop(native_library.SWITCH, None)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert done.stdout.strip() == f"compiled {native.runnable()[0]}", done.stderr
+    assert done.stdout.strip() == f"compiled {native_library.runnable()[0]}", done.stderr
     assert done.stderr == ""
 
 
@@ -200,8 +208,8 @@ def test_each_run_records_the_kernel_that_trained_it(monkeypatch):
         {"dim": 16, "n_samples": 256, "batch_size": 16, "optimizer": "adam"}
     )
     name = select_kernel(cfg).__name__
-    if native.reason_unavailable() is None:
-        assert train([cfg])[0].kernel == f"{name} ({native.describe()})"
+    if native_library.reason_unavailable() is None:
+        assert train([cfg])[0].kernel == f"{name} ({native_library.describe()})"
     monkeypatch.setenv("ASSOCMEM_NATIVE", "0")
     result = train([cfg])[0]
     assert result.kernel == f"{name} (torch ops)"

@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 
 from assocmem.analysis.predict import (
-    EmbeddingLaw,
     compare_records,
     predict_config,
     predict_errors,
     scheme_weights,
-    token_success,
 )
+from assocmem.analysis.score_integral import EmbeddingLaw, token_success
 from assocmem.analysis.theory import zipf
 from assocmem.cli import main
 from assocmem.closed_form import run_closed_form
@@ -111,7 +110,7 @@ def test_prediction_integrates_tokens_in_bounded_blocks(monkeypatch):
     array for all of them would be 197 MB, and the integrand holds three)."""
     import tracemalloc
 
-    from assocmem.analysis import predict
+    from assocmem.analysis import score_integral
 
     n = 20_000
     p = zipf(n, 1.5)
@@ -125,7 +124,7 @@ def test_prediction_integrates_tokens_in_bounded_blocks(monkeypatch):
     assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MB"
     rng = np.random.default_rng(3)
     q, var, cls = rng.random(500), rng.random((500, 7)) * 0.3, rng.integers(0, 7, 500)
-    whole = predict._success_given_variances(q, var, cls)
-    monkeypatch.setattr(predict, "BLOCK_VALUES", 41 * 8 * 7 * 13)  # blocks of 13 tokens
-    np.testing.assert_array_equal(predict._success_given_variances(q, var, cls), whole)
+    whole = score_integral._success_given_variances(q, var, cls)
+    monkeypatch.setattr(score_integral, "BLOCK_VALUES", 41 * 8 * 7 * 13)  # blocks of 13 tokens
+    np.testing.assert_array_equal(score_integral._success_given_variances(q, var, cls), whole)
     assert np.isfinite(blocked).all()

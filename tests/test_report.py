@@ -21,10 +21,10 @@ from assocmem.report import (
     Table,
     margin_text,
     measured_text,
-    quantity_name,
     render_html,
     write_report,
 )
+from assocmem.report.quantities import quantity_name
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_FLAGS = [
@@ -231,7 +231,8 @@ def test_report_displays_in_headless_chromium(report, tmp_path):
 def test_measured_quantities_carry_their_units():
     """Errors read as probabilities, capacities as edits, steps as steps, slopes and ratios as
     pure numbers; a claim's own ``units`` override the rule, and claims.json lists them."""
-    from assocmem.report import measured_text, unit_of
+    from assocmem.report import measured_text
+    from assocmem.report.quantities import unit_of
 
     assert unit_of("error_d1000") == unit_of("K20_diff_sem") == "probability"
     assert unit_of("median_d64") == "edits" and unit_of("median_steps_to_zero_sgd") == "steps"

@@ -22,12 +22,8 @@ from assocmem.laws.groups import group_targets, token_groups
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.studies.similar import experiment as study
 from assocmem.studies.similar.effective_tokens import disjoint_error, fit_effective_tokens
-from assocmem.studies.similar.memory import (
-    correct_probability,
-    score_moments,
-    similar_trials,
-    stored_memory,
-)
+from assocmem.studies.similar.memory import similar_trials, stored_memory
+from assocmem.studies.similar.theory import correct_probability, score_moments
 from assocmem.sweep.identity import content_hash
 from assocmem.sweep.kinds import get_kind
 

@@ -26,7 +26,7 @@ from assocmem import (
     superposition_errors,
     train_heads,
 )
-from assocmem.analysis.predict import token_success
+from assocmem.analysis.score_integral import token_success
 from assocmem.cli import main
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 from assocmem.studies.superposition import memory as kernel

@@ -9,7 +9,7 @@ import torch
 
 from assocmem import runtime
 from assocmem.runtime import flush_denormals, intra_op_threads
-from assocmem.training import TrainConfig, native, select_kernel
+from assocmem.training import TrainConfig, native, native_library, select_kernel
 from assocmem.training.engine import run_group
 from assocmem.training.kernels import (
     DenseKernel,
@@ -21,7 +21,8 @@ from assocmem.training.kernels import (
 from assocmem.training.reference import reference_train
 
 needs_native = pytest.mark.skipif(
-    native.load() is None, reason=f"compiled kernel unavailable: {native.reason_unavailable()}"
+    native_library.load() is None,
+    reason=f"compiled kernel unavailable: {native_library.reason_unavailable()}",
 )
 
 
@@ -132,7 +133,7 @@ def test_kernels_compile_where_a_compiler_exists() -> None:
     # A broken C source would otherwise fall back to torch silently and skip the tests above.
     if shutil.which(os.environ.get("CC", "cc")) is None:
         pytest.skip("no C compiler")
-    assert native.load() is not None
+    assert native_library.load() is not None
 
 
 DENSE: dict[str, dict[str, object]] = {

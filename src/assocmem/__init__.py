@@ -150,15 +150,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from assocmem.analysis.fit import JointFit, PowerLawFit, fit_joint, fit_power_law, fit_scaling
+    from assocmem.analysis.fit import PowerLawFit, fit_power_law, fit_scaling
+    from assocmem.analysis.joint_fit import JointFit, fit_joint
     from assocmem.analysis.lr_selection import select_lr
-    from assocmem.analysis.predict import (
-        EmbeddingLaw,
-        compare_records,
-        predict_config,
-        predict_errors,
-    )
+    from assocmem.analysis.predict import compare_records, predict_config, predict_errors
     from assocmem.analysis.record_fits import FitOptions, fit_records
+    from assocmem.analysis.score_integral import EmbeddingLaw
     from assocmem.analysis.stats import aggregate
     from assocmem.analysis.theory import (
         compute_optimal_dim,
@@ -231,7 +228,8 @@ if TYPE_CHECKING:
         disjoint_error,
         fit_effective_tokens,
     )
-    from assocmem.studies.similar.memory import correct_probability, score_moments, similar_trials
+    from assocmem.studies.similar.memory import similar_trials
+    from assocmem.studies.similar.theory import correct_probability, score_moments
     from assocmem.studies.superposition.memory import HeadsLayout, HeadsTrial, superposition_errors
     from assocmem.studies.superposition.theory import (
         budget_head_dim,

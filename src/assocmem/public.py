@@ -62,16 +62,16 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # Fits
     "fit_power_law": ("assocmem.analysis.fit", "fit_power_law"),
     "fit_scaling": ("assocmem.analysis.fit", "fit_scaling"),
-    "fit_joint": ("assocmem.analysis.fit", "fit_joint"),
+    "fit_joint": ("assocmem.analysis.joint_fit", "fit_joint"),
     "PowerLawFit": ("assocmem.analysis.fit", "PowerLawFit"),
-    "JointFit": ("assocmem.analysis.fit", "JointFit"),
+    "JointFit": ("assocmem.analysis.joint_fit", "JointFit"),
     "fit_records": ("assocmem.analysis.record_fits", "fit_records"),
     "FitOptions": ("assocmem.analysis.record_fits", "FitOptions"),
     # Predictions
     "predict_errors": ("assocmem.analysis.predict", "predict_errors"),
     "predict_config": ("assocmem.analysis.predict", "predict_config"),
     "compare_records": ("assocmem.analysis.predict", "compare_records"),
-    "EmbeddingLaw": ("assocmem.analysis.predict", "EmbeddingLaw"),
+    "EmbeddingLaw": ("assocmem.analysis.score_integral", "EmbeddingLaw"),
     # Memories in parallel (heads; docs: beyond/superposition.md)
     "HeadsLayout": ("assocmem.studies.superposition.memory", "HeadsLayout"),
     "HeadsTrial": ("assocmem.studies.superposition.memory", "HeadsTrial"),
@@ -154,8 +154,8 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # Similar tokens: clustered embeddings, their theory, the effective number of tokens
     "clustered_coordinates": ("assocmem.embeddings", "clustered_coordinates"),
     "token_groups": ("assocmem.laws.groups", "token_groups"),
-    "score_moments": ("assocmem.studies.similar.memory", "score_moments"),
-    "correct_probability": ("assocmem.studies.similar.memory", "correct_probability"),
+    "score_moments": ("assocmem.studies.similar.theory", "score_moments"),
+    "correct_probability": ("assocmem.studies.similar.theory", "correct_probability"),
     "similar_trials": ("assocmem.studies.similar.memory", "similar_trials"),
     "disjoint_error": ("assocmem.studies.similar.effective_tokens", "disjoint_error"),
     "fit_effective_tokens": ("assocmem.studies.similar.effective_tokens", "fit_effective_tokens"),

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.analysis.fit import PowerLawFit, fit_joint, fit_scaling
+from assocmem.analysis.fit import PowerLawFit, fit_scaling
+from assocmem.analysis.joint_fit import fit_joint
 from assocmem.analysis.theory import SchemeLaw, scheme_law
 from assocmem.config.errors import ConfigError
 from assocmem.progress import Bar, progress_bar

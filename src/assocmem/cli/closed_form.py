@@ -42,6 +42,16 @@ def register(subparsers: Any) -> None:
         formatter_class=RawHelpFormatter,
     )
     parser.add_argument("--config", metavar="TOML", help="a TOML file with any of the fields below")
+    _add_problem_arguments(parser)
+    _add_embedding_arguments(parser)
+    _add_run_arguments(parser)
+    add_quiet_argument(parser)
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
+    """N, M and the token law; the target map and its label noise."""
     add = parser.add_argument
     add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 1000)")
     add("-M", "--n-outputs", type=int_at_least(1), help="number of outputs M (default 5)")
@@ -64,6 +74,11 @@ def register(subparsers: Any) -> None:
         choices=("soft", "majority"),
         help="store each token's label law n(x,y)/n(x) (soft, default) or its majority label",
     )
+
+
+def _add_embedding_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input and output embeddings (and the groups of clustered ones)."""
+    add = parser.add_argument
     add(
         "--embedding",
         choices=INPUT_EMBEDDINGS,
@@ -85,6 +100,11 @@ def register(subparsers: Any) -> None:
         metavar="RULE",
         help="nested-d convention: truncate (default) or renormalize",
     )
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Schemes, the (d, T) grid, trials and how the runs are computed."""
+    add = parser.add_argument
     add("--schemes", nargs="+", metavar="SCHEME", help="memory schemes (see below)")
     add("--dims", nargs="+", metavar="D", help="dimensions d, e.g. 10 100 1000 or log:10:1000:20")
     add(
@@ -110,9 +130,6 @@ def register(subparsers: Any) -> None:
         choices=("tokens", "multinomial"),
         help="finite-T counts: tokens (draw T samples; default) or multinomial (the count vector)",
     )
-    add_quiet_argument(parser)
-    add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def config_from_args(args: argparse.Namespace) -> Any:

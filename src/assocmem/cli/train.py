@@ -33,7 +33,6 @@ Flags override the values of --config (a TOML file with the same names, lists fo
 
 
 def register(subparsers: Any) -> None:
-    # One declaration per flag (every TrainConfig field and grid axis): long, but flat.
     parser = subparsers.add_parser(
         "train",
         help="trained memories (SGD, Adam): exact error after one pass, batched over runs",
@@ -45,8 +44,23 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=RawHelpFormatter,
     )
+    parser.add_argument(
+        "--config", metavar="TOML", help="a TOML file with any of the settings below"
+    )
+    _add_problem_arguments(parser)
+    _add_axis_arguments(parser)
+    _add_training_arguments(parser)
+    _add_optimizer_arguments(parser)
+    _add_output_arguments(parser)
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
+    """N, M, the token law and the label noise."""
     add = parser.add_argument
-    add("--config", metavar="TOML", help="a TOML file with any of the settings below")
     add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 100)")
     add("-M", "--n-outputs", type=int_at_least(2), help="number of outputs M ≤ N (default 5)")
     add("--alpha", type=finite_float, help="Zipf exponent α (default 2)")
@@ -64,6 +78,11 @@ def register(subparsers: Any) -> None:
         metavar="EPS",
         help="ε: a sample's label is f*(x) w.p. 1-ε, else another output (an axis; default 0)",
     )
+
+
+def _add_axis_arguments(parser: argparse.ArgumentParser) -> None:
+    """The axes of the grid: models, optimisers, d, T, batch sizes, learning rates, seeds."""
+    add = parser.add_argument
     add(
         "--models",
         nargs="+",
@@ -96,6 +115,11 @@ def register(subparsers: Any) -> None:
     )
     add("--lrs", nargs="+", type=finite_float, metavar="LR", help="learning rates (default 1)")
     add("--seeds", type=int_at_least(1), help="number of seeds 0..k-1 (default 1)")
+
+
+def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
+    """How a run trains: full batch, initialisation, embeddings, the lr convention."""
+    add = parser.add_argument
     add("--full-batch", action="store_true", default=None, help="population-gradient training")
     add("--n-steps", type=int_at_least(1), help="steps of full-batch training")
     add(
@@ -126,6 +150,11 @@ def register(subparsers: Any) -> None:
         metavar="RULE",
         help="learning-rate convention: paper (default) or none",
     )
+
+
+def _add_optimizer_arguments(parser: argparse.ArgumentParser) -> None:
+    """The optimisers' hyper-parameters and the learning-rate schedule."""
+    add = parser.add_argument
     add("--momentum", type=finite_float, help="SGD momentum (default 0; nesterov: 0.9)")
     add("--weight-decay", type=finite_float, help="L2 weight decay (default 0)")
     add("--betas", nargs=2, type=finite_float, help="Adam betas (default 0 0)")
@@ -143,6 +172,11 @@ def register(subparsers: Any) -> None:
         help="steps at which the step schedule decays",
     )
     add("--decay-factor", type=finite_float, help="multiplier at each decay step (default 0.1)")
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is recorded, where it runs and how the table is shown."""
+    add = parser.add_argument
     add("--eval-every", type=int_at_least(0), help="record the error every k steps (JSON output)")
     add(
         "--snapshot-steps",
@@ -156,10 +190,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="table: keep, per setting, the lr with the lowest seed-averaged error",
     )
-    add_memory_argument(parser)
-    add_quiet_argument(parser)
-    add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 FLAG_KEYS = (

@@ -1,6 +1,7 @@
 """``assocmem words``: real word-frequency laws (wordfreq), their Zipf α, and scaling on them."""
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from assocmem.cli.common import (
@@ -76,7 +77,7 @@ def _ci(ci: tuple[float, float] | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from assocmem.analysis.memory import check_closed_form_memory
     from assocmem.closed_form.config import config_from_mapping
-    from assocmem.laws.words import CREDITS, vocabulary_size, word_distribution
+    from assocmem.laws.words import CREDITS, vocabulary_size
 
     def size(language: str) -> int:
         return vocabulary_size(language) if args.n_inputs == "all" else int(args.n_inputs)
@@ -93,20 +94,7 @@ def run(args: argparse.Namespace) -> int:
         lang: config_from_mapping({**values, "n_inputs": size(lang)}) for lang in args.languages
     }
     if not args.compare:
-        laws = [word_distribution(lang, size(lang)) for lang in args.languages]
-        rows = [
-            [w.language, " ".join(w.words[:5]), w.truncated_mass, w.alpha_kl, w.alpha_slope]
-            for w in laws
-        ]
-        if args.format == "json":
-            keys = ["language", "top_words", "truncated_mass", "alpha_kl", "alpha_slope"]
-            print_json(
-                {"laws": [dict(zip(keys, r, strict=True)) for r in rows], "credits": CREDITS}
-            )
-        else:
-            print(format_table(["lang", "top words", "mass left out", "α (KL)", "α (slope)"], rows))
-            print(f"\n{CREDITS}")
-        return 0
+        return _show_laws(args, size)
     from assocmem.analysis.real_data import compare_with_zipf
 
     for config in configs.values():
@@ -121,29 +109,53 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for comp in comparisons:
         print(f"{comp.language}: N = {size(comp.language)}, Zipf fit α̂ = {comp.alpha:.3f}")
-        rows = [
-            [
-                r["scheme"],
-                "inf" if r["n_samples"] is None else r["n_samples"],
-                r["slope_real"],
-                _ci(r["ci_real"]),
-                r["slope_zipf"],
-                _ci(r["ci_zipf"]),
-                r["error_real_dmax"],
-                r["error_zipf_dmax"],
-            ]
-            for r in comp.rows
-        ]
-        headers = [
-            "scheme",
-            "T",
-            "slope real",
-            "95% CI",
-            "slope Zipf",
-            "95% CI",
-            "err real",
-            "err Zipf",
-        ]
-        print(format_table(headers, rows) + "\n")
+        print(format_table(COMPARISON_HEADERS, _comparison_rows(comp)) + "\n")
     print(CREDITS)
     return 0
+
+
+def _show_laws(args: argparse.Namespace, size: Callable[[str], int]) -> int:
+    """Without --compare: each language's word law, its mass left out and its fitted α."""
+    from assocmem.laws.words import CREDITS, word_distribution
+
+    laws = [word_distribution(lang, size(lang)) for lang in args.languages]
+    rows = [
+        [w.language, " ".join(w.words[:5]), w.truncated_mass, w.alpha_kl, w.alpha_slope]
+        for w in laws
+    ]
+    if args.format == "json":
+        keys = ["language", "top_words", "truncated_mass", "alpha_kl", "alpha_slope"]
+        print_json({"laws": [dict(zip(keys, r, strict=True)) for r in rows], "credits": CREDITS})
+    else:
+        print(format_table(["lang", "top words", "mass left out", "α (KL)", "α (slope)"], rows))
+        print(f"\n{CREDITS}")
+    return 0
+
+
+COMPARISON_HEADERS = [
+    "scheme",
+    "T",
+    "slope real",
+    "95% CI",
+    "slope Zipf",
+    "95% CI",
+    "err real",
+    "err Zipf",
+]
+
+
+def _comparison_rows(comp: Any) -> list[list[Any]]:
+    """One row per (scheme, T) of a real-law against Zipf comparison."""
+    return [
+        [
+            r["scheme"],
+            "inf" if r["n_samples"] is None else r["n_samples"],
+            r["slope_real"],
+            _ci(r["ci_real"]),
+            r["slope_zipf"],
+            _ci(r["ci_zipf"]),
+            r["error_real_dmax"],
+            r["error_zipf_dmax"],
+        ]
+        for r in comp.rows
+    ]

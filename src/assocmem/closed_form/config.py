@@ -1,6 +1,5 @@
 """The closed-form experiment's configuration: a frozen, validated dataclass (TOML or flags)."""
 
-import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -10,7 +9,8 @@ from typing import Any
 import torch
 
 from assocmem.closed_form import cost
-from assocmem.config.checks import int_at_least, is_int
+from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
+from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_words
@@ -309,58 +309,7 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         )
 
 
-def parse_sample_size(value: Any) -> int | None:
-    """``inf``/``infinite``/None → None (infinite data); otherwise a non-negative integer."""
-    if isinstance(value, str):
-        text = value.strip().lower()
-        value = None if text in ("inf", "infinite") else value
-        with contextlib.suppress(ValueError):
-            value = float(text)
-    if value is None or value == math.inf:
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not is_int(value) or value < 0:
-        raise ConfigError("n_samples", f"must be integers ≥ 0 or 'inf', got {value!r}")
-    return value
-
-
 _TUPLE_FIELDS = {"schemes", "dims", "n_samples", "probabilities"}
-
-
-def expand_log_ranges(field: str, values: Sequence[Any]) -> list[Any]:
-    """Expand ``log:LOW:HIGH:COUNT`` items into COUNT log-spaced integers (rounded, deduplicated).
-
-    Other items pass through, so ``["inf", "log:10:10000:4"]`` → ``["inf", 10, 100, 1000, 10000]``.
-    """
-    out: list[Any] = []
-    for value in values:
-        if isinstance(value, str) and value.strip().startswith("log:"):
-            parts = value.strip().split(":")
-            try:
-                low, high, count = float(parts[1]), float(parts[2]), int(parts[3])
-                if len(parts) != 4 or not (0 < low <= high) or count < 1:
-                    raise ValueError
-            except (ValueError, IndexError):
-                raise ConfigError(
-                    field,
-                    f"bad range {value!r}; use log:LOW:HIGH:COUNT with 0 < LOW ≤ HIGH, COUNT ≥ 1",
-                ) from None
-            step = (math.log(high) - math.log(low)) / max(count - 1, 1)
-            grid = [round(math.exp(math.log(low) + i * step)) for i in range(count)]
-            out.extend(dict.fromkeys(grid))
-        else:
-            out.append(value)
-    return out
-
-
-def _parse_int(field: str, value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            raise ConfigError(field, f"must be integers, got {value!r}") from None
-    return value
 
 
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
@@ -388,7 +337,7 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
             if key in ("dims", "n_samples"):
                 value = expand_log_ranges(key, value)
             if key == "dims":
-                value = [_parse_int(key, v) for v in value]
+                value = [parse_int(key, v) for v in value]
             if key == "n_samples":
                 value = [parse_sample_size(v) for v in value]
             if key == "probabilities":

@@ -9,7 +9,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from assocmem.closed_form.config import expand_log_ranges
+from assocmem.closed_form.values import expand_log_ranges
 from assocmem.experiments.experiment import (
     TRIALS,
     Context,

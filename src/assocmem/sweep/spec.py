@@ -29,7 +29,7 @@ line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with cod
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
@@ -43,6 +43,15 @@ from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.sweep.kinds import RUN_KINDS, RunKind, all_kinds, get_kind
 from assocmem.sweep.kinds.closed_form import build_closed_form
 from assocmem.sweep.kinds.train import build_train
+from assocmem.sweep.spec_checks import (
+    Problems,
+    check_base,
+    check_claims,
+    check_table,
+    check_trials,
+    check_zip,
+    parse_seeds,
+)
 
 __all__ = [
     "SpecError",
@@ -68,7 +77,6 @@ TOP_KEYS = (
     "retired",  # claims moved to tests (read by assocmem.experiments.tolerances)
 )
 MAX_SHOWN = 8  # problems listed in the one-line error before "… and K more"
-SEEDS_MAX = 100_000
 Config = Any  # a point config: the frozen dataclass its run kind builds
 
 
@@ -175,117 +183,6 @@ class SweepSpec:
         return self.n_points * self.trials
 
 
-class _Problems:
-    def __init__(self) -> None:
-        self.items: list[str] = []
-
-    def add(self, location: str, message: str) -> None:
-        self.items.append(f"{location}: {message}")
-
-
-def _parse_seeds(value: Any, problems: _Problems) -> list[int] | None:
-    if value is None:
-        return None
-    if is_int(value) and 1 <= value <= SEEDS_MAX:
-        return list(range(value))
-    if isinstance(value, list) and value:
-        bad = [i for i, s in enumerate(value) if not (is_int(s) and s >= 0)]
-        for i in bad:
-            problems.add(f"seeds[{i}]", f"must be an integer ≥ 0, got {value[i]!r}")
-        if not bad and len(set(value)) != len(value):
-            problems.add("seeds", "seeds must be distinct")
-        return None if bad else list(value)
-    problems.add(
-        "seeds", f"must be a count 1…{SEEDS_MAX} or a non-empty list of integers, got {value!r}"
-    )
-    return None
-
-
-def _check_value(
-    build: Callable[[Mapping[str, Any]], Config],
-    base: dict[str, Any],
-    key: str,
-    value: Any,
-    location: str,
-    problems: _Problems,
-) -> None:
-    """Build ``base`` with ``key = value``; report a problem with that key at ``location``."""
-    try:
-        build({**base, key: value})
-    except ConfigError as err:
-        where = location if err.field in (key, "config") else f"{location} ({err.field})"
-        problems.add(where, err.message)
-
-
-def _keys(table: Any) -> list[str]:
-    return list(table) if isinstance(table, dict) else []
-
-
-def _check_table(
-    name: str,
-    table: Any,
-    build: Callable[[Mapping[str, Any]], Config],
-    base: dict[str, Any],
-    problems: _Problems,
-    check_values: bool,
-) -> dict[str, list[Any]]:
-    """Check an ``[axes]`` or ``[zip]`` table: lists of values, each valid on the base."""
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        problems.add(name, f"must be a table of lists, got {table!r}")
-        return {}
-    out: dict[str, list[Any]] = {}
-    for key, values in table.items():
-        where = f"{name}.{key}"
-        if key in base:
-            problems.add(where, "also set in [base]; set it in one place")
-        if not isinstance(values, list) or not values:
-            problems.add(where, f"must be a non-empty list of values, got {values!r}")
-            continue
-        for i, value in enumerate(values if check_values else []):
-            _check_value(build, base, key, value, f"{where}[{i}]", problems)
-        out[key] = values
-    return out
-
-
-def _check_base(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> dict[str, Any]:
-    """The ``[base]`` table, each of its bad fields reported.
-
-    Every bad field is reported: a field the config rejects is set aside and the rest is built
-    again, until it builds or a rejection names no field of the table still there (a varied
-    field, whose value may be what makes the base valid, is not reported here).
-    """
-    base = raw.get("base", {})
-    if not isinstance(base, dict):
-        problems.add("base", f"must be a table of config fields, got {base!r}")
-        return {}
-    varied = {*_keys(raw.get("axes")), *_keys(raw.get("zip"))}
-    left = dict(base)
-    while True:
-        try:
-            kind.build(left)
-            break
-        except ConfigError as err:
-            if err.field in varied or (err.field in base and err.field not in left):
-                break  # a varied field, or a field already reported: nothing new to say
-            problems.add(f"base.{err.field}", err.message)
-            if err.field not in left:
-                break  # not one field of the table (e.g. a combination)
-            del left[err.field]
-    return dict(base)
-
-
-def _check_trials(kind: RunKind, raw: Mapping[str, Any], problems: _Problems) -> int:
-    trials = raw.get("trials", 1)
-    if not kind.has_trials and "trials" in raw:
-        with_trials = ", ".join(name for name, k in all_kinds().items() if k.has_trials)
-        problems.add("trials", f"only {with_trials} sweeps have trials; use seeds")
-    elif not (is_int(trials) and 1 <= trials <= SEEDS_MAX):
-        problems.add("trials", f"must be an integer in 1…{SEEDS_MAX}, got {trials!r}")
-    return trials if is_int(trials) and trials >= 1 else 1
-
-
 def _unknown_top_keys(keys: Sequence[str], stem: str) -> str:
     """The message for top-level keys a sweep spec does not have, said once: a closed-form
     config (its fields at the top) is pointed to ``closed-form --config`` and to the shipped
@@ -305,7 +202,7 @@ def _unknown_top_keys(keys: Sequence[str], stem: str) -> str:
     return f"unknown keys; {allowed}"
 
 
-def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tuple[str, str]:
+def _check_named(raw: Mapping[str, Any], source: str, problems: Problems) -> tuple[str, str]:
     """The top-level keys, the sweep's name and description."""
     unknown = [str(key) for key in raw if key not in TOP_KEYS]
     if unknown:
@@ -317,42 +214,6 @@ def _check_named(raw: Mapping[str, Any], source: str, problems: _Problems) -> tu
     if not isinstance(description, str):
         problems.add("description", "must be a string")
     return str(name), str(description)
-
-
-def _check_claims(value: Any, problems: _Problems) -> dict[str, dict[str, Any]]:
-    """``[claims.ID]`` tables of numbers, strings or booleans, or lists of them (a claim's
-    tolerance), and the tolerance's history ``revisions`` (checked where the tolerances are
-    read: :mod:`assocmem.experiments.tolerances`)."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        problems.add("claims", "must be a table of [claims.ID] tables")
-        return {}
-    out: dict[str, dict[str, Any]] = {}
-    for claim, table in value.items():
-        if not isinstance(table, Mapping):
-            problems.add(f"claims.{claim}", "must be a table (e.g. tolerance = 0.1)")
-            continue
-        for key, item in table.items():
-            items = item if isinstance(item, list) else [item]
-            if key != "revisions" and not all(
-                isinstance(x, int | float | str | bool) for x in items
-            ):
-                problems.add(
-                    f"claims.{claim}.{key}",
-                    "must be a number, string or boolean, or a list of them",
-                )
-        out[str(claim)] = dict(table)
-    return out
-
-
-def _check_zip(axes: dict[str, Any], zipped: dict[str, list[Any]], problems: _Problems) -> None:
-    for key in set(axes) & set(zipped):
-        problems.add(f"zip.{key}", "also an axis in [axes]; vary it in one place")
-    lengths = {len(v) for v in zipped.values()}
-    if len(lengths) > 1:
-        sizes = ", ".join(f"{k} has {len(v)}" for k, v in zipped.items())
-        problems.add("zip", f"lists must have equal lengths ({sizes})")
 
 
 def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
@@ -375,7 +236,7 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     SpecError
         A :class:`ConfigError` listing every problem found, one per line.
     """
-    problems = _Problems()
+    problems = Problems()
     name, description = _check_named(raw, source, problems)
     kind_name = raw.get("kind")
     kinds = RUN_KINDS if kind_name in RUN_KINDS else all_kinds()  # the studies' when needed
@@ -383,16 +244,16 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
         problems.add("kind", f"must be one of {', '.join(kinds)}, got {kind_name!r}")
         raise SpecError(source, problems.items)
     kind = kinds[kind_name]
-    base = _check_base(kind, raw, problems)
+    base = check_base(kind, raw, problems)
     base_ok = not problems.items  # values are checked one by one on a valid base only
-    axes = _check_table("axes", raw.get("axes"), kind.build, base, problems, base_ok)
-    zipped = _check_table("zip", raw.get("zip"), kind.build, base, problems, base_ok)
-    _check_zip(axes, zipped, problems)
-    seeds = _parse_seeds(raw.get("seeds"), problems)
+    axes = check_table("axes", raw.get("axes"), kind.build, base, problems, base_ok)
+    zipped = check_table("zip", raw.get("zip"), kind.build, base, problems, base_ok)
+    check_zip(axes, zipped, problems)
+    seeds = parse_seeds(raw.get("seeds"), problems)
     if "seeds" in raw and ("seed" in base or "seed" in axes or "seed" in zipped):
         problems.add("seeds", "seed is also set in base/axes/zip; give the seeds in one place")
-    trials = _check_trials(kind, raw, problems)
-    claims = _check_claims(raw.get("claims"), problems)
+    trials = check_trials(kind, raw, problems)
+    claims = check_claims(raw.get("claims"), problems)
     runs_per_batch = raw.get("runs_per_batch")
     if runs_per_batch is not None and not (is_int(runs_per_batch) and runs_per_batch >= 1):
         problems.add("runs_per_batch", f"must be an integer ≥ 1, got {runs_per_batch!r}")

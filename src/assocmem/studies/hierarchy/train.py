@@ -16,7 +16,7 @@ evaluation the bottleneck is hard, :math:`v = c'_{\hat{z}}` with
 (:math:`u_y^\top W e_x` at d, W learned) is trained on the same samples.
 
 Does the bottleneck find f₁? The normalised mutual information between ẑ and f₁, weighted by p
-(:func:`normalized_mutual_information`; invariant to relabelling the concepts; ≥ 0.9 counts as
+(:mod:`assocmem.studies.hierarchy.nmi`; invariant to relabelling the concepts; ≥ 0.9 counts as
 found). With f₂(z) = z mod M, the data say nothing of f₁ beyond its residue mod M: f₁ is
 identifiable up to a permutation when K = M, and only up to the fibres of f₂ when K > M. The
 reference ``nmi_null`` is the NMI of ẑ with a random map f̃₁ that agrees with f₁ mod M.
@@ -43,6 +43,7 @@ from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads, uses_batched_path
 from assocmem.studies.hierarchy.memory import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
+from assocmem.studies.hierarchy.nmi import nmi_of_runs, null_concept_map
 
 BETAS, EPS = (0.9, 0.999), 1e-8
 METRICS = (
@@ -195,49 +196,6 @@ class _Adam:
             v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             denom = (v / (1 - beta2**t)).sqrt_().add_(EPS)
             tensor.addcdiv_(m, denom, value=-self.lr / (1 - beta1**t))
-
-
-def normalized_mutual_information(
-    labels: torch.Tensor, reference: torch.Tensor, weights: torch.Tensor
-) -> float:
-    """NMI of two labellings of the tokens, each token weighted: :math:`2 I / (H(a) + H(b))`.
-
-    labels, reference: (N,) int64 ≥ 0; weights: (N,) ≥ 0 (normalised here), e.g. p. Invariant
-    to relabelling either side; 1 when both are constant. One run of :func:`nmi_of_runs`.
-    """
-    return float(nmi_of_runs(labels[None], reference[None], weights)[0])
-
-
-def nmi_of_runs(
-    labels: torch.Tensor, reference: torch.Tensor, weights: torch.Tensor
-) -> torch.Tensor:
-    """:func:`normalized_mutual_information` of R runs at once: labels, reference (R, N);
-    weights (N,). Returns (R,) float64 (a fixed number of ops whatever R)."""
-    runs = labels.shape[0]
-    w = (weights.to(torch.float64) / weights.sum()).expand(runs, -1)
-    size = (runs, int(labels.max()) + 1, int(reference.max()) + 1)
-    joint = torch.zeros(size, dtype=torch.float64, device=labels.device)
-    run = torch.arange(runs, device=labels.device)[:, None].expand_as(labels)
-    joint.index_put_((run, labels, reference), w, accumulate=True)
-    row, col = joint.sum(2), joint.sum(1)
-    total = -(torch.xlogy(row, row).sum(1) + torch.xlogy(col, col).sum(1))  # H(a) + H(b)
-    ratio = torch.where(joint > 0, joint / (row[:, :, None] * col[:, None, :]), 1.0)
-    mutual = (joint * ratio.log()).sum((1, 2))
-    return torch.where(total > 0, (2.0 * mutual / total).clamp(0.0, 1.0), 1.0)
-
-
-def null_concept_map(targets: torch.Tensor, n_concepts: int, gen: torch.Generator) -> torch.Tensor:
-    r"""A random map f̃₁ with :math:`\tilde{f}_1(x) \bmod M = y(x)`: the tokens of each output y
-    dealt at random, in turn, to the concepts :math:`y, y + M, y + 2M, \dots` below K. targets (N,)
-    in [0, M)."""
-    n_outputs = int(targets.max()) + 1
-    out = torch.empty_like(targets)
-    for y in range(n_outputs):
-        tokens = (targets == y).nonzero()[:, 0]
-        concepts = torch.arange(y, n_concepts, n_outputs)
-        order = tokens[torch.randperm(len(tokens), generator=gen)]
-        out[order] = concepts[torch.arange(len(order)) % len(concepts)]
-    return out
 
 
 def _batches(cfg: BottleneckConfig, trial: int) -> Iterable[torch.Tensor]:

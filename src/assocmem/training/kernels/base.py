@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import intra_op_threads, uses_batched_path
-from assocmem.training import native
+from assocmem.training import native, native_library
 from assocmem.training.config import TrainConfig
 from assocmem.training.optimizers import AbstractOptimizer, LinearOptimizer
 from assocmem.training.optimizers.base import Step
@@ -123,8 +123,8 @@ class AbstractKernel(ABC):
 
     def describe(self) -> str:
         """The kernel that ran, for provenance: its class, and the compiled library in use
-        (:func:`native.describe`) when it takes the steps, else "torch ops"."""
-        how = native.describe() if self.compiled else "torch ops"
+        (:func:`native_library.describe`) when it takes the steps, else "torch ops"."""
+        how = native_library.describe() if self.compiled else "torch ops"
         return f"{type(self).__name__} ({how})"
 
     @abstractmethod
