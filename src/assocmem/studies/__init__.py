@@ -7,3 +7,5 @@ module registers its run kinds. The core (every package beside this one) names n
 studies import the core and never each other (import-linter's contracts). See the docs:
 tutorials/add-experiment.md.
 """
+
+from assocmem.studies import facts  # noqa: F401

@@ -427,10 +427,16 @@ def check_spec_memory(spec: SweepSpec, memory_gb: float = DEFAULT_MEMORY_GB) -> 
 
 
 def shipped_specs() -> dict[str, Path]:
-    """The specs shipped with the package, by name (file stem)."""
-    folder = resources.files("assocmem") / "specs"
+    """The specs shipped with the package, by name (file stem): ``assocmem/specs/*.toml`` and
+    each study folder's ``assocmem/studies/*/*.toml``."""
+    root = resources.files("assocmem")
+    folders = [root / "specs"]
+    studies = root / "studies"
+    if studies.is_dir():
+        folders += [entry for entry in studies.iterdir() if entry.is_dir()]
     return {
         Path(str(entry)).stem: Path(str(entry))
+        for folder in folders
         for entry in folder.iterdir()
         if str(entry).endswith(".toml")
     }
