@@ -8,10 +8,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assocmem.analysis.predict import predict_config
+from assocmem import rng
+from assocmem.analysis.predict import embedding_law, predict_config
 from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.laws.tokens import random_targets, zipf_probabilities
 from assocmem.ops.stats import mean_se
 from assocmem.studies.facts.capacity import capacity_exponent
+from assocmem.studies.facts.theory import predict_errors_large_m
 
 KIND_NAMES = {
     ("closed_form", "none"): "outer product (closed form)",
@@ -85,8 +88,29 @@ def predicted_errors(cfg: ClosedFormConfig, n_draws: int = 2) -> pd.DataFrame:
     )
 
 
-def theory_frame(points: list[Any], outputs: tuple[int, ...] = (5, 50)) -> pd.DataFrame:
-    """The predictions at each M of ``outputs`` (the error-law sweep's points)."""
+def predicted_errors_large_m(cfg: ClosedFormConfig, n_draws: int = 2) -> pd.DataFrame:
+    """The same prediction by the large-M quadrature (:mod:`assocmem.studies.facts.theory`),
+    averaged over the random targets of the first ``n_draws`` trials (the engine's streams)."""
+    probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).numpy()
+    dims = sorted(set(cfg.dims))
+    total = np.zeros(len(dims))
+    for trial in range(n_draws):
+        gen = rng.generator(cfg.seed, "targets", trial)
+        targets = random_targets(cfg.n_inputs, cfg.n_outputs, gen).numpy()
+        total += predict_errors_large_m(
+            probs, targets, probs, dims, cfg.n_outputs, embedding_law(cfg)
+        )
+    return pd.DataFrame(
+        {"n_outputs": cfg.n_outputs, "dim": dims, "predicted": total / n_draws, "method": "large-M"}
+    )
+
+
+def theory_frame(
+    points: list[Any], outputs: tuple[int, ...], large_m: bool = False
+) -> pd.DataFrame:
+    """The predictions at each M of ``outputs`` (the error-law sweep's points): predict.py's
+    quadrature, or the large-M one."""
     chosen = {cfg.n_outputs: cfg for cfg in points if cfg.n_outputs in outputs}
-    parts = [predicted_errors(cfg) for _, cfg in sorted(chosen.items())]
+    predict = predicted_errors_large_m if large_m else predicted_errors
+    parts = [predict(cfg) for _, cfg in sorted(chosen.items())]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
