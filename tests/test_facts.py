@@ -206,3 +206,16 @@ def test_large_m_quadrature_matches_predict(n_outputs, dim):
     grouped = token_success_large_m(p, targets, n_outputs, dim, law, exact=8, bins=16)
     assert p @ (1 - grouped) == pytest.approx(p @ (1 - dense), rel=2e-3)
     np.testing.assert_allclose(grouped, dense, atol=5e-3)
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [(["--dim", "1"], "dim"), (["--seed", "-1"], "seed"), (["--trials", "0"], "trials")],
+)
+def test_bad_command_line_is_one_line_exit_2(args, field, tmp_path, capsys):
+    from assocmem.cli import main
+
+    assert main(["facts", *args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"assocmem: error: {field}:"), err
+    assert not (tmp_path / "out").exists()  # nothing written

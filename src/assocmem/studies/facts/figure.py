@@ -15,18 +15,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
+from assocmem.analysis.capacity import frontier_guess
 from assocmem.figures.style import colors, legend_below, new_figure
 from assocmem.studies.facts.capacity import LM_BITS_PER_PARAMETER
 
 STYLE: dict[str, Any] = {"marker": "o", "ms": 3, "lw": 1.2, "capsize": 2}
-
-
-def _reference_n(dims: np.ndarray, constant: float = 1.3) -> np.ndarray:
-    """N solving d² = c·N·ln N at each d (fixed point)."""
-    n = dims**2 / constant
-    for _ in range(60):
-        n = dims**2 / (constant * np.log(np.maximum(n, 2.0)))
-    return n
 
 
 def facts_figure(
@@ -48,7 +41,8 @@ def facts_figure(
                       label=kind, **STYLE)  # fmt: skip
     dims = np.geomspace(table["dim"].min(), table["dim"].max(), 30)
     ref = r"$d^2 = 1.3\,N \ln N$ (trained linear, ref.)"
-    cap.plot(dims, _reference_n(dims), "k--", lw=1, label=ref)
+    reference = [frontier_guess(int(round(d)), None, 1.3) for d in dims]  # d² = 1.3 N ln N
+    cap.plot(dims, reference, "k--", lw=1, label=ref)
     bits.axhline(LM_BITS_PER_PARAMETER, color="k", ls=":", lw=1, label="trained LMs (2 bits)")
     cap.set(xscale="log", yscale="log", xlabel="$d$", ylabel=r"capacity $N^*$")
     top = float((table["bits_per_parameter"] + 2 * table["bits_per_parameter_se"]).max())

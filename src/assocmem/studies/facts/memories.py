@@ -22,7 +22,7 @@ import torch
 
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import flush_denormals
-from assocmem.training.memorize import MemorizeResult, accuracy
+from assocmem.training.memorize import MemorizeResult, accuracy, stop_rule
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
 
 MODELS = ("linear", "mlp")
@@ -134,15 +134,11 @@ def _train(
         logits, grads = logits_and_grads(cfg.model, params, E, U, targets)
         acc = accuracy(logits, targets)
         mean = float(acc.view(groups, -1).mean(1).max())
-        if mean >= tau:
-            return MemorizeResult(acc, step - 1, "reached")
-        if step > cfg.max_steps:
+        stop, checkpoint = stop_rule(step, mean, tau, cfg, checkpoint)
+        if stop == "reached" or step > cfg.max_steps:
             break
-        if cfg.window and (step - 1) % cfg.window == 0 and step > 1:
-            gain_rate = (mean - checkpoint[1]) / (step - 1 - checkpoint[0])
-            if mean + gain_rate * (cfg.max_steps - step + 1) < tau:
-                return MemorizeResult(acc, step - 1, "hopeless")
-            checkpoint = (step - 1, mean)
+        if stop is not None:
+            return MemorizeResult(acc, step - 1, stop)
         for name, param in params.items():
             optimizer.step(slots[name], param, grads[name], lr, step)
-    return MemorizeResult(acc, cfg.max_steps, "budget")
+    return MemorizeResult(acc, step - 1, "reached" if stop == "reached" else "budget")
