@@ -264,8 +264,12 @@ def _error_vs_theory(frames: Any, large_m: bool) -> pd.DataFrame:
 
 
 def table(ctx: Context) -> Table:
-    """Per memory kind and d: N*, d²/(N* ln N*), bits per parameter (trained, and counting E, U)."""
-    summary = capacity_table(_rows(ctx.frames))
+    """Per memory kind and d: N*, d²/(N* ln N*), bits per parameter (trained, and counting E, U);
+    per kind, β of N* ∝ d^β with its 95 % bootstrap interval (the last column, first row)."""
+    searches = _rows(ctx.frames)
+    summary = capacity_table(searches)
+    fits = exponents(searches)
+    first = summary.drop_duplicates("kind").index
     rows = [
         [
             r["kind"],
@@ -275,18 +279,35 @@ def table(ctx: Context) -> Table:
             f"{r['constant']:.2f}",
             f"{r['bits_per_parameter']:.2f}±{2 * r['bits_per_parameter_se']:.2f}",
             f"{r['bits_per_parameter_with_embeddings']:.3f}",
+            _beta(fits.get(r["kind"])) if i in first else "",
         ]
-        for r in summary.to_dict("records")
+        for i, r in summary.iterrows()
     ]
     return Table(
         "Factual recall: capacity (top-1 ≥ 0.99, M = N, uniform facts) and bits per parameter",
-        ["memory", "d", "seeds", "N* (median)", "d²/(N ln N)", "bits/param", "with E, U"],
+        [
+            "memory",
+            "d",
+            "seeds",
+            "N* (median)",
+            "d²/(N ln N)",
+            "bits/param",
+            "with E, U",
+            "β [95% CI]",
+        ],
         rows,
         "Bits: N·(log₂ M − h(ε) − ε·log₂(M − 1)) at N* (Fano), per trained parameter (d² linear "
         "and outer product, 2dh MLP with h = d/2; mean ± 2 s.e. over seeds) and with the fixed "
         "embeddings counted (+2Nd). Trained language models: ≈ 2 bits per parameter (Allen-Zhu "
-        "and Li 2024); trained linear memories: d² ≈ 1.3·N ln N (Nichani, Lee and Bietti 2025).",
+        "and Li 2024); trained linear memories: d² ≈ 1.3·N ln N (Nichani, Lee and Bietti 2025). "
+        "β: the slope of log N* on log d, 95 % bootstrap interval over seeds (fit_scaling).",
     )
+
+
+def _beta(fit: dict[str, float] | None) -> str:
+    if fit is None:
+        return "—"
+    return f"{fit['beta']:.2f} [{fit['beta_low']:.2f}, {fit['beta_high']:.2f}]"
 
 
 def draw(ctx: Context) -> Figure:
