@@ -219,3 +219,15 @@ def test_bad_command_line_is_one_line_exit_2(args, field, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"assocmem: error: {field}:"), err
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_study_spec_parses_in_a_fresh_process():
+    """Its run kind is registered by the study's module, which nothing has imported yet: the
+    spec parser loads it (``assocmem sweep specs`` failed on 'facts_capacity' before)."""
+    import subprocess
+    import sys
+
+    code = "from assocmem.sweep.spec import load_spec; print(load_spec('facts').n_runs)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == 5 * 3 * 4

@@ -27,6 +27,7 @@ collected with its location (``axes.dims[2]``, ``base.alpha``) and reported at o
 line, in a :class:`SpecError` (a :class:`ConfigError`, so the CLI exits with code 2).
 """
 
+import contextlib
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -378,6 +379,9 @@ def parse_spec(raw: Mapping[str, Any], source: str = "spec") -> SweepSpec:
     problems = _Problems()
     name, description = _check_named(raw, source, problems)
     kind_name = raw.get("kind")
+    if isinstance(kind_name, str) and kind_name not in RUN_KINDS:
+        with contextlib.suppress(ConfigError):
+            get_kind(kind_name)  # a study's kind: registered when its module is imported
     if not isinstance(kind_name, str) or kind_name not in RUN_KINDS:
         problems.add("kind", f"must be one of {', '.join(RUN_KINDS)}, got {kind_name!r}")
         raise SpecError(source, problems.items)
