@@ -97,7 +97,7 @@ def test_probabilities_file(tmp_path, capsys):
     [
         (["-N", "0"], "n_inputs"),
         (["-M", "2000"], "n_outputs"),
-        (["--alpha", "0"], "alpha"),
+        (["--alpha", "nan"], "alpha"),
         (["--alpha", "-1"], "alpha"),
         (["--dims", "0"], "dims"),
         (["--dims", "ten"], "dims"),

@@ -32,7 +32,7 @@ def test_bad_distribution_inputs_are_rejected():
     with pytest.raises(ConfigError, match="n_inputs"):
         zipf_probabilities(0, 2.0)
     with pytest.raises(ConfigError, match="alpha"):
-        zipf_probabilities(10, 0.0)
+        zipf_probabilities(10, -0.5)  # 0.0 is the uniform law
     with pytest.raises(ConfigError, match="probabilities"):
         normalize_probabilities([0.5, -0.1])
 

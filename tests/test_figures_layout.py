@@ -26,7 +26,15 @@ SETTINGS = {
     "beyond-laws": {"seeds": 1},
     "beyond-capacity": {"dims": [16, 32]},
 }
-TINY = ("superposition", "hierarchy", "vocabulary", "noise-threshold", "editing", "similar")
+TINY = (
+    "superposition",
+    "hierarchy",
+    "vocabulary",
+    "noise-threshold",
+    "editing",
+    "similar",
+    "facts",
+)
 
 
 def test_every_drawn_experiment_is_checked():
@@ -48,7 +56,7 @@ def _drawn(name: str) -> Figure:
     return figure
 
 
-SLOW = {"beyond-capacity"}  # its frontier searches take ~35 s even at two small d
+SLOW = {"beyond-capacity", "facts"}  # frontier searches: ~35 s (capacity), ~80 s (facts, tiny)
 
 
 def _case(name: str) -> object:

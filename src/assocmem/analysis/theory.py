@@ -80,17 +80,17 @@ def zipf(n_inputs: int, alpha: float) -> np.ndarray:
     n_inputs : int
         N ≥ 1, the number of tokens.
     alpha : float
-        The exponent α > 0.
+        The exponent α ≥ 0 (0: the uniform law ``1/N``).
 
     Returns
     -------
     numpy.ndarray of float64, shape (N,)
-        The probabilities, decreasing, summing to 1.
+        The probabilities, non-increasing, summing to 1.
 
     Raises
     ------
     ConfigError
-        If ``n_inputs < 1`` or α is not a positive finite number.
+        If ``n_inputs < 1`` or α is not a finite number ≥ 0.
 
     Notes
     -----

@@ -13,7 +13,7 @@ from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_samp
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
-from assocmem.laws import check_label_noise, check_words
+from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
 from assocmem.runtime import check_device
 from assocmem.schemes import Scheme, parse_scheme
@@ -182,8 +182,7 @@ def validate(cfg: ClosedFormConfig) -> None:
     int_at_least("n_outputs", cfg.n_outputs, 1)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
-    if not isinstance(cfg.alpha, int | float) or not cfg.alpha > 0 or not math.isfinite(cfg.alpha):
-        raise ConfigError("alpha", f"must be a number > 0, got {cfg.alpha!r}")
+    check_token_alpha(cfg.alpha)
     if cfg.target not in TARGETS:
         raise unknown_name("target", "target", cfg.target, TARGETS)
     check_label_noise(cfg.label_noise, cfg.n_outputs)

@@ -167,7 +167,7 @@ def tolerances(claim_id: str) -> dict[str, Any]:
 
 def lock_path() -> Path:
     """``specs/claims.lock.json`` of the installed package."""
-    return next(iter(shipped_specs().values())).parent / LOCK_NAME
+    return shipped_specs()["figure1"].parent / LOCK_NAME  # assocmem/specs, beside the paper's
 
 
 def read_lock(path: Path | None = None) -> dict[str, dict[str, Any]]:

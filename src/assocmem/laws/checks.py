@@ -1,5 +1,6 @@
-"""Validation of a token law's user inputs: a word list, a label-noise level."""
+"""Validation of a token law's user inputs: a Zipf exponent, a word list, a label-noise level."""
 
+import math
 from typing import Any
 
 from assocmem.config.errors import ConfigError
@@ -21,3 +22,17 @@ def check_label_noise(noise: Any, n_outputs: int) -> None:
     if not ok or not (noise == 0 or 0 < noise < noise_max):
         allowed = f"[0, (M-1)/M) = [0, {noise_max:.3g})"
         raise ConfigError("label_noise", f"must be in {allowed}, got {noise!r}")
+
+
+def check_token_alpha(alpha: Any) -> float:
+    """The Zipf exponent of a token law: a finite number ≥ 0 (0: the uniform law).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``alpha`` and what is allowed.
+    """
+    ok = isinstance(alpha, int | float) and not isinstance(alpha, bool)
+    if not ok or not math.isfinite(alpha) or alpha < 0:
+        raise ConfigError("alpha", f"must be a finite number ≥ 0 (0: uniform), got {alpha!r}")
+    return float(alpha)

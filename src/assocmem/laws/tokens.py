@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import torch
 
 from assocmem.config.errors import ConfigError
+from assocmem.laws.checks import check_token_alpha
 
 SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes never depend on T_max
 
@@ -20,11 +21,14 @@ SAMPLE_BLOCK = 4096  # uniforms are drawn in blocks of this size so prefixes nev
 def zipf_probabilities(
     n_inputs: int, alpha: float, dtype: torch.dtype = torch.float64
 ) -> torch.Tensor:
-    r"""Zipf law :math:`p(x) \propto (x+1)^{-\alpha}` over ``n_inputs`` tokens, shape (N,)."""
+    r"""Zipf law :math:`p(x) \propto (x+1)^{-\alpha}` over ``n_inputs`` tokens, shape (N,).
+
+    α = 0 is the uniform law :math:`p(x) = 1/N` (every fact equally frequent: the factual-recall
+    regime, docs: beyond/facts.md); α < 0 is refused.
+    """
     if n_inputs < 1:
         raise ConfigError("n_inputs", f"must be an integer ≥ 1, got {n_inputs}")
-    if not alpha > 0:
-        raise ConfigError("alpha", f"must be > 0, got {alpha}")
+    check_token_alpha(alpha)
     weights = torch.arange(1, n_inputs + 1, dtype=torch.float64).pow(-alpha)
     return (weights / weights.sum()).to(dtype)
 

@@ -47,9 +47,14 @@ class SchemeLaw:
 
 
 def check_alpha(alpha: float, *, unbounded: bool = True) -> None:
-    """Raise :class:`ConfigError` unless α > 0 is finite (and α > 1 when ``unbounded``)."""
-    if not np.isfinite(alpha) or alpha <= 0:
-        raise ConfigError("alpha", f"must be a finite number > 0, got {alpha}")
+    """Raise :class:`ConfigError` unless α ≥ 0 is finite (α > 1 when ``unbounded``).
+
+    α = 0 is the uniform law over N tokens: the finite-N sums hold (e.g. the finite-data
+    error ``Σ p(1−p)^T = (1 − 1/N)^T``), but no exponent does, since every law here divides by
+    α or needs ``Σ p`` bounded as N grows (α > 1).
+    """
+    if not np.isfinite(alpha) or alpha < 0:
+        raise ConfigError("alpha", f"must be a finite number ≥ 0 (0: uniform), got {alpha}")
     if unbounded and alpha <= 1:
         raise ConfigError("alpha", f"the asymptotic laws need α > 1 (N unbounded), got {alpha}")
 

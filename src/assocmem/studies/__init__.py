@@ -17,6 +17,7 @@ BUILT_IN = (  # one line a study, in report order
     "noise_threshold",
     "editing",
     "similar",
+    "facts",
 )
 
 for _study in BUILT_IN:

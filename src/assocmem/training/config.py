@@ -24,7 +24,7 @@ import torch
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
-from assocmem.laws import check_label_noise, check_words
+from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
 from assocmem.training.optimizers import FLAT_DEFAULTS, OPTIMIZERS, AbstractOptimizer
@@ -295,7 +295,7 @@ def validate(cfg: TrainConfig) -> None:
     int_at_least("n_outputs", cfg.n_outputs, 2)
     if cfg.n_outputs > cfg.n_inputs:
         raise ConfigError("n_outputs", f"must be ≤ n_inputs = {cfg.n_inputs}, got {cfg.n_outputs}")
-    _finite("alpha", cfg.alpha, low=0.0, strict=True)
+    check_token_alpha(cfg.alpha)
     if cfg.words is not None:
         check_words(cfg.words, cfg.n_inputs)
     check_label_noise(cfg.label_noise, cfg.n_outputs)

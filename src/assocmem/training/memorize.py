@@ -20,6 +20,7 @@ with a small M this is the difference between seconds and minutes.
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 
@@ -86,14 +87,9 @@ def _memorize(
     for step in range(1, cfg.max_steps + 1):
         logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))  # (R, N, M)
         acc = accuracy(logits, targets)
-        mean = float(acc.mean())
-        if mean >= tau:
-            return MemorizeResult(acc, step - 1, "reached")
-        if cfg.window and (step - 1) % cfg.window == 0 and step > 1:
-            gain_rate = (mean - checkpoint[1]) / (step - 1 - checkpoint[0])
-            if mean + gain_rate * (cfg.max_steps - step + 1) < tau:
-                return MemorizeResult(acc, step - 1, "hopeless")
-            checkpoint = (step - 1, mean)
+        stop, checkpoint = stop_rule(step, float(acc.mean()), tau, cfg, checkpoint)
+        if stop is not None:
+            return MemorizeResult(acc, step - 1, stop)
         delta = softmax_error(logits, targets).div_(n)  # (R, N, M): d(mean CE)/d(logits)
         grad = torch.bmm(U_t, torch.bmm(delta.transpose(1, 2), E))  # Uᵀ Dᵀ E, (R, d, d)
         first.lerp_(grad, 1 - beta1)
@@ -103,6 +99,33 @@ def _memorize(
     logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))
     acc = accuracy(logits, targets)
     return MemorizeResult(acc, cfg.max_steps, "reached" if float(acc.mean()) >= tau else "budget")
+
+
+class StopSettings(Protocol):
+    """What the stopping rules read of a training's settings."""
+
+    @property
+    def max_steps(self) -> int: ...
+
+    @property
+    def window(self) -> int: ...
+
+
+def stop_rule(
+    step: int, mean: float, tau: float, cfg: StopSettings, checkpoint: tuple[int, float]
+) -> tuple[str | None, tuple[int, float]]:
+    """The two stopping rules before step ``step`` (1-based): ``"reached"`` once the mean
+    accuracy is ≥ τ; ``"hopeless"`` when, at a check (every ``cfg.window`` steps), the gain
+    since the last check extrapolated to the budget cannot reach τ; else None. Returns the
+    verdict and the (step, mean) of the last check."""
+    if mean >= tau:
+        return "reached", checkpoint
+    if cfg.window and (step - 1) % cfg.window == 0 and step > 1:
+        gain_rate = (mean - checkpoint[1]) / (step - 1 - checkpoint[0])
+        if mean + gain_rate * (cfg.max_steps - step + 1) < tau:
+            return "hopeless", checkpoint
+        checkpoint = (step - 1, mean)
+    return None, checkpoint
 
 
 def check_settings(settings: AdamSettings) -> None:

@@ -1,0 +1,204 @@
+"""Capacity of memories of N facts with as many answers (M = N), and the bits they store.
+
+N facts ``x ↦ f*(x)``, f* a seeded random permutation, p uniform (α = 0). For each memory kind
+and d, the capacity N*(d) is the largest N retrieved with mean top-1 accuracy ≥ τ over
+``trials`` draws, found by :func:`assocmem.analysis.capacity.largest_n_bracketed` from the
+theory's guess. Memory kinds:
+
+- ``closed_form``: the outer-product memory ``W = Σ_x u_{f*(x)} e_xᵀ`` (q uniform), its accuracy
+  exact per draw from the closed-form engine (top-1 over the M outputs in blocks at large N·M);
+- ``linear`` and ``mlp``, trained by ``sgd`` or ``adam`` (sign-like) of the optimiser registry
+  (:mod:`assocmem.studies.facts.memories`), every learning rate of ``lrs`` trained in the same
+  tensor program; an evaluation passes when the best learning rate's trial mean reaches τ.
+
+Bits stored (a Fano bound): with ε the error rate over N uniform facts with M answers,
+``N·(log₂ M − h(ε) − ε·log₂(M − 1))`` (h the binary entropy), divided by the trained
+parameters (d² linear, 2dh MLP, d² for the outer-product memory's W).
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from assocmem import rng
+from assocmem.analysis.capacity import frontier_guess, largest_n_bracketed
+from assocmem.closed_form import run_closed_form
+from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.embeddings import draw_embeddings
+from assocmem.laws.tokens import random_targets
+from assocmem.studies.facts.memories import TrainSettings, train_memory, trained_parameters
+
+MEMORIES = ("closed_form", "linear", "mlp")
+OPTIMIZERS = ("sgd", "adam")  # trained memories: registry names (adam: sign-like, betas (0, 0))
+LM_BITS_PER_PARAMETER = 2.0  # trained language models (Allen-Zhu and Li 2024)
+# d² ≈ c·N log N at the threshold: the first guess of a search (measured: docs/beyond/capacity.md)
+GUESS_CONSTANT = {"closed_form": 6.0, "linear": 1.3, "mlp": 1.3}
+
+
+def binary_entropy(eps: float) -> float:
+    """h(ε) = −ε log₂ ε − (1 − ε) log₂(1 − ε), in bits (0 at ε ∈ {0, 1})."""
+    if eps <= 0 or eps >= 1:
+        return 0.0
+    return -eps * math.log2(eps) - (1 - eps) * math.log2(1 - eps)
+
+
+def bits_stored(n_facts: int, n_outputs: int, error: float) -> float:
+    """``N·(log₂ M − h(ε) − ε·log₂(M − 1))``: the bits about f* a memory with error ε holds
+    (Fano's bound on the uniform facts), ≥ 0."""
+    per_fact = math.log2(n_outputs) - binary_entropy(error)
+    per_fact -= error * math.log2(n_outputs - 1) if n_outputs > 1 else 0.0
+    return max(0.0, n_facts * per_fact)
+
+
+def memory_parameters(memory: str, dim: int, n_facts: int) -> tuple[int, int]:
+    """(trained parameters, with the fixed embeddings E and U counted too) at N = M facts."""
+    trained = dim * dim if memory == "closed_form" else trained_parameters(memory, dim)
+    return trained, trained + 2 * n_facts * dim
+
+
+def facts_problem(
+    n_facts: int, dim: int, trials: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The trials' E (R, N, d) and U (R, N, d), Gaussian ``N(0, 1/d)``, and f* (N,): a random
+    permutation; each drawn from streams keyed by (seed, N, d, trial)."""
+    draws = [
+        (
+            draw_embeddings(
+                "gaussian", n_facts, dim, rng.generator(seed, "embeddings", n_facts, dim, t)
+            ),
+            draw_embeddings(
+                "gaussian", n_facts, dim, rng.generator(seed, "output_embeddings", n_facts, dim, t)
+            ),
+        )
+        for t in range(trials)
+    ]
+    targets = random_targets(n_facts, n_facts, rng.generator(seed, "targets", n_facts))
+    return torch.stack([e for e, _ in draws]), torch.stack([u for _, u in draws]), targets
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation of a search: N, the mean accuracy over trials (at the best lr), that lr."""
+
+    n_facts: int
+    accuracy: float
+    lr: float | None = None
+
+
+def closed_form_evaluation(n_facts: int, dim: int, trials: int, seed: int) -> Evaluation:
+    """Mean top-1 accuracy of the outer-product memory of N uniform facts, M = N, random f*."""
+    cfg = closed_form_config(n_facts, dim, trials, seed)
+    return Evaluation(n_facts, 1.0 - float(run_closed_form(cfg).errors.mean()))
+
+
+def closed_form_config(
+    n_facts: int, dim: int, trials: int, seed: int, sampler: str = "auto"
+) -> ClosedFormConfig:
+    """The closed-form configuration of :func:`closed_form_evaluation` (q uniform, α = 0; the
+    sampler chosen by cost, exact in law either way)."""
+    return ClosedFormConfig(
+        sampler=sampler,
+        n_inputs=n_facts,
+        n_outputs=n_facts,
+        alpha=0.0,
+        target="random",
+        schemes=("uniform",),
+        dims=(dim,),
+        trials=trials,
+        seed=seed,
+        embedding="gaussian",
+        output_embedding="gaussian",
+        memory_gb=2.0,
+    )
+
+
+def trained_evaluation(
+    n_facts: int,
+    dim: int,
+    trials: int,
+    seed: int,
+    settings: TrainSettings,
+    lrs: Sequence[float],
+    tau: float,
+) -> Evaluation:
+    """Train ``trials`` memories at every lr of ``lrs`` in one tensor program; the best lr's
+    mean accuracy. Stops once one lr's mean reaches τ (or none can)."""
+    E, U, targets = facts_problem(n_facts, dim, trials, seed)
+    k = len(lrs)
+    E, U = E.repeat(k, 1, 1), U.repeat(k, 1, 1)  # runs: lr-major, trials within
+    init = rng.generator(seed, "init", n_facts, dim)
+    rates = torch.tensor(lrs, dtype=torch.float32).repeat_interleave(trials)
+    result = train_memory(E, U, targets, init, tau=tau, settings=settings, lrs=rates, groups=k)
+    per_lr = result.accuracy.view(k, trials).mean(1)
+    best = int(per_lr.argmax())
+    return Evaluation(n_facts, float(per_lr[best]), float(lrs[best]))
+
+
+@dataclass(frozen=True)
+class CapacityPoint:
+    """N*(d) of one search, the accuracy there, and every evaluation it made."""
+
+    n_star: int
+    accuracy: float
+    lr: float | None
+    evaluations: tuple[Evaluation, ...]
+
+
+def search_capacity(
+    memory: str,
+    dim: int,
+    *,
+    trials: int,
+    seed: int,
+    tau: float = 0.99,
+    settings: TrainSettings | None = None,
+    lrs: Sequence[float] = (),
+    rel_tol: float = 0.03,
+    factor: float = 1.25,
+) -> CapacityPoint:
+    """The largest N stored at mean accuracy ≥ τ by one memory kind at dimension d."""
+    seen: dict[int, Evaluation] = {}
+
+    def accuracy(n: int) -> float:
+        if n not in seen:
+            if memory == "closed_form":
+                seen[n] = closed_form_evaluation(n, dim, trials, seed)
+            else:
+                assert settings is not None and lrs
+                seen[n] = trained_evaluation(n, dim, trials, seed, settings, lrs, tau)
+        return seen[n].accuracy
+
+    guess = frontier_guess(dim, None, GUESS_CONSTANT[memory])
+    n_star = largest_n_bracketed(accuracy, tau, guess, factor=factor, rel_tol=rel_tol)
+    at = seen.get(n_star, Evaluation(n_star, math.nan))
+    evaluations = tuple(seen[n] for n in sorted(seen))
+    return CapacityPoint(n_star, at.accuracy, at.lr, evaluations)
+
+
+def bits_per_parameter(memory: str, dim: int, n_star: float, accuracy: float) -> dict[str, float]:
+    """Bits stored at the capacity point, per trained parameter and per parameter counting the
+    fixed embeddings (N·d each for E and U)."""
+    n = int(n_star)
+    bits = bits_stored(n, n, 1.0 - accuracy)
+    trained, with_embeddings = memory_parameters(memory, dim, n)
+    return {
+        "bits": bits,
+        "trained_parameters": float(trained),
+        "bits_per_parameter": bits / trained,
+        "bits_per_parameter_with_embeddings": bits / with_embeddings,
+    }
+
+
+def capacity_exponent(dims: Sequence[int], n_star: np.ndarray, seed: int = 0) -> dict[str, float]:
+    """``N* ∝ d^β``: the least-squares slope of log N* on log d with the trial-bootstrap
+    interval of :func:`assocmem.analysis.fit.fit_scaling` (the repeats as trials).
+
+    n_star: (repeats, len(dims)).
+    """
+    from assocmem.analysis.fit import fit_scaling
+
+    fit = fit_scaling(dims, n_star, window=(min(dims), max(dims)), n_boot=1000, seed=seed)
+    return {"beta": fit.slope, "beta_low": fit.ci_low, "beta_high": fit.ci_high}

@@ -1,0 +1,109 @@
+"""predict.py's M − 1-competitor theory at large M: the same model, a quadrature that scales.
+
+:func:`assocmem.analysis.predict.token_success` integrates, for each token x of class c, the
+correct score ``N(g q(x), σ_c²)`` against M − 1 independent wrong scores ``N(0, σ_y²)`` on the
+union of every score's grid: ``41 (M + 1)`` nodes × M terms per token, minutes at M = 50 and
+out of reach at M = N. Here the model is unchanged (the variances are predict.py's, term for
+term) and only the quadrature differs:
+
+- the wrong classes enter through their interference ``Q_y = Σ_{x' ∈ y} q(x')²`` alone: the
+  ``exact`` largest ones one by one, the rest in ``bins`` groups of equal size by rank of
+  ``Q_y``, each at its mean Q (the sum of ``log Φ(s/σ_y)`` over a group is taken as its size
+  times the term at the group's mean);
+- the correct score is integrated on one fixed grid of ``u = (s − g q)/σ_c`` (``GRID_NODES``
+  nodes on [−8, 8]): at M = N each class holds one token, so ``σ_c`` is the leak alone and the
+  wrong scores are at least as wide (``σ_y ≥ σ_c`` up to O(1/d)), which a fixed grid resolves.
+
+Cost: ``N × GRID_NODES × (exact + bins)`` per quadrature node of the norms. The tests compare
+it with predict.py where both run (M = 5, 50).
+"""
+
+import numpy as np
+from scipy.special import log_ndtr
+
+from assocmem.analysis.predict import EmbeddingLaw
+
+GRID_NODES = 241
+GRID = np.linspace(-8.0, 8.0, GRID_NODES)
+BLOCK = 256  # tokens per block (N × grid × classes values bounded)
+
+
+def class_groups(
+    totals: np.ndarray, exact: int, bins: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Groups of classes by rank of ``Q_y``: the ``exact`` largest alone, then ``bins`` groups.
+
+    Returns the groups' mean Q (G,), their sizes (G,) and each class's group (M,).
+    """
+    order = np.argsort(-totals, kind="stable")
+    head, rest = order[:exact], order[exact:]
+    parts = [np.array([y]) for y in head] + [p for p in np.array_split(rest, bins) if p.size]
+    means = np.array([totals[p].mean() for p in parts])
+    sizes = np.array([p.size for p in parts], dtype=np.float64)
+    group = np.empty(totals.size, dtype=np.int64)
+    for k, p in enumerate(parts):
+        group[p] = k
+    return means, sizes, group
+
+
+def token_success_large_m(
+    q: np.ndarray,
+    targets: np.ndarray,
+    n_outputs: int,
+    dim: int,
+    law: EmbeddingLaw | None = None,
+    *,
+    exact: int = 32,
+    bins: int = 96,
+) -> np.ndarray:
+    """Predicted P(retrieved) of each token at dimension d, shape (N,) (predict.py's model).
+
+    q: (N,) the weights; targets: (N,) f*(x) in [0, M).
+    """
+    law = law or EmbeddingLaw()
+    totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # Q_y
+    means, sizes, group = class_groups(totals, exact, bins)
+    v_diag, v_off = law.output_gram_variances(dim)
+    own = np.maximum(totals[targets] - q**2, 0.0)  # Q_c without x
+    rest = totals.sum() - totals[targets]  # Σ_{y ≠ c} Q_y
+    success = np.zeros(q.size)
+    g_nodes, g_weights = law.diag_nodes(dim)
+    for r, r_weight in zip(*law.norm_nodes(dim), strict=True):
+        scale = 1.0 / (r * dim)
+        # a wrong class y: (1 + v_diag) Q_y + v_off (Σ_{y' ∉ {c, y}} Q_y'), over r d
+        common = v_off * rest * scale  # (N,)
+        wrong_var = (1 + v_diag - v_off) * means[None, :] * scale + common[:, None]  # (N, G)
+        self_var = (1 + v_diag - v_off) * means[group[targets]] * scale + common  # c as a group
+        for g, g_weight in zip(g_nodes, g_weights, strict=True):
+            correct_var = g**2 * own * scale + common
+            weight = r_weight * g_weight
+            success += weight * _success(g * q, correct_var, wrong_var, sizes, self_var)
+    return success
+
+
+def _success(
+    mean: np.ndarray, correct_var: np.ndarray, wrong_var: np.ndarray, sizes: np.ndarray,
+    self_var: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """∫ φ(u) Π_{y ≠ c} Φ(s(u)/σ_y) du with s = mean + σ_c u, on the fixed grid, per token."""
+    out = np.empty(mean.size)
+    for start in range(0, mean.size, BLOCK):
+        part = slice(start, start + BLOCK)
+        sigma_c = np.sqrt(correct_var[part] + 1e-30 + 1e-24 * mean[part] ** 2)
+        s = mean[part, None] + sigma_c[:, None] * GRID  # (B, K)
+        wrong = np.sqrt(wrong_var[part] + 1e-30)  # (B, G)
+        log_cdf = log_ndtr(s[:, :, None] / wrong[:, None, :]) @ sizes  # (B, K)
+        log_cdf -= log_ndtr(s / np.sqrt(self_var[part, None] + 1e-30))  # c is no competitor
+        failure = np.exp(-0.5 * GRID**2) / np.sqrt(2 * np.pi) * -np.expm1(log_cdf)
+        out[part] = 1.0 - np.clip(np.trapezoid(failure, GRID, axis=1), 0.0, 1.0)
+    return out
+
+
+def predict_errors_large_m(
+    probs: np.ndarray, targets: np.ndarray, q: np.ndarray, dims: list[int], n_outputs: int,
+    law: EmbeddingLaw | None = None,
+) -> np.ndarray:  # fmt: skip
+    """The predicted population error ``Σ_x p(x)(1 − P(correct_x))`` at each d, (len(dims),)."""
+    return np.array(
+        [probs @ (1.0 - token_success_large_m(q, targets, n_outputs, d, law)) for d in dims]
+    )

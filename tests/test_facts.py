@@ -1,0 +1,233 @@
+"""The factual-recall study (issue 37): its trained memories, capacity search and bits against
+straightforward implementations, its theory identities, and its command's input checks."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from naive import naive_errors
+
+from assocmem import rng
+from assocmem.config.errors import ConfigError
+from assocmem.studies.facts.capacity import (
+    binary_entropy,
+    bits_stored,
+    capacity_exponent,
+    closed_form_config,
+    closed_form_evaluation,
+    facts_problem,
+    memory_parameters,
+    search_capacity,
+)
+from assocmem.studies.facts.kind import build_facts_capacity
+from assocmem.studies.facts.memories import (
+    TrainSettings,
+    hidden_units,
+    init_params,
+    logits_and_grads,
+    train_memory,
+)
+
+
+def _problem(n=12, dim=8, runs=2, seed=3):
+    E, U, targets = facts_problem(n, dim, runs, seed)
+    return E.double(), U.double(), targets
+
+
+@pytest.mark.parametrize("model", ["linear", "mlp"])
+def test_gradients_are_those_of_the_mean_cross_entropy(model):
+    E, U, targets = _problem()
+    params = {k: v.double() for k, v in init_params(model, 2, 8, rng.generator(0, "i")).items()}
+    for value in params.values():  # away from W = 0, where every gradient is simple
+        value.add_(
+            0.3 * torch.randn(value.shape, generator=rng.generator(1, "p"), dtype=value.dtype)
+        )
+    _, grads = logits_and_grads(model, params, E, U, targets)
+    leaves = {k: v.clone().requires_grad_(True) for k, v in params.items()}
+    if model == "linear":
+        logits = E @ (U @ leaves["W"]).transpose(1, 2)
+    else:
+        hidden = torch.relu(E @ leaves["W_in"].transpose(1, 2))
+        logits = hidden @ (U @ leaves["W_out"]).transpose(1, 2)
+    loss = sum(
+        torch.nn.functional.cross_entropy(logits[r], targets) for r in range(logits.shape[0])
+    )
+    loss.backward()
+    for name, leaf in leaves.items():
+        torch.testing.assert_close(grads[name], leaf.grad, rtol=1e-10, atol=1e-12)
+
+
+def _naive_training(model, optimizer, lr, E, U, targets, steps, init):
+    """One run at a time: autograd and torch.optim (SGD) or the sign step written out."""
+    accuracies = []
+    for r in range(E.shape[0]):
+        params = [torch.nn.Parameter(v[r].clone()) for v in init.values()]
+        opt = torch.optim.SGD(params, lr=lr) if optimizer == "sgd" else None
+        for _ in range(steps):
+            if model == "linear":
+                logits = E[r] @ (U[r] @ params[0]).T
+            else:
+                logits = torch.relu(E[r] @ params[0].T) @ (U[r] @ params[1]).T
+            loss = torch.nn.functional.cross_entropy(logits, targets)
+            for p in params:
+                p.grad = None
+            loss.backward()
+            if opt is not None:
+                opt.step()
+            else:
+                with torch.no_grad():
+                    for p in params:
+                        p -= lr * p.grad / (p.grad.abs() + 1e-8)
+        with torch.no_grad():
+            if model == "linear":
+                logits = E[r] @ (U[r] @ params[0]).T
+            else:
+                logits = torch.relu(E[r] @ params[0].T) @ (U[r] @ params[1]).T
+            top = logits.clone()
+            top[torch.arange(len(targets)), targets] = -math.inf
+            correct = logits[torch.arange(len(targets)), targets] > top.amax(1)
+        accuracies.append(float(correct.double().mean()))
+    return accuracies
+
+
+@pytest.mark.parametrize(
+    ("model", "optimizer", "lr"),
+    [("linear", "sgd", 30.0), ("linear", "adam", 0.05), ("mlp", "sgd", 5.0), ("mlp", "adam", 0.05)],
+)
+def test_training_matches_a_naive_loop(model, optimizer, lr):
+    E, U, targets = facts_problem(40, 16, 2, 5)
+    steps = 15
+    settings = TrainSettings(model=model, optimizer=optimizer, lr=lr, max_steps=steps, window=0)
+    result = train_memory(E, U, targets, rng.generator(0, "init"), tau=1.5, settings=settings)
+    init = init_params(model, 2, 16, rng.generator(0, "init"))
+    expected = _naive_training(model, optimizer, lr, E, U, targets, steps, init)
+    assert result.steps == steps and result.stopped == "budget"
+    np.testing.assert_allclose(result.accuracy.numpy(), expected, atol=1 / 40 + 1e-9)
+    assert min(expected) > 0.2  # the runs learn something in 15 steps
+
+
+def test_lr_groups_stop_on_the_best_group():
+    E, U, targets = facts_problem(30, 16, 2, 1)
+    E, U = E.repeat(2, 1, 1), U.repeat(2, 1, 1)
+    lrs = torch.tensor([1e-6, 1e-6, 0.1, 0.1])  # the first group cannot learn, the second can
+    settings = TrainSettings(model="linear", optimizer="adam", max_steps=400)
+    result = train_memory(E, U, targets, rng.generator(0, "i"), tau=0.99, settings=settings,
+                          lrs=lrs, groups=2)  # fmt: skip
+    by_group = result.accuracy.view(2, 2).mean(1)
+    assert result.stopped == "reached" and by_group[1] >= 0.99 > by_group[0]
+
+
+def test_closed_form_accuracy_is_the_explicit_outer_product():
+    from dataclasses import replace
+
+    from assocmem.closed_form import run_closed_form
+
+    n, dim, trials = 25, 12, 3
+    cfg = closed_form_config(n, dim, trials, 4, sampler="explicit")  # the naive draws' streams
+    cfg = replace(cfg, dtype="float64")  # and their dtype (draws are made in the working one)
+    found = 1 - float(run_closed_form(cfg).errors.mean())
+    naive = np.mean([naive_errors(cfg, t)[("uniform", None, dim)] for t in range(trials)])
+    assert found == pytest.approx(1 - naive, abs=1e-12)
+
+
+def test_search_finds_the_last_n_that_passes():
+    tau = 0.95
+    point = search_capacity("closed_form", 16, trials=2, seed=0, tau=tau, rel_tol=1e-6)
+    assert closed_form_evaluation(point.n_star, 16, 2, 0).accuracy >= tau
+    assert closed_form_evaluation(point.n_star + 1, 16, 2, 0).accuracy < tau
+    assert point.accuracy >= tau and point.n_star >= 2
+
+
+def test_bits_stored_is_fanos_bound():
+    n, m = 200, 200
+    assert bits_stored(n, m, 0.0) == pytest.approx(n * math.log2(m))
+    assert bits_stored(n, m, 1 - 1 / m) == pytest.approx(0.0, abs=1e-9)  # chance: no information
+    eps = 0.01
+    explicit = -eps * math.log2(eps) - (1 - eps) * math.log2(1 - eps)
+    assert binary_entropy(eps) == pytest.approx(explicit)
+    expected = n * (math.log2(m) - explicit - eps * math.log2(m - 1))
+    assert bits_stored(n, m, eps) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("dim", [16, 32, 64])
+def test_parameter_counts_match_between_linear_and_mlp(dim):
+    assert 2 * dim * hidden_units(dim) == dim**2
+    assert memory_parameters("mlp", dim, 100) == memory_parameters("linear", dim, 100)
+    assert memory_parameters("linear", dim, 100)[1] == dim**2 + 2 * 100 * dim
+
+
+def test_capacity_exponent_recovers_an_exact_power():
+    dims = [16, 32, 64, 128]
+    n_star = np.array([[3.0 * d**1.7 for d in dims], [3.3 * d**1.7 for d in dims]])
+    fit = capacity_exponent(dims, n_star)
+    assert fit["beta"] == pytest.approx(1.7, abs=1e-9)
+    assert fit["beta_low"] == pytest.approx(1.7, abs=1e-9) == fit["beta_high"]
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"memory": "hebbian"}, "memory"),
+        ({"memory": "linear", "optimizer": "lbfgs"}, "optimizer"),
+        ({"memory": "mlp", "lrs": [0.1, -1]}, "lrs"),
+        ({"dim": 1}, "dim"),
+        ({"tau": 1.0}, "tau"),
+        ({"rel_tol": 0}, "rel_tol"),
+        ({"device": "cuda"}, "device"),
+        ({"bogus": 1}, "bogus"),
+    ],
+)
+def test_bad_settings_name_their_field(values, field):
+    with pytest.raises(ConfigError) as err:
+        build_facts_capacity(values)
+    assert err.value.field == field
+
+
+def test_closed_form_ignores_optimizer_settings():
+    a = build_facts_capacity({"memory": "closed_form", "optimizer": "sgd", "lrs": [1.0]})
+    b = build_facts_capacity({"memory": "closed_form"})
+    assert a == b and a.optimizer == "none" and a.lrs == ()
+
+
+@pytest.mark.parametrize(("n_outputs", "dim"), [(5, 16), (5, 128), (20, 16), (20, 64), (60, 32)])
+def test_large_m_quadrature_matches_predict(n_outputs, dim):
+    """The large-M quadrature (grouped classes, one fixed grid) against predict.py's union-grid
+    quadrature of the same model, where both run: N = 60, Zipf α = 1.5, random targets."""
+    from assocmem.analysis.predict import EmbeddingLaw, token_success
+    from assocmem.laws.tokens import random_targets, zipf_probabilities
+    from assocmem.studies.facts.theory import token_success_large_m
+
+    n = 60
+    p = zipf_probabilities(n, 1.5).numpy()
+    targets = random_targets(n, n_outputs, rng.generator(2, "targets")).numpy()
+    law = EmbeddingLaw("gaussian", "gaussian")
+    dense = token_success(p, targets, n_outputs, dim, law)
+    grouped = token_success_large_m(p, targets, n_outputs, dim, law, exact=8, bins=16)
+    assert p @ (1 - grouped) == pytest.approx(p @ (1 - dense), rel=2e-3)
+    np.testing.assert_allclose(grouped, dense, atol=5e-3)
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [(["--dim", "1"], "dim"), (["--seed", "-1"], "seed"), (["--trials", "0"], "trials")],
+)
+def test_bad_command_line_is_one_line_exit_2(args, field, tmp_path, capsys):
+    from assocmem.cli import main
+
+    assert main(["facts", *args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"assocmem: error: {field}:"), err
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_study_spec_parses_in_a_fresh_process():
+    """Its run kind is registered by the study's module, which nothing has imported yet: the
+    spec parser loads it (``assocmem sweep specs`` failed on 'facts_capacity' before)."""
+    import subprocess
+    import sys
+
+    code = "from assocmem.sweep.spec import load_spec; print(load_spec('facts').n_runs)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == 5 * 3 * 4
