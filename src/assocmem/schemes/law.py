@@ -47,11 +47,11 @@ class SchemeLaw:
 
 
 def check_alpha(alpha: float, *, unbounded: bool = True) -> None:
-    """Raise :class:`ConfigError` unless α ≥ 0 is finite (α > 1 when ``unbounded``).
+    r"""Raise :class:`ConfigError` unless α ≥ 0 is finite (α > 1 when ``unbounded``).
 
     α = 0 is the uniform law over N tokens: the finite-N sums hold (e.g. the finite-data
-    error ``Σ p(1−p)^T = (1 − 1/N)^T``), but no exponent does, since every law here divides by
-    α or needs ``Σ p`` bounded as N grows (α > 1).
+    error :math:`\sum_x p(x)(1-p(x))^T = (1 - 1/N)^T`), but no exponent does, since every law
+    here divides by α or needs :math:`\sum_x p(x)` bounded as N grows (α > 1).
     """
     if not np.isfinite(alpha) or alpha < 0:
         raise ConfigError("alpha", f"must be a finite number ≥ 0 (0: uniform), got {alpha}")

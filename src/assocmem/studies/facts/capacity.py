@@ -1,12 +1,13 @@
-"""Capacity of memories of N facts with as many answers (M = N), and the bits they store.
+r"""Capacity of memories of N facts with as many answers (M = N), and the bits they store.
 
 N facts ``x ↦ f*(x)``, f* a seeded random permutation, p uniform (α = 0). For each memory kind
 and d, the capacity N*(d) is the largest N retrieved with mean top-1 accuracy ≥ τ over
 ``trials`` draws, found by :func:`assocmem.analysis.capacity.largest_n_bracketed` from the
 theory's guess. Memory kinds:
 
-- ``closed_form``: the outer-product memory ``W = Σ_x u_{f*(x)} e_xᵀ`` (q uniform), its accuracy
-  exact per draw from the closed-form engine (top-1 over the M outputs in blocks at large N·M);
+- ``closed_form``: the outer-product memory :math:`W = \sum_x u_{f^*(x)} e_x^\top` (q uniform),
+  its accuracy exact per draw from the closed-form engine (top-1 over the M outputs in blocks
+  at large N·M);
 - ``linear`` and ``mlp``, trained by ``sgd`` or ``adam`` (sign-like) of the optimiser registry
   (:mod:`assocmem.studies.facts.memories`), every learning rate of ``lrs`` trained in the same
   tensor program; an evaluation passes when the best learning rate's trial mean reaches τ.
@@ -193,8 +194,8 @@ def bits_per_parameter(memory: str, dim: int, n_star: float, accuracy: float) ->
 
 
 def capacity_exponent(dims: Sequence[int], n_star: np.ndarray, seed: int = 0) -> dict[str, float]:
-    """``N* ∝ d^β``: the least-squares slope of log N* on log d with the trial-bootstrap
-    interval of :func:`assocmem.analysis.fit.fit_scaling` (the repeats as trials).
+    r""":math:`N^* \propto d^\beta`: the least-squares slope of log N* on log d with the
+    trial-bootstrap interval of :func:`assocmem.analysis.fit.fit_scaling` (the repeats as trials).
 
     n_star: (repeats, len(dims)).
     """

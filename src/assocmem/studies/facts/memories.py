@@ -1,12 +1,13 @@
-"""Trained memories of N facts with M = N answers: a linear memory and an MLP key–value
+r"""Trained memories of N facts with M = N answers: a linear memory and an MLP key–value
 memory, trained full batch by an optimiser of the registry
 (:data:`assocmem.training.optimizers.OPTIMIZERS`).
 
 Both read fixed random embeddings E (N×d, inputs) and U (M×d, outputs):
 
-- **linear**: scores ``u_yᵀ W e_x``, W (d×d) from zero; d² trained parameters;
-- **mlp**: scores ``u_yᵀ W_out σ(W_in e_x)``, σ = ReLU, W_in (h×d) drawn ``N(0, 1/d)``, W_out
-  (d×h) from zero; 2dh trained parameters (h = d/2 matches the linear memory's d²).
+- **linear**: scores :math:`u_y^\top W e_x`, W (d×d) from zero; d² trained parameters;
+- **mlp**: scores :math:`u_y^\top W_{\mathrm{out}}\, \sigma(W_{\mathrm{in}} e_x)`, σ = ReLU,
+  W_in (h×d) drawn ``N(0, 1/d)``, W_out (d×h) from zero; 2dh trained parameters (h = d/2
+  matches the linear memory's d²).
 
 The loss is the mean cross-entropy over the N facts (p uniform: every fact once per step);
 R independent draws (trials) are one tensor program of batched matmuls. Gradients are written

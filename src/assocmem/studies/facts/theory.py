@@ -1,4 +1,4 @@
-"""predict.py's M − 1-competitor theory at large M: the same model, a quadrature that scales.
+r"""predict.py's M − 1-competitor theory at large M: the same model, a quadrature that scales.
 
 :func:`assocmem.analysis.predict.token_success` integrates, for each token x of class c, the
 correct score ``N(g q(x), σ_c²)`` against M − 1 independent wrong scores ``N(0, σ_y²)`` on the
@@ -6,13 +6,14 @@ union of every score's grid: ``41 (M + 1)`` nodes × M terms per token, minutes 
 out of reach at M = N. Here the model is unchanged (the variances are predict.py's, term for
 term) and only the quadrature differs:
 
-- the wrong classes enter through their interference ``Q_y = Σ_{x' ∈ y} q(x')²`` alone: the
-  ``exact`` largest ones one by one, the rest in ``bins`` groups of equal size by rank of
+- the wrong classes enter through their interference :math:`Q_y = \sum_{x' \in y} q(x')^2`
+  alone: the ``exact`` largest ones one by one, the rest in ``bins`` groups of equal size by rank of
   ``Q_y``, each at its mean Q (the sum of ``log Φ(s/σ_y)`` over a group is taken as its size
   times the term at the group's mean);
 - the correct score is integrated on one fixed grid of ``u = (s − g q)/σ_c`` (``GRID_NODES``
   nodes on [−8, 8]): at M = N each class holds one token, so ``σ_c`` is the leak alone and the
-  wrong scores are at least as wide (``σ_y ≥ σ_c`` up to O(1/d)), which a fixed grid resolves.
+  wrong scores are at least as wide (:math:`\sigma_y \ge \sigma_c` up to O(1/d)), which a fixed
+  grid resolves.
 
 Cost: ``N × GRID_NODES × (exact + bins)`` per quadrature node of the norms. The tests compare
 it with predict.py where both run (M = 5, 50).
@@ -103,7 +104,8 @@ def predict_errors_large_m(
     probs: np.ndarray, targets: np.ndarray, q: np.ndarray, dims: list[int], n_outputs: int,
     law: EmbeddingLaw | None = None,
 ) -> np.ndarray:  # fmt: skip
-    """The predicted population error ``Σ_x p(x)(1 − P(correct_x))`` at each d, (len(dims),)."""
+    r"""The predicted population error :math:`\sum_x p(x)(1 - P(\mathrm{correct}_x))` at each
+    d, (len(dims),)."""
     return np.array(
         [probs @ (1.0 - token_success_large_m(q, targets, n_outputs, d, law)) for d in dims]
     )
