@@ -104,6 +104,8 @@ def study_experiment(name: str) -> Experiment:
 
 def _override(raws: dict[str, RawSpec], field: str, value: Any) -> None:
     """Set ``field`` in every sweep that has it: top level, an axis, or ``base``."""
+    if isinstance(value, list) and len(set(map(repr, value))) < len(value):
+        raise ConfigError(field, f"values must be distinct, got {value}")  # else: two equal runs
     found = False
     for raw in raws.values():
         if field in TOP_LEVEL:

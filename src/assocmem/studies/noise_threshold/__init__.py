@@ -13,7 +13,7 @@ COMMAND = StudyCommand(
     (
         Option("dims", "int", "memory dimensions d", many=True, low=1),
         Option("n_samples", "int", "sample sizes T", many=True, low=1),
-        Option("alpha", "float", "Zipf exponents α", many=True, low=0),
+        Option("alpha", "float", "Zipf exponents α (> 0)", many=True, low=1e-9),
         Option("label_noise", "float", "label noise levels ε", many=True, low=0),
         Option("label_rule", "str", "label rules", many=True, choices=("majority", "soft")),
         Option("trials", "int", "independent draws per point", low=1),

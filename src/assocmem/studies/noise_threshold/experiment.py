@@ -301,8 +301,11 @@ def table(ctx: Context) -> Table:
 
 
 def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
-    """What the analysis needs: finite sample sizes, and ε within the exact vote's reach."""
+    r"""What the analysis needs: finite sample sizes, ε within the exact vote's reach, and a
+    Zipf law (α > 0: the balance :math:`d \propto T^{1/\alpha}` of the figure and the table)."""
     for cfg in specs["noise_threshold"].points():
+        if not cfg.alpha > 0:
+            raise ConfigError("alpha", f"must be > 0 for this study (d ∝ T^(1/α)), got {cfg.alpha}")
         if any(size is None for size in cfg.n_samples):
             raise ConfigError("n_samples", "the count threshold needs finite sample sizes T")
         check_vote_noise(cfg.label_noise, cfg.n_outputs)
