@@ -128,22 +128,12 @@ def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="INIT",
         help="initial W: gaussian N(0, 1/d) (default) or zero",
     )
-    add(
-        "--embedding",
-        "--embeddings",  # the spelling before 0.2
-        dest="embedding",
-        choices=EMBEDDINGS,
-        metavar="KIND",
-        help="input embeddings (gaussian)",
-    )
-    add(
-        "--output-embedding",
-        "--output-embeddings",  # the spelling before 0.2
-        dest="output_embedding",
-        choices=EMBEDDINGS,
-        metavar="KIND",
-        help="output embeddings: gaussian (default) or spherical",
-    )
+    for field, text in (
+        ("embedding", "input embeddings (gaussian)"),
+        ("output_embedding", "output embeddings: gaussian (default) or spherical"),
+    ):
+        flag = "--" + field.replace("_", "-")  # and the spelling before 0.2, FLAG + "s"
+        add(flag, flag + "s", dest=field, choices=EMBEDDINGS, metavar="KIND", help=text)
     add(
         "--lr-scaling",
         choices=LazyChoices(CONFIG, "LR_SCALINGS"),
