@@ -240,7 +240,10 @@ def _objects(obj):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The site as CI builds it (mkdocs build --strict)."""
+    """The site as CI builds it (mkdocs build --strict); the folder ``ASSOCMEM_BUILT_SITE``
+    names when set (``.ci/run`` builds the site once, from the same tree, and passes it on)."""
+    if os.environ.get("ASSOCMEM_BUILT_SITE"):
+        return Path(os.environ["ASSOCMEM_BUILT_SITE"])
     folder = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
