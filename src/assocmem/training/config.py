@@ -24,6 +24,7 @@ import torch
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
+from assocmem.config.problem import TRAINING, problem_field
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
@@ -136,14 +137,18 @@ class TrainConfig:
 
     Notes
     -----
-    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    ``n_inputs``, ``n_outputs``, ``alpha``, ``words``, ``label_noise``, ``embedding`` and
+    ``output_embedding`` (what is memorised) are declared once by
+    :class:`~assocmem.config.problem.Problem`, here at the training setup's defaults
+    (:data:`~assocmem.config.problem.TRAINING`). Cabannes et al. (2024), Section 4; see the
+    docs: science/optimisation.md.
     """
 
-    n_inputs: int = 100  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0  # Zipf exponent α of p(x) ∝ (x+1)^(-α)
-    words: str | None = None  # a language: p = frequencies of its N most frequent words (wordfreq)
-    label_noise: float = 0.0  # ε: a sample's label is f*(x) w.p. 1 − ε, else another output
+    n_inputs: int = problem_field("n_inputs", TRAINING)
+    n_outputs: int = problem_field("n_outputs", TRAINING)
+    alpha: float = problem_field("alpha", TRAINING)
+    words: str | None = problem_field("words", TRAINING)
+    label_noise: float = problem_field("label_noise", TRAINING)
     dim: int = 100  # d
     n_samples: int = 10240  # T, fresh i.i.d. samples seen once
     batch_size: int = 64  # B; T / B optimiser steps
@@ -152,8 +157,8 @@ class TrainConfig:
     model: str = "matrix"  # matrix | learned | relu | qupdate (Eq. 16 approximation)
     layer_norm: bool = False  # divide W e_x (or ReLU(e_x)) by its L2 norm
     init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
-    embedding: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
-    output_embedding: str = "gaussian"  # output embeddings U
+    embedding: str = problem_field("embedding", TRAINING)  # gaussian: N(0, 1/d) entries
+    output_embedding: str = problem_field("output_embedding", TRAINING)
     # An entry of OPTIMIZERS with its hyper-parameters; a name (``"adam"``) gives its defaults.
     optimizer: AbstractOptimizer = field(default_factory=SGD)
     lr: float = 1.0
