@@ -12,11 +12,11 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.problem import (
     CLOSED_FORM,
     DOC,
-    PROBLEM_FIELDS,
     TRAINING,
     Problem,
     field_doc,
     problem_field,
+    problem_fields,
 )
 from assocmem.studies.editing.runs import EditingConfig
 from assocmem.studies.hierarchy.memory import HierarchyConfig
@@ -37,17 +37,17 @@ CONFIGS = [
 
 
 def test_every_problem_field_is_documented():
-    for name, item in PROBLEM_FIELDS.items():
+    for name, item in problem_fields().items():
         assert len(field_doc(item)) > 10, name
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.__name__)
 def test_a_configuration_takes_the_declaration_of_each_problem_field_it_has(config):
     """Same name, same documentation (the metadata of the one declaration)."""
-    own = [f for f in dataclasses.fields(config) if f.name in PROBLEM_FIELDS]
+    own = [f for f in dataclasses.fields(config) if f.name in problem_fields()]
     assert len(own) >= 3  # N, M and α at least
     for item in own:
-        assert dict(item.metadata) == dict(PROBLEM_FIELDS[item.name].metadata), item.name
+        assert dict(item.metadata) == dict(problem_fields()[item.name].metadata), item.name
         assert item.metadata[DOC], item.name
 
 
@@ -58,7 +58,7 @@ def test_the_two_setups_differ_only_where_the_paper_does():
     for name in CLOSED_FORM.names:
         assert getattr(closed, name) == getattr(Problem(), name), name
     training = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
-    assert tuple(n for n in training if n in PROBLEM_FIELDS) == TRAINING.names
+    assert tuple(n for n in training if n in problem_fields()) == TRAINING.names
     assert {n: training[n] for n in TRAINING.names} == {
         n: TRAINING.default(n) for n in TRAINING.names
     }
@@ -74,6 +74,6 @@ def test_a_setup_default_keeps_the_documentation():
 
     (item,) = dataclasses.fields(Small)
     assert Small().n_inputs == 100
-    assert field_doc(item) == field_doc(PROBLEM_FIELDS["n_inputs"])
+    assert field_doc(item) == field_doc(problem_fields()["n_inputs"])
     with pytest.raises(KeyError):
         problem_field("not_a_field")

@@ -12,14 +12,13 @@ from assocmem.closed_form import cost
 from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
-from assocmem.config.problem import Problem
+from assocmem.config.problem import TARGETS, Problem
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
 from assocmem.runtime import check_device
 from assocmem.schemes import Scheme, parse_scheme
 
-TARGETS = ("mod", "random", "group")
 LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES

@@ -18,6 +18,10 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
+TARGETS = ("mod", "random", "group")  # the maps f* a configuration may take (see Problem.target)
+EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")  # the laws assocmem.embeddings draws
+INPUT_EMBEDDING_KINDS = (*EMBEDDING_KINDS, "clustered")  # the laws of closed-form inputs e_x
+TRAINED_EMBEDDING_KINDS = ("gaussian", "spherical")  # the laws the trainers take
 DOC = "doc"  # field metadata: the field's documentation, one sentence (the CLI help)
 FLAG = "flag"  # field metadata: how a command line spells it (see described)
 
@@ -33,8 +37,8 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
         What the field says, one sentence: its documentation and its ``--help`` text.
     **flag
         How a command line spells it: ``short`` (e.g. ``"-N"``), ``metavar``, ``low`` (an
-        integer's least value), ``choices`` (``(module, attribute)`` of its allowed values, read
-        only when a value is checked).
+        integer's least value), ``choices`` (a tuple, or ``"module:attribute"`` naming them, read
+        only when a value is checked), ``nargs``, ``path`` (the flag names a file to read).
 
     Returns
     -------
@@ -86,12 +90,13 @@ class Problem:
     """
 
     n_inputs: int = described(1000, "N, the number of input tokens", short="-N", low=1)
-    n_outputs: int = described(5, "M, the number of outputs (M ≤ N)", short="-M", low=1)
+    n_outputs: int = described(5, "M, the number of outputs, at most N", short="-M", low=1)
     alpha: float = described(2.0, "the Zipf exponent α of p(x) ∝ (x+1)^-α")
     probabilities: tuple[float, ...] | None = described(
         None,
         "a user-given law p: a file of probabilities (overrides alpha; sets N)",
         metavar="FILE",
+        path=True,
     )
     words: str | None = described(
         None, "p = the frequencies of the N most frequent words of LANG", metavar="LANG"
@@ -99,29 +104,28 @@ class Problem:
     target: str = described(
         "mod",
         "f*(x) = x mod M, a seeded random balanced map, or shared within a group: g(x) mod M",
-        choices=("assocmem.closed_form.config", "TARGETS"),
-        metavar="{mod,random,group}",
+        choices=TARGETS,
     )
     label_noise: float = described(
         0.0, "ε: a sample's label is f*(x) w.p. 1-ε, else another output", metavar="EPS"
     )
     embedding: str = described(
         "gaussian",
-        "the law of the input embeddings e_x: gaussian, spherical (closed form also orthogonal, "
-        "clustered)",
-        choices=("assocmem.embeddings", "INPUT_EMBEDDING_KINDS"),
+        "the law of the input embeddings e_x",
+        choices=INPUT_EMBEDDING_KINDS,
         metavar="KIND",
     )
     output_embedding: str = described(
         "spherical",
-        "the law of the output embeddings u_y: spherical, gaussian (closed form also orthogonal)",
-        choices=("assocmem.embeddings", "EMBEDDING_KINDS"),
+        "the law of the output embeddings u_y",
+        choices=EMBEDDING_KINDS,
         metavar="KIND",
     )
 
 
-PROBLEM_FIELDS: dict[str, Field[Any]] = {item.name: item for item in fields(Problem)}
-"""The fields of :class:`Problem` by name."""
+def problem_fields() -> dict[str, Field[Any]]:
+    """The fields of :class:`Problem` by name (read when called: a test may extend it)."""
+    return {item.name: item for item in fields(Problem)}
 
 
 @dataclass(frozen=True)
@@ -135,23 +139,36 @@ class Setup:
         The fields of :class:`Problem` the configuration has (in :class:`Problem`'s order).
     defaults : mapping of str to object
         Its defaults that differ from the :class:`Problem`'s.
+    flags : mapping of str to mapping
+        Its command-line spelling where it differs from the declaration's (e.g. a least value).
     """
 
     names: tuple[str, ...]
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    flags: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def flag(self, name: str) -> dict[str, Any]:
+        """How a command line of this setup spells the problem field ``name``: the declaration's
+        ``flag`` metadata, updated by :attr:`flags`."""
+        return {**problem_fields()[name].metadata[FLAG], **self.flags.get(name, {})}
 
     def default(self, name: str) -> Any:
         """The configuration's default of the problem field ``name``."""
-        return self.defaults.get(name, PROBLEM_FIELDS[name].default)
+        return self.defaults.get(name, problem_fields()[name].default)
 
 
-CLOSED_FORM = Setup(tuple(PROBLEM_FIELDS))
+CLOSED_FORM = Setup(tuple(problem_fields()))
 """The closed-form setup: the whole problem at the :class:`Problem`'s defaults (N = 1000,
 spherical output embeddings: Figures 1–4)."""
 
 TRAINING = Setup(
     ("n_inputs", "n_outputs", "alpha", "words", "label_noise", "embedding", "output_embedding"),
     {"n_inputs": 100, "output_embedding": "gaussian"},
+    {
+        "n_outputs": {"low": 2},
+        "embedding": {"choices": TRAINED_EMBEDDING_KINDS},
+        "output_embedding": {"choices": TRAINED_EMBEDDING_KINDS},
+    },
 )
 """The training setup: N = 100, Gaussian output embeddings (Figures 5–8); f*(x) = x mod M."""
 
@@ -167,7 +184,7 @@ def problem_field(name: str, setup: Setup = CLOSED_FORM) -> Any:
     KeyError
         If ``name`` is no field of :class:`Problem`.
     """
-    declared = PROBLEM_FIELDS[name]
+    declared = problem_fields()[name]
     default = setup.default(name)
     if default is MISSING:  # pragma: no cover - every problem field has a default
         raise KeyError(name)

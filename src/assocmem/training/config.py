@@ -16,7 +16,7 @@ import functools
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from typing import Any
 
 import torch
@@ -24,7 +24,8 @@ import torch
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
-from assocmem.config.problem import TRAINING, problem_field
+from assocmem.config.hyper import hyper_parameter_fields
+from assocmem.config.problem import TRAINED_EMBEDDING_KINDS, TRAINING, problem_field
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
@@ -33,7 +34,7 @@ from assocmem.training.optimizers.sgd import SGD
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
 INITS = ("zero", "gaussian")
-EMBEDDING_KINDS = ("gaussian", "spherical")
+EMBEDDING_KINDS = TRAINED_EMBEDDING_KINDS
 LR_SCALINGS = ("paper", "none")
 SCHEDULES = ("constant", "step")
 
@@ -266,15 +267,21 @@ def optimizer_entry(name: Any) -> type[AbstractOptimizer]:
 
 def hyper_parameter_defaults() -> dict[str, Any]:
     """Every optimiser hyper-parameter key, at the value a config without it records: the
-    :data:`FLAT_DEFAULTS`, then a newer optimiser's own fields at their defaults."""
-    return dict(_hyper_parameter_defaults(tuple(OPTIMIZERS.values())))
+    :data:`FLAT_DEFAULTS`, the other fields of :class:`~assocmem.config.hyper.HyperParameters`,
+    then a newer optimiser's own fields at their defaults."""
+    declared = tuple(hyper_parameter_fields().values())
+    return dict(_hyper_parameter_defaults(tuple(OPTIMIZERS.values()), declared))
 
 
 @functools.cache
-def _hyper_parameter_defaults(entries: tuple[type[AbstractOptimizer], ...]) -> dict[str, Any]:
-    """:func:`hyper_parameter_defaults` of these registry entries (a new registration is a new
-    key: planning builds tens of thousands of configs and asks each time)."""
+def _hyper_parameter_defaults(
+    entries: tuple[type[AbstractOptimizer], ...], declared: tuple[Field[Any], ...]
+) -> dict[str, Any]:
+    """:func:`hyper_parameter_defaults` of these registry entries and declarations (a new one
+    is a new key: planning builds tens of thousands of configs and asks each time)."""
     defaults = dict(FLAT_DEFAULTS)
+    for item in declared:  # declared, maybe held by no optimiser yet
+        defaults.setdefault(item.name, item.default)
     for entry in entries:
         for f in fields(entry):
             if f.name not in defaults:
