@@ -47,6 +47,7 @@ from assocmem import (
     NesterovSGD,
     NormalizedSGD,
     PowerLawFit,
+    Problem,
     Reproduction,
     RunResult,
     Scheme,
@@ -147,6 +148,8 @@ from assocmem import (
 
 def closed_form() -> pd.DataFrame:
     cfg = ClosedFormConfig(n_inputs=100, dims=(10, 100), schemes=("population",), trials=2)
+    problem: Problem = cfg  # what is memorised: the fields every configuration shares
+    assert_type(problem.n_inputs, int)
     result = assert_type(run_closed_form(cfg), ClosedFormResult)
     assert_type(parse_scheme("threshold:P=d/8"), Scheme)
     assert_type(SCHEMES["population"], type[Scheme])

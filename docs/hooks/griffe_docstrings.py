@@ -210,4 +210,25 @@ def _defaults_from_signature(obj: Object) -> None:
             continue
         for documented in section.value:
             if documented.name in signature:
-                documented.value = signature[documented.name].default
+                parameter = signature[documented.name]
+                if obj.is_class and _CALL.match(str(parameter.default)):
+                    parameter.default = _field_default(obj, documented.name, parameter.default)
+                documented.value = parameter.default
+
+
+_CALL = re.compile(r"[A-Za-z_][\w.]*\(")  # a field declared by a call: described(…), problem_field(…)
+
+
+def _field_default(obj: Object, name: str, static: Any) -> Any:
+    """The default of the dataclass field ``name`` of ``obj`` as the code computes it (a field
+    declared by a function, e.g. :func:`assocmem.config.problem.problem_field`, has no literal
+    default in the source), or ``static`` where the class cannot be imported."""
+    import dataclasses
+
+    try:
+        cls = getattr(importlib.import_module(obj.module.path), obj.name)
+        found = {f.name: f.default for f in dataclasses.fields(cls)}
+    except (ImportError, AttributeError, TypeError):
+        return static
+    value = found.get(name, dataclasses.MISSING)
+    return static if value is dataclasses.MISSING else repr(value)

@@ -49,6 +49,7 @@ __all__ = [
     "NormalizedSGD",
     "OPTIMIZERS",
     "PowerLawFit",
+    "Problem",
     "Reproduction",
     "RunResult",
     "SCHEMES",
@@ -172,6 +173,7 @@ if TYPE_CHECKING:
     from assocmem.closed_form.kernel import run_closed_form
     from assocmem.closed_form.result import ClosedFormResult
     from assocmem.config.errors import ConfigError
+    from assocmem.config.problem import Problem
     from assocmem.embeddings import clustered_coordinates, draw_embeddings
     from assocmem.experiments.commands import (
         STUDY_COMMANDS,

@@ -22,19 +22,20 @@ from collections.abc import Sequence
 import torch
 
 from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.config.problem import EMBEDDING_KINDS as EMBEDDING_KINDS  # declared with the problem
+from assocmem.config.problem import INPUT_EMBEDDING_KINDS as INPUT_EMBEDDING_KINDS
 
-EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")
 # Whether a kind's rows have i.i.d. N(0, σ²) entries (σ fixed at each d). Only then is the
 # exact-in-law closed-form sampler exact: spherical rows are normalised, orthogonal rows
-# constrained, so their entries are not independent. A new kind states its law here.
+# constrained, so their entries are not independent. A new kind (named in config/problem.py)
+# states its law here.
 IID_GAUSSIAN: dict[str, bool] = {
     "gaussian": True,
     "spherical": False,
     "orthogonal": False,
     "clustered": False,  # Gaussian, but tokens of one group are correlated
 }
-CLUSTERED = "clustered"
-INPUT_EMBEDDING_KINDS = (*EMBEDDING_KINDS, CLUSTERED)  # the laws of closed-form inputs e_x
+CLUSTERED = INPUT_EMBEDDING_KINDS[-1]  # "clustered"
 NESTED_CONVENTIONS = ("truncate", "renormalize")
 DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never depend on d_max
 

@@ -14,6 +14,7 @@ checked to render every name. Adding a public name is one line here, then pastin
 PUBLIC: dict[str, tuple[str, str]] = {
     # Configuration and errors
     "ConfigError": ("assocmem.config.errors", "ConfigError"),
+    "Problem": ("assocmem.config.problem", "Problem"),
     "ClosedFormConfig": ("assocmem.closed_form.config", "ClosedFormConfig"),
     "TrainConfig": ("assocmem.training.config", "TrainConfig"),
     # Closed-form memories

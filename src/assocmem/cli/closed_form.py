@@ -17,6 +17,8 @@ from assocmem.cli.common import (
     print_json,
     show_progress,
 )
+from assocmem.cli.fields import add_field_flags
+from assocmem.config import problem
 from assocmem.config.files import load_probabilities
 
 EPILOG = """\
@@ -26,8 +28,7 @@ schemes: NAME or NAME:key=value,... (an unknown name lists the registered ones),
 lists accept log:LOW:HIGH:COUNT (log-spaced integers); sample sizes accept inf (infinite data).
 Flags override the values of --config. Model and memory: Cabannes et al. (2024), docs/.
 """
-EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")
-INPUT_EMBEDDINGS = LazyChoices("assocmem.embeddings", "INPUT_EMBEDDING_KINDS")
+EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")  # also assocmem predict's
 NESTED = LazyChoices("assocmem.embeddings", "NESTED_CONVENTIONS")
 SAMPLERS = LazyChoices("assocmem.closed_form.cost", "CHOICES")
 
@@ -51,24 +52,16 @@ def register(subparsers: Any) -> None:
 
 
 def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
-    """N, M and the token law; the target map and its label noise."""
+    """What is memorised: a flag per field of :class:`~assocmem.config.problem.Problem`, derived
+    from its declaration; the token law's other spelling; the label rule."""
+    add_field_flags(
+        parser,
+        fields(problem.Problem),
+        defaults=problem.CLOSED_FORM.default,
+        flags=problem.CLOSED_FORM.flag,
+    )
     add = parser.add_argument
-    add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 1000)")
-    add("-M", "--n-outputs", type=int_at_least(1), help="number of outputs M (default 5)")
-    add("--alpha", type=finite_float, help="Zipf exponent α, p(x) ∝ (x+1)^-α (default 2)")
-    add("--probabilities", metavar="FILE", help="a file of probabilities (any law; sets N)")
-    add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
     add("--distribution", metavar="LAW", help="token law: zipf, zipf:ALPHA or words:LANG")
-    add(
-        "--target",
-        choices=("mod", "random", "group"),
-        help="f*(x) = x mod M, a seeded random map, or shared in a group: g(x) mod M",
-    )
-    add(
-        "--label-noise",
-        type=finite_float,
-        help="ε: a label is f*(x) w.p. 1-ε, else another output (default 0)",
-    )
     add(
         "--label-rule",
         choices=("soft", "majority"),
@@ -77,23 +70,11 @@ def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_embedding_arguments(parser: argparse.ArgumentParser) -> None:
-    """The input and output embeddings (and the groups of clustered ones)."""
+    """The groups of similar tokens (clustered embeddings, group targets) and nested d."""
     add = parser.add_argument
-    add(
-        "--embedding",
-        choices=INPUT_EMBEDDINGS,
-        metavar="KIND",
-        help="input embeddings: gaussian (default), spherical, orthogonal or clustered",
-    )
     add("--n-groups", type=int_at_least(1), help="G groups of clustered embeddings / group targets")
     add("--similarity", type=finite_float, help="ρ: correlation within a group (clustered)")
     add("--grouping", choices=("random", "banded"), help="groups: random balanced or banded")
-    add(
-        "--output-embedding",
-        choices=EMBEDDINGS,
-        metavar="KIND",
-        help="output embeddings: spherical (default), gaussian or orthogonal",
-    )
     add(
         "--nested",
         choices=NESTED,

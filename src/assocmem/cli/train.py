@@ -18,9 +18,11 @@ from assocmem.cli.common import (
     print_json,
     show_progress,
 )
+from assocmem.cli.fields import add_field_flags, flag_name
+from assocmem.config import problem
+from assocmem.config.hyper import hyper_parameter_fields
 
 CONFIG = "assocmem.training.config"
-EMBEDDINGS = LazyChoices(CONFIG, "EMBEDDING_KINDS")
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -59,24 +61,23 @@ def register(subparsers: Any) -> None:
 
 
 def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
-    """N, M, the token law and the label noise."""
-    add = parser.add_argument
-    add("-N", "--n-inputs", type=int_at_least(1), help="number of input tokens N (default 100)")
-    add("-M", "--n-outputs", type=int_at_least(2), help="number of outputs M ≤ N (default 5)")
-    add("--alpha", type=finite_float, help="Zipf exponent α (default 2)")
-    add(
+    """What is memorised: a flag per problem field of the training setup, derived from its
+    declaration (:data:`~assocmem.config.problem.TRAINING`); the token laws as an axis."""
+    setup = problem.TRAINING
+    declared = problem.problem_fields()
+    add_field_flags(
+        parser,
+        [declared[name] for name in setup.names],
+        defaults=setup.default,
+        flags=setup.flag,
+        axes=("label_noise",),
+        aliases={name: [flag_name(name) + "s"] for name in RENAMED_FIELDS},
+    )
+    parser.add_argument(
         "--distribution",
         nargs="+",
         metavar="LAW",
         help="token laws (zipf, zipf:ALPHA or words:LANG; an axis; default zipf at --alpha)",
-    )
-    add("--words", metavar="LANG", help="p = frequencies of the N most frequent words of LANG")
-    add(
-        "--label-noise",
-        nargs="+",
-        type=finite_float,
-        metavar="EPS",
-        help="ε: a sample's label is f*(x) w.p. 1-ε, else another output (an axis; default 0)",
     )
 
 
@@ -118,7 +119,7 @@ def _add_axis_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
-    """How a run trains: full batch, initialisation, embeddings, the lr convention."""
+    """How a run trains: full batch, initialisation, the lr convention."""
     add = parser.add_argument
     add("--full-batch", action="store_true", default=None, help="population-gradient training")
     add("--n-steps", type=int_at_least(1), help="steps of full-batch training")
@@ -128,12 +129,6 @@ def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="INIT",
         help="initial W: gaussian N(0, 1/d) (default) or zero",
     )
-    for field, text in (
-        ("embedding", "input embeddings (gaussian)"),
-        ("output_embedding", "output embeddings: gaussian (default) or spherical"),
-    ):
-        flag = "--" + field.replace("_", "-")  # and the spelling before 0.2, FLAG + "s"
-        add(flag, flag + "s", dest=field, choices=EMBEDDINGS, metavar="KIND", help=text)
     add(
         "--lr-scaling",
         choices=LazyChoices(CONFIG, "LR_SCALINGS"),
@@ -145,10 +140,8 @@ def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
 def _add_optimizer_arguments(parser: argparse.ArgumentParser) -> None:
     """The optimisers' hyper-parameters and the learning-rate schedule."""
     add = parser.add_argument
-    add("--momentum", type=finite_float, help="SGD momentum (default 0; nesterov: 0.9)")
-    add("--weight-decay", type=finite_float, help="L2 weight decay (default 0)")
-    add("--betas", nargs=2, type=finite_float, help="Adam betas (default 0 0)")
-    add("--eps", type=finite_float, help="Adam eps (default 1e-8)")
+    hyper = hyper_parameter_fields()  # a flag each, derived from its declaration
+    add_field_flags(parser, hyper.values(), defaults=lambda name: hyper[name].default)
     add(
         "--schedule",
         choices=LazyChoices(CONFIG, "SCHEDULES"),
@@ -182,19 +175,24 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-FLAG_KEYS = (
-    "n_inputs", "n_outputs", "alpha", "distribution", "words", "label_noise", "models",
-    "optimizers", "dims", "n_samples",
-    "batch_sizes", "lrs", "seeds", "full_batch", "n_steps", "init", "embedding",
-    "output_embedding", "lr_scaling", "momentum", "weight_decay", "betas", "eps", "schedule",
-    "decay_steps", "decay_factor", "eval_every", "snapshot_steps", "device",
+OTHER_KEYS = (
+    "distribution", "models", "optimizers", "dims", "n_samples", "batch_sizes", "lrs", "seeds",
+    "full_batch", "n_steps", "init", "lr_scaling", "schedule", "decay_steps", "decay_factor",
+    "eval_every", "snapshot_steps", "device",
 )  # fmt: skip
+RENAMED_FIELDS = ("embedding", "output_embedding")  # read as FLAG + "s" too (before 0.2)
+
+
+def flag_keys() -> tuple[str, ...]:
+    """The spec keys the flags set: the problem fields of the training setup, the optimisers'
+    hyper-parameters (both derived from their declarations), then :data:`OTHER_KEYS`."""
+    return (*problem.TRAINING.names, *hyper_parameter_fields(), *OTHER_KEYS)
 
 
 def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The TOML file's settings, overridden by every flag given on the command line."""
     spec: dict[str, Any] = load_toml(args.config) if args.config is not None else {}
-    spec.update({k: getattr(args, k) for k in FLAG_KEYS if getattr(args, k) is not None})
+    spec.update({k: getattr(args, k) for k in flag_keys() if getattr(args, k, None) is not None})
     if args.layer_norm is not None:
         spec["layer_norm"] = [value == "on" for value in args.layer_norm]
     return spec

@@ -12,20 +12,20 @@ from assocmem.closed_form import cost
 from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.config.problem import TARGETS, Problem
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
 from assocmem.runtime import check_device
 from assocmem.schemes import Scheme, parse_scheme
 
-TARGETS = ("mod", "random", "group")
 LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES
 
 
 @dataclass(frozen=True)
-class ClosedFormConfig:
+class ClosedFormConfig(Problem):
     r"""A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
 
     Frozen and validated on construction. The memories are
@@ -105,18 +105,11 @@ class ClosedFormConfig:
 
     Notes
     -----
+    The fields from ``n_inputs`` to ``output_embedding`` (what is memorised) are inherited from
+    :class:`~assocmem.config.problem.Problem`, declared there once with their documentation.
     Symbols of Cabannes et al. (2024); see the docs: science/model.md and science/schemes.md.
     """
 
-    n_inputs: int = 1000  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0  # Zipf exponent α, p(x) ∝ (x+1)^-α
-    probabilities: tuple[float, ...] | None = None  # a user-given p (overrides alpha; sets N)
-    words: str | None = None  # a language: p = frequencies of its N most frequent words
-    target: str = "mod"  # f*(x) = x mod M, or a seeded random balanced map
-    label_noise: float = 0.0  # ε: a sample's label is f*(x) w.p. 1 − ε, else another output
-    embedding: str = "gaussian"  # law of the input embeddings e_x
-    output_embedding: str = "spherical"  # law of the output embeddings u_y
     nested: str = "truncate"  # nested-d convention: "truncate" (paper) or "renormalize"
     schemes: tuple[str, ...] = ("uniform", "population", "threshold:P=d/8")
     dims: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000)

@@ -16,7 +16,7 @@ import functools
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from typing import Any
 
 import torch
@@ -24,6 +24,8 @@ import torch
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
+from assocmem.config.hyper import hyper_parameter_fields
+from assocmem.config.problem import TRAINED_EMBEDDING_KINDS, TRAINING, problem_field
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
@@ -32,7 +34,7 @@ from assocmem.training.optimizers.sgd import SGD
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
 INITS = ("zero", "gaussian")
-EMBEDDING_KINDS = ("gaussian", "spherical")
+EMBEDDING_KINDS = TRAINED_EMBEDDING_KINDS
 LR_SCALINGS = ("paper", "none")
 SCHEDULES = ("constant", "step")
 
@@ -136,14 +138,18 @@ class TrainConfig:
 
     Notes
     -----
-    Cabannes et al. (2024), Section 4; see the docs: science/optimisation.md.
+    ``n_inputs``, ``n_outputs``, ``alpha``, ``words``, ``label_noise``, ``embedding`` and
+    ``output_embedding`` (what is memorised) are declared once by
+    :class:`~assocmem.config.problem.Problem`, here at the training setup's defaults
+    (:data:`~assocmem.config.problem.TRAINING`). Cabannes et al. (2024), Section 4; see the
+    docs: science/optimisation.md.
     """
 
-    n_inputs: int = 100  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0  # Zipf exponent α of p(x) ∝ (x+1)^(-α)
-    words: str | None = None  # a language: p = frequencies of its N most frequent words (wordfreq)
-    label_noise: float = 0.0  # ε: a sample's label is f*(x) w.p. 1 − ε, else another output
+    n_inputs: int = problem_field("n_inputs", TRAINING)
+    n_outputs: int = problem_field("n_outputs", TRAINING)
+    alpha: float = problem_field("alpha", TRAINING)
+    words: str | None = problem_field("words", TRAINING)
+    label_noise: float = problem_field("label_noise", TRAINING)
     dim: int = 100  # d
     n_samples: int = 10240  # T, fresh i.i.d. samples seen once
     batch_size: int = 64  # B; T / B optimiser steps
@@ -152,8 +158,8 @@ class TrainConfig:
     model: str = "matrix"  # matrix | learned | relu | qupdate (Eq. 16 approximation)
     layer_norm: bool = False  # divide W e_x (or ReLU(e_x)) by its L2 norm
     init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
-    embedding: str = "gaussian"  # input embeddings E: gaussian N(0, 1/d) | spherical
-    output_embedding: str = "gaussian"  # output embeddings U
+    embedding: str = problem_field("embedding", TRAINING)  # gaussian: N(0, 1/d) entries
+    output_embedding: str = problem_field("output_embedding", TRAINING)
     # An entry of OPTIMIZERS with its hyper-parameters; a name (``"adam"``) gives its defaults.
     optimizer: AbstractOptimizer = field(default_factory=SGD)
     lr: float = 1.0
@@ -261,15 +267,21 @@ def optimizer_entry(name: Any) -> type[AbstractOptimizer]:
 
 def hyper_parameter_defaults() -> dict[str, Any]:
     """Every optimiser hyper-parameter key, at the value a config without it records: the
-    :data:`FLAT_DEFAULTS`, then a newer optimiser's own fields at their defaults."""
-    return dict(_hyper_parameter_defaults(tuple(OPTIMIZERS.values())))
+    :data:`FLAT_DEFAULTS`, the other fields of :class:`~assocmem.config.hyper.HyperParameters`,
+    then a newer optimiser's own fields at their defaults."""
+    declared = tuple(hyper_parameter_fields().values())
+    return dict(_hyper_parameter_defaults(tuple(OPTIMIZERS.values()), declared))
 
 
 @functools.cache
-def _hyper_parameter_defaults(entries: tuple[type[AbstractOptimizer], ...]) -> dict[str, Any]:
-    """:func:`hyper_parameter_defaults` of these registry entries (a new registration is a new
-    key: planning builds tens of thousands of configs and asks each time)."""
+def _hyper_parameter_defaults(
+    entries: tuple[type[AbstractOptimizer], ...], declared: tuple[Field[Any], ...]
+) -> dict[str, Any]:
+    """:func:`hyper_parameter_defaults` of these registry entries and declarations (a new one
+    is a new key: planning builds tens of thousands of configs and asks each time)."""
     defaults = dict(FLAT_DEFAULTS)
+    for item in declared:  # declared, maybe held by no optimiser yet
+        defaults.setdefault(item.name, item.default)
     for entry in entries:
         for f in fields(entry):
             if f.name not in defaults:

@@ -31,6 +31,7 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least, ints_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
+from assocmem.config.problem import problem_field
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 from assocmem.ops.population import correct
@@ -88,9 +89,9 @@ class EditingConfig:
     """
 
     memory: str = "threshold:P=d/8"
-    n_inputs: int = 1000
-    n_outputs: int = 5
-    alpha: float = 2.0
+    n_inputs: int = problem_field("n_inputs")
+    n_outputs: int = problem_field("n_outputs")
+    alpha: float = problem_field("alpha")
     dim: int = 64
     margin: float = 1.0
     covariance_reg: float = 0.01

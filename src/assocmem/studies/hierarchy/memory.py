@@ -42,6 +42,7 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
+from assocmem.config.problem import problem_field
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
 from assocmem.ops.scores import memory_scores, one_hot_weights
@@ -104,10 +105,10 @@ class HierarchyConfig:
         Naming the first invalid field and what it allows.
     """
 
-    n_inputs: int = 1000
+    n_inputs: int = problem_field("n_inputs")
     n_concepts: int = 20
-    n_outputs: int = 5
-    alpha: float = 2.0
+    n_outputs: int = problem_field("n_outputs")
+    alpha: float = problem_field("alpha")
     concept_map: str = "balanced"
     dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)
     schemes: tuple[str, ...] = THRESHOLDS

@@ -38,6 +38,7 @@ import torch
 from assocmem import rng
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
+from assocmem.config.problem import problem_field
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
@@ -90,10 +91,10 @@ class BottleneckConfig:
         Naming the first invalid field.
     """
 
-    n_inputs: int = 1000
+    n_inputs: int = problem_field("n_inputs")
     n_concepts: int = 5
-    n_outputs: int = 5
-    alpha: float = 2.0
+    n_outputs: int = problem_field("n_outputs")
+    alpha: float = problem_field("alpha")
     concept_map: str = "balanced"
     dim: int = 64
     n_samples: int = 10000

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
+from assocmem.config.problem import problem_field
 from assocmem.sweep.kinds.base import (
     Outcome,
     RunKind,
@@ -46,9 +47,9 @@ class SuperpositionConfig:
     """One closed-form point: every (budget, H, d) of H heads against one memory of width d,
     for each scheme and arrangement (a run is one trial of all of them)."""
 
-    n_inputs: int = 1000  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0  # Zipf exponent α
+    n_inputs: int = problem_field("n_inputs")
+    n_outputs: int = problem_field("n_outputs")
+    alpha: float = problem_field("alpha")
     dims: tuple[int, ...] = (16, 32, 64, 128, 256, 512)  # d of the single memory compared with
     heads: tuple[int, ...] = (1, 2, 4, 8)  # H
     budgets: tuple[str, ...] = BUDGETS  # width: H·d_h = d; matrix: H·d_h² = d²; total

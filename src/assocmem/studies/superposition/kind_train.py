@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
+from assocmem.config.problem import problem_field
 from assocmem.studies.superposition.kind import BUDGETS, common_fields, merged_values, one_of
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
@@ -18,9 +19,9 @@ from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, conf
 class HeadsTrainConfig:
     """One trained run: H heads of d_h (from the budget and d), trained jointly."""
 
-    n_inputs: int = 1000  # N
-    n_outputs: int = 5  # M
-    alpha: float = 2.0
+    n_inputs: int = problem_field("n_inputs")
+    n_outputs: int = problem_field("n_outputs")
+    alpha: float = problem_field("alpha")
     heads: int = 1  # H
     budget: str = "width"
     dim: int = 256  # d of the single memory compared with

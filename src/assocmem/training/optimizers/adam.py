@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 import torch
 
 from assocmem.config.errors import ConfigError
+from assocmem.config.hyper import hyper_parameter
 from assocmem.training.optimizers.base import (
     AbstractOptimizer,
     Slot,
@@ -49,9 +50,9 @@ class Adam(AbstractOptimizer):
     native_mode: ClassVar[int | None] = 0
     paper_lr_scaling: ClassVar[bool] = True
 
-    betas: tuple[float, float] = (0.0, 0.0)  # (0, 0): the paper's sign-like Adam
-    eps: float = 1e-8
-    weight_decay: float = 0.0
+    betas: tuple[float, float] = hyper_parameter("betas")  # (0, 0): the paper's sign-like Adam
+    eps: float = hyper_parameter("eps")
+    weight_decay: float = hyper_parameter("weight_decay")
 
     def validate(self) -> None:
         betas = self.betas

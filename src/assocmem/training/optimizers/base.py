@@ -19,15 +19,11 @@ import torch
 
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
+from assocmem.config.hyper import RECORDED, hyper_parameter, hyper_parameter_fields
 
 # The optimiser keys of every flat config record (TOML, CLI, records, run hashes), at the value
-# a record holds for an optimiser without that hyper-parameter.
-FLAT_DEFAULTS: dict[str, Any] = {
-    "momentum": 0.0,
-    "weight_decay": 0.0,
-    "betas": (0.0, 0.0),
-    "eps": 1e-8,
-}
+# a record holds for an optimiser without that hyper-parameter (declared by HyperParameters).
+FLAT_DEFAULTS: dict[str, Any] = {name: hyper_parameter_fields()[name].default for name in RECORDED}
 Slot = dict[str, torch.Tensor]  # an optimiser's state for one parameter tensor (e.g. momentum)
 
 
@@ -117,7 +113,7 @@ class AbstractOptimizer(ABC):
     native_mode: ClassVar[int | None] = None
     linear: ClassVar[bool] = False
 
-    weight_decay: float = 0.0
+    weight_decay: float = hyper_parameter("weight_decay")
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first invalid hyper-parameter."""

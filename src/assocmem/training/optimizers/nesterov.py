@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 import torch
 
 from assocmem.config.errors import ConfigError
+from assocmem.config.hyper import hyper_parameter
 from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finite
 
 
@@ -32,8 +33,8 @@ class NesterovSGD(LinearOptimizer):
 
     name: ClassVar[str] = "nesterov"
 
-    momentum: float = 0.9  # μ > 0
-    weight_decay: float = 0.0  # λ
+    momentum: float = hyper_parameter("momentum", 0.9)  # μ > 0
+    weight_decay: float = hyper_parameter("weight_decay")  # λ
 
     def validate(self) -> None:
         check_finite("momentum", self.momentum, high=1.0)

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import torch
 
+from assocmem.config.hyper import hyper_parameter
 from assocmem.training.optimizers.base import AbstractOptimizer, Slot, Step, per_run
 
 NORM_FLOOR = 1e-30  # a zero gradient makes no step instead of 0/0
@@ -31,7 +32,7 @@ class NormalizedSGD(AbstractOptimizer):
     """
 
     name: ClassVar[str] = "normalized_sgd"
-    weight_decay: float = 0.0
+    weight_decay: float = hyper_parameter("weight_decay")
 
     @property
     def sign_like(self) -> bool:

@@ -5,6 +5,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from assocmem.config.hyper import hyper_parameter
 from assocmem.training.optimizers.base import LinearOptimizer, Slot, check_finite
 
 
@@ -33,8 +34,8 @@ class SGD(LinearOptimizer):
     name: ClassVar[str] = "sgd"
     native_mode: ClassVar[int | None] = 2
 
-    momentum: float = 0.0  # μ
-    weight_decay: float = 0.0  # λ
+    momentum: float = hyper_parameter("momentum")  # μ
+    weight_decay: float = hyper_parameter("weight_decay")  # λ
 
     def validate(self) -> None:
         check_finite("momentum", self.momentum, high=1.0)

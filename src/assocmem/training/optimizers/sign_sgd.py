@@ -5,6 +5,7 @@ from typing import ClassVar
 
 import torch
 
+from assocmem.config.hyper import hyper_parameter
 from assocmem.training.optimizers.base import AbstractOptimizer, Slot, Step, per_run
 
 
@@ -26,7 +27,7 @@ class SignSGD(AbstractOptimizer):
 
     name: ClassVar[str] = "sign_sgd"
     native_mode: ClassVar[int | None] = 1
-    weight_decay: float = 0.0
+    weight_decay: float = hyper_parameter("weight_decay")
 
     @property
     def sign_like(self) -> bool:

@@ -1,0 +1,137 @@
+"""Command-line flags derived from the configuration's field declarations.
+
+A field declared with :func:`~assocmem.config.problem.described` (the fields of
+:class:`~assocmem.config.problem.Problem`, of :class:`~assocmem.config.hyper.HyperParameters`)
+gets its flag from its declaration: the name (``n_inputs`` → ``--n-inputs``, plus its ``short``
+spelling), the type (an integer at least ``low``, a finite number, a string among ``choices``, a
+list for a tuple), the help (its documentation and the setup's default). So a new field of the
+problem, or a new optimiser hyper-parameter, needs no edit here or in the commands. The
+declarations import nothing heavy: ``--help`` stays torch-free.
+"""
+
+import argparse
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import Field
+from typing import Any
+
+from assocmem.cli.common import LazyChoices, finite_float, int_at_least
+from assocmem.config.problem import DOC, FLAG
+
+
+def flag_name(name: str) -> str:
+    """The long flag of a field: ``n_inputs`` → ``--n-inputs``."""
+    return "--" + name.replace("_", "-")
+
+
+def _value_type(annotation: Any) -> tuple[Any, bool]:
+    """The type of one value of a field and whether the field is a tuple (a list flag)."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    if typing.get_origin(annotation) is tuple:
+        return typing.get_args(annotation)[0], True
+    return annotation, False
+
+
+def _parser_of(kind: Any, low: int | None) -> Callable[[str], Any] | None:
+    if kind is int:
+        return int_at_least(low if low is not None else 0)
+    if kind is float:
+        return finite_float
+    return None  # a string, as given
+
+
+def _shown(value: Any) -> str:
+    """A default as the help shows it: ``2.0`` → ``2``, ``(0.0, 0.0)`` → ``0 0``."""
+    if isinstance(value, tuple):
+        return " ".join(_shown(v) for v in value)
+    if isinstance(value, float):  # 1e-08 as 1e-8
+        return f"{value:g}".replace("e-0", "e-").replace("e+0", "e+")
+    return str(value)
+
+
+def field_flag_options(
+    item: Field[Any], default: Any, flag: Mapping[str, Any], *, axis: bool = False
+) -> tuple[list[str], dict[str, Any]]:
+    """The option strings and ``add_argument`` keywords of the declared field ``item``.
+
+    Parameters
+    ----------
+    item : dataclasses.Field
+        A field declared with :func:`~assocmem.config.problem.described`.
+    default : object
+        The default this command's setup gives it (shown in the help; the flag's own default
+        is None, "not given").
+    flag : mapping
+        Its command-line spelling (the declaration's ``flag`` metadata, maybe updated).
+    axis : bool, default False
+        A grid axis: the flag takes one or more values.
+    """
+    kind, many = _value_type(item.type)
+    doc = str(item.metadata[DOC])
+    options: dict[str, Any] = {"help": doc}
+    if default is not None or axis:
+        said = [] if default is None else [f"default {_shown(default)}"]
+        options["help"] += f" ({'; '.join(['an axis'] * axis + said)})"
+    if kind is bool:
+        return [flag_name(item.name)], {**options, "action": "store_true", "default": None}
+    if flag.get("path"):  # the flag names a file the command reads
+        return [flag_name(item.name)], {**options, "metavar": flag.get("metavar", "FILE")}
+    parse = _parser_of(kind, flag.get("low"))
+    if parse is not None:
+        options["type"] = parse
+    choices = flag.get("choices")
+    if isinstance(choices, str):
+        module, _, attribute = choices.partition(":")
+        choices = LazyChoices(module, attribute)
+    if choices is not None:
+        options["choices"] = choices
+    if "metavar" in flag:
+        options["metavar"] = flag["metavar"]
+        if isinstance(choices, tuple):  # the metavar hides them: the help lists them
+            listed = ", ".join(choices[:-1]) + f" or {choices[-1]}" if len(choices) > 1 else ""
+            options["help"] = options["help"].replace(doc, f"{doc}: {listed}", 1)
+    if "nargs" in flag:
+        options["nargs"] = flag["nargs"]
+    elif many or axis:
+        options["nargs"] = "+"
+    short = [flag["short"]] if "short" in flag else []
+    return [*short, flag_name(item.name)], options
+
+
+def add_field_flags(
+    parser: argparse.ArgumentParser,
+    items: Iterable[Field[Any]],
+    *,
+    defaults: Callable[[str], Any],
+    flags: Callable[[str], Mapping[str, Any]] | None = None,
+    axes: Sequence[str] = (),
+    aliases: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """Add one flag per declared field; return the fields' names (the keys the flags set).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    items : iterable of dataclasses.Field
+        The fields, in the order the help lists them.
+    defaults : callable
+        A field's default in this command's setup (for the help).
+    flags : callable, optional
+        A field's command-line spelling (default: its declaration's ``flag`` metadata).
+    axes : sequence of str
+        The fields that are grid axes here (one or more values).
+    aliases : mapping of str to sequence of str, optional
+        Further option strings of a field (an old spelling).
+    """
+    names = []
+    for item in items:
+        flag = flags(item.name) if flags is not None else item.metadata[FLAG]
+        strings, options = field_flag_options(
+            item, defaults(item.name), flag, axis=item.name in axes
+        )
+        strings += list((aliases or {}).get(item.name, ()))
+        parser.add_argument(*strings, dest=item.name, **options)
+        names.append(item.name)
+    return names

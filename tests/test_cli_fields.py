@@ -1,0 +1,70 @@
+"""The command line's flags derive from the configuration's declarations (issue #34, criterion
+3): a new field of the problem, or a new optimiser hyper-parameter, declared with its
+documentation, gets its flag (name, type, help) with no edit of the CLI."""
+
+import dataclasses
+
+import pytest
+
+from assocmem import ConfigError, TrainConfig
+from assocmem.cli import build_parser, main
+from assocmem.cli.train import spec_from_args
+from assocmem.config import hyper, problem
+from assocmem.config.problem import described
+
+
+@dataclasses.dataclass(frozen=True)
+class ProblemPlus(problem.Problem):
+    """The problem with one more field, as a contributor would declare it."""
+
+    zeta: float = described(0.5, "ζ, a field of the problem added by a test")
+
+
+@dataclasses.dataclass(frozen=True)
+class HyperPlus(hyper.HyperParameters):
+    """The hyper-parameters with one more, as a new optimiser would declare it."""
+
+    rho: float = described(0.9, "ρ, a hyper-parameter added by a test")
+
+
+def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main([command, "--help"]) == 0
+    return " ".join(capsys.readouterr().out.split())  # wrapped lines as one
+
+
+def test_a_new_problem_field_gets_its_flag_in_both_commands(monkeypatch, capsys):
+    assert "--zeta" not in help_of("closed-form", capsys)  # the test can fail
+    monkeypatch.setattr(problem, "Problem", ProblemPlus)
+    monkeypatch.setattr(problem, "TRAINING", problem.Setup((*problem.TRAINING.names, "zeta")))
+    for command in ("closed-form", "train"):
+        text = help_of(command, capsys)
+        assert "--zeta ZETA ζ, a field of the problem added by a test (default 0.5)" in text
+    args = build_parser().parse_args(["train", "--zeta", "0.25"])
+    assert spec_from_args(args)["zeta"] == 0.25
+    with pytest.raises(SystemExit) as caught:  # its type: a finite number
+        build_parser().parse_args(["closed-form", "--zeta", "nan"])
+    assert caught.value.code == 2
+    assert "assocmem: error: zeta: must be a finite number" in capsys.readouterr().err
+
+
+def test_a_new_hyper_parameter_gets_its_flag_and_reaches_the_config(monkeypatch, capsys):
+    assert "--rho" not in help_of("train", capsys)
+    monkeypatch.setattr(hyper, "HyperParameters", HyperPlus)
+    text = help_of("train", capsys)
+    assert "--rho RHO ρ, a hyper-parameter added by a test (default 0.9)" in text
+    spec = spec_from_args(build_parser().parse_args(["train", "--rho", "0.5"]))
+    assert spec["rho"] == 0.5
+    with pytest.raises(ConfigError, match="rho: optimizer 'sgd' has no rho"):
+        TrainConfig.from_flat({"optimizer": "sgd", "rho": 0.5})  # known, but not sgd's
+
+
+def test_the_declared_flags_keep_their_spelling(capsys):
+    """Short spellings, per-setup least values and the old embeddings spelling."""
+    args = build_parser().parse_args(["train", "-N", "20", "-M", "3", "--embeddings", "spherical"])
+    assert (args.n_inputs, args.n_outputs, args.embedding) == (20, 3, "spherical")
+    with pytest.raises(SystemExit):  # training needs M ≥ 2, the closed form M ≥ 1
+        build_parser().parse_args(["train", "-M", "1"])
+    assert "must be an integer ≥ 2" in capsys.readouterr().err
+    assert build_parser().parse_args(["closed-form", "-M", "1"]).n_outputs == 1
+    args = build_parser().parse_args(["train", "--label-noise", "0", "0.1", "--betas", "0.9", "0"])
+    assert (args.label_noise, args.betas) == ([0.0, 0.1], [0.9, 0.0])
