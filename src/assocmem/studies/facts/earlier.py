@@ -27,6 +27,7 @@ from assocmem.experiments.tolerances import tolerances
 from assocmem.figures.style import colors
 from assocmem.ops.stats import mean_se
 from assocmem.report import DETECTABLE_SE, Claim
+from assocmem.studies.facts.figure import _dim_ticks
 from assocmem.sweep.kinds import get_kind
 
 SPECS = {"facts_editing": "facts-editing", "facts_parallel": "facts-parallel"}
@@ -274,6 +275,7 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
     cap.axhline(float(caps["searched"].max()), color="k", ls=":", lw=1, label="edits searched")
     cap.set(xscale="log", yscale="log", xlabel="$d$", ylabel="edits to +10 % error")
     cap.set_title("(d) edit capacity, ROME $C = I$", fontsize=8)
+    _dim_ticks(cap, sorted(int(d) for d in caps["dim"].unique()))
     gaps = width_gaps(frames.facts_parallel)
     heads = int(gaps["heads"].max())
     cells = list(gaps[gaps["heads"] == heads].groupby(["n_outputs", "n_inputs", "scheme"]))
@@ -287,3 +289,4 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
     ylabel = f"error: {heads} heads of $d/{heads}$ / one of $d$"
     width.set(xscale="log", xlabel="$d$", ylabel=ylabel)
     width.set_title("(e) memories in parallel, equal width", fontsize=8)
+    _dim_ticks(width, sorted(int(d) for d in gaps["dim"].unique()))
