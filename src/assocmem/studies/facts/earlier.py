@@ -285,8 +285,7 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
         band = 2 * part["gap_se"] / part["error_one"]
         label = f"$M = {_outputs(m, n)}$, {WIDTH_LABELS.get(str(scheme), str(scheme))}"
         width.errorbar(part["dim"], ratio, yerr=band, color=color, label=label, **STYLE)
-    width.axhline(1.0, color="k", ls=":", lw=1)
-    ylabel = f"error: {heads} heads of $d/{heads}$ / one of $d$"
-    width.set(xscale="log", xlabel="$d$", ylabel=ylabel)
-    width.set_title("(e) memories in parallel, equal width", fontsize=8)
+    width.axhline(1.0, color="k", ls=":", lw=1, label="one memory of width $d$")
+    width.set(xscale="log", xlabel="$d$", ylabel=f"error ratio $E_{{{heads}}} / E_1$")
+    width.set_title(f"(e) {heads} heads of width $d/{heads}$", fontsize=8)
     _dim_ticks(width, sorted(int(d) for d in gaps["dim"].unique()))
