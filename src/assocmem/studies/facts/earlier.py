@@ -5,8 +5,9 @@ many answers as facts beside their M = 5 results (same N, d, Zipf law, embedding
 No science of those studies is copied or imported here (studies are independent): the shipped
 specs ``facts-editing`` and ``facts-parallel`` name their run kinds, ``editing`` and
 ``superposition``, and this module reads the measured columns of their records. Both kinds
-register when their study's experiment module loads; :func:`earlier_kinds` checks they are
-there (:func:`~assocmem.sweep.kinds.get_kind` loads every study's kinds first).
+register when their study's experiment module loads;
+:func:`~assocmem.studies.facts.earlier.earlier_kinds` checks they are there
+(:func:`~assocmem.sweep.kinds.get_kind` loads every study's kinds first).
 
 Both kinds take ``f*(x) = x mod M``: at M = N the identity. With i.i.d. output embeddings
 (every permutation of the rows of U has the law of U) and edits' new targets uniform among the
@@ -50,7 +51,7 @@ def earlier_kinds() -> None:
 
 def earlier_sweeps(scale: str) -> dict[str, RawSpec]:
     """The two shipped specs at ``scale``: full as shipped; quick with N = M = 500, d cut and
-    fewer trials (:data:`QUICK`)."""
+    fewer trials (``QUICK``)."""
     earlier_kinds()
     out = {}
     for frame, spec in SPECS.items():
@@ -94,8 +95,9 @@ def edit_capacities(frame: pd.DataFrame) -> pd.DataFrame:
 
 def capacity_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (N, M, d): the median edit capacity over trials (a capacity not reached counts as the
-    search's length), its quartiles, the s.e. of its log (:func:`median_se`), the share of
-    trials that reached the rise, the mean error before the edits and the trials."""
+    search's length), its quartiles, the s.e. of its log
+    (:func:`~assocmem.experiments.measure.median_se`), the share of trials that reached the rise,
+    the mean error before the edits and the trials."""
 
     def one(part: pd.DataFrame) -> pd.Series:
         values = part["capacity"].to_numpy(float)

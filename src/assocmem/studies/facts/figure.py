@@ -4,8 +4,8 @@
 trained linear memories' published d² ≈ 1.3·N·ln N; (b) bits per trained parameter at N*
 against the 2 bits per parameter of trained language models; (c) the error of q = p at
 infinite data against d for each M, with predict.py's theory (dashed) where it was computed;
-(d), (e) the earlier questions at M = N, drawn by :func:`~assocmem.studies.facts.earlier.
-earlier_panels` when given.
+(d), (e) the earlier questions at M = N, drawn by
+:func:`~assocmem.studies.facts.earlier.earlier_panels` when given.
 """
 
 import math
