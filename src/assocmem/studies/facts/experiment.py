@@ -5,7 +5,9 @@ parameter beside the 2 bits of trained language models, and the error law as M g
 Zipf with predict.py's M − 1-competitor theory (docs: beyond/facts.md).
 
 Three shipped specs in this folder: ``facts`` (trained memories, with the claims' tolerances),
-``facts-closed`` (the outer-product memory) and ``facts-errors`` (the error law). The quick
+``facts-closed`` (the outer-product memory) and ``facts-errors`` (the error law); two more,
+``facts-editing`` and ``facts-parallel``, ask the earlier studies' questions at M = N
+(:mod:`assocmem.studies.facts.earlier`, claims facts-7 and facts-8). The quick
 scale keeps trained d ≤ 32 and two seeds, closed-form d ≤ 256 and three seeds, 20 trials.
 """
 
@@ -21,6 +23,14 @@ from assocmem.experiments.experiment import TRIALS, Context, Experiment, RawSpec
 from assocmem.experiments.measure import margin
 from assocmem.experiments.tolerances import tolerances
 from assocmem.report import Claim, Table
+from assocmem.studies.facts.earlier import (
+    EARLIER_NOTE,
+    claim_edit_capacity,
+    claim_equal_width,
+    earlier_panels,
+    earlier_rows,
+    earlier_sweeps,
+)
 from assocmem.studies.facts.figure import facts_figure
 from assocmem.studies.facts.kind import FactsCapacityKind
 from assocmem.studies.facts.summary import (
@@ -53,7 +63,7 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
         elif scale == "quick":
             raw["axes"] = {**raw["axes"], **QUICK[frame]}
         out[frame] = raw
-    return out
+    return out | earlier_sweeps(scale)
 
 
 def _rows(frames: Any) -> pd.DataFrame:
@@ -282,7 +292,7 @@ def table(ctx: Context) -> Table:
             _beta(fits.get(r["kind"])) if i in first else "",
         ]
         for i, r in summary.iterrows()
-    ]
+    ] + earlier_rows(ctx.frames)
     return Table(
         "Factual recall: capacity (top-1 ≥ 0.99, M = N, uniform facts) and bits per parameter",
         [
@@ -300,7 +310,8 @@ def table(ctx: Context) -> Table:
         "and outer product, 2dh MLP with h = d/2; mean ± 2 s.e. over seeds) and with the fixed "
         "embeddings counted (+2Nd). Trained language models: ≈ 2 bits per parameter (Allen-Zhu "
         "and Li 2024); trained linear memories: d² ≈ 1.3·N ln N (Nichani, Lee and Bietti 2025). "
-        "β: the slope of log N* on log d, 95 % bootstrap interval over seeds (fit_scaling).",
+        "β: the slope of log N* on log d, 95 % bootstrap interval over seeds (fit_scaling)."
+        + EARLIER_NOTE,
     )
 
 
@@ -318,6 +329,7 @@ def draw(ctx: Context) -> Figure:
         rows,
         error_curves(ctx.frames.facts_errors),
         theory,
+        lambda cap, width: earlier_panels(cap, width, ctx.frames),
     )
 
 
@@ -331,7 +343,10 @@ FACTS = Experiment(
     "(mean ± 2 s.e.), dotted the 2 bits per parameter of trained language models; (c) the error "
     "of q = p at infinite data under Zipf (α = 2, N = 1000) for growing M, with predict.py's "
     "model (dashed; M = 5 by its quadrature, larger M by the large-M one; mean ± 2 s.e. over "
-    "trials).",
+    "trials); (d) the edit capacity (ROME, C = I) of the threshold memory (medians, bars: "
+    "quartiles) and (e) the error of H heads of width d/H over that of one memory of width d "
+    "(the same scheme, largest H; 2 paired s.e.), at M = N against M = 5 under Zipf (α = 2; the "
+    "editing and superposition studies' run kinds).",
     item="beyond",
     sweeps=sweeps,
     claims={
@@ -341,6 +356,8 @@ FACTS = Experiment(
         "facts-4": claim_exponent,
         "facts-5": claim_error_theory,
         "facts-6": claim_error_theory_large_m,
+        "facts-7": claim_edit_capacity,
+        "facts-8": claim_equal_width,
     },
     draw=draw,
     table=table,

@@ -3,10 +3,13 @@
 (a) capacity N*(d) per memory kind (median over seeds, the seeds' range as bars) beside the
 trained linear memories' published d² ≈ 1.3·N·ln N; (b) bits per trained parameter at N*
 against the 2 bits per parameter of trained language models; (c) the error of q = p at
-infinite data against d for each M, with predict.py's theory (dashed) where it was computed.
+infinite data against d for each M, with predict.py's theory (dashed) where it was computed;
+(d), (e) the earlier questions at M = N, drawn by
+:func:`~assocmem.studies.facts.earlier.earlier_panels` when given.
 """
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,11 +26,17 @@ STYLE: dict[str, Any] = {"marker": "o", "ms": 3, "lw": 1.2, "capsize": 2}
 
 
 def facts_figure(
-    table: pd.DataFrame, rows: pd.DataFrame, errors: pd.DataFrame, theory: pd.DataFrame
+    table: pd.DataFrame,
+    rows: pd.DataFrame,
+    errors: pd.DataFrame,
+    theory: pd.DataFrame,
+    earlier: Callable[[Axes, Axes], None] | None = None,
 ) -> Figure:
     """table: :func:`~assocmem.studies.facts.summary.capacity_table`; rows: the searches;
-    errors: :func:`~assocmem.studies.facts.summary.error_curves`; theory: predictions."""
-    fig, (cap, bits, err) = new_figure(3, width=3.6, height=3.0)
+    errors: :func:`~assocmem.studies.facts.summary.error_curves`; theory: predictions;
+    earlier: draws two more panels, (d) and (e), on the axes it is given."""
+    fig, axes = new_figure(3 if earlier is None else 5, width=3.6, height=3.0)
+    cap, bits, err = axes[:3]
     kinds = sorted(table["kind"].unique())
     for kind, color in zip(kinds, colors(len(kinds)), strict=True):
         part = table[table["kind"] == kind].sort_values("dim")
@@ -53,7 +62,9 @@ def facts_figure(
     _error_panel(err, errors, theory)
     _dim_ticks(cap, sorted(set(table["dim"])))
     _dim_ticks(bits, sorted(set(table["dim"])))
-    for ax in (cap, bits, err):
+    if earlier is not None:
+        earlier(axes[3], axes[4])
+    for ax in axes:
         legend_below(ax, ncols=1)
     return fig
 
