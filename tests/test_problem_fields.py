@@ -5,6 +5,7 @@ its setup's default. (Records and run hashes are unchanged: tests/test_sweep_kin
 database written before.)"""
 
 import dataclasses
+import inspect
 
 import pytest
 
@@ -14,6 +15,7 @@ from assocmem.config.problem import (
     DOC,
     TRAINING,
     Problem,
+    document_problem,
     field_doc,
     problem_field,
     problem_fields,
@@ -77,3 +79,50 @@ def test_a_setup_default_keeps_the_documentation():
     assert field_doc(item) == field_doc(problem_fields()["n_inputs"])
     with pytest.raises(KeyError):
         problem_field("not_a_field")
+
+
+def test_a_config_docstring_lists_its_problem_fields_from_the_declaration():
+    """``help()`` of a configuration shows its problem fields' documentation, written once by
+    :class:`Problem` (#34): first in its Parameters, at its own defaults and setup's choices."""
+
+    @document_problem(TRAINING)
+    @dataclasses.dataclass(frozen=True)
+    class Toy:
+        """A toy.
+
+        Parameters
+        ----------
+        own : int, default 3
+            Its own field.
+        """
+
+        n_inputs: int = problem_field("n_inputs", TRAINING)
+        own: int = 3
+        embedding: str = problem_field("embedding", TRAINING)
+
+    doc = inspect.cleandoc(Toy.__doc__ or "")
+    listed = doc.split("----------\n")[1]
+    assert listed.startswith(
+        "n_inputs : int, default 100\n    N, the number of input tokens.\n"
+        'embedding : {"gaussian", "spherical"}, default "gaussian"\n'
+        "    The law of the input embeddings e_x.\n"
+        "own : int, default 3\n"
+    ), listed
+
+
+def test_a_docstring_without_parameters_gets_them_before_its_next_section():
+    @document_problem()
+    @dataclasses.dataclass(frozen=True)
+    class Toy:
+        """A toy.
+
+        Notes
+        -----
+        None.
+        """
+
+        alpha: float = problem_field("alpha")
+
+    doc = inspect.cleandoc(Toy.__doc__ or "")
+    assert "Parameters\n----------\nalpha : float, default 2.0\n" in doc
+    assert doc.index("Parameters") < doc.index("Notes")
