@@ -13,6 +13,7 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.problem import (
     CLOSED_FORM,
     DOC,
+    DOCUMENTED,
     TRAINING,
     Problem,
     document_problem,
@@ -126,3 +127,25 @@ def test_a_docstring_without_parameters_gets_them_before_its_next_section():
     doc = inspect.cleandoc(Toy.__doc__ or "")
     assert "Parameters\n----------\nalpha : float, default 2.0\n" in doc
     assert doc.index("Parameters") < doc.index("Notes")
+
+
+DOCUMENTED_CONFIGS = [Problem, ClosedFormConfig, TrainConfig, HierarchyConfig, BottleneckConfig]
+
+
+@pytest.mark.parametrize("config", [*DOCUMENTED_CONFIGS, EditingConfig], ids=lambda c: c.__name__)
+def test_a_config_documents_each_problem_field_once_from_the_declaration(config):
+    """The Parameters (Attributes) of the configurations with a field section list each of
+    their problem fields once, with the declaration's documentation (not a copy in the source:
+    ``duplicates --change`` finds none)."""
+    griffe = pytest.importorskip("griffe")
+    parsed = griffe.Docstring(inspect.cleandoc(config.__doc__)).parse("numpy")
+    listed = [
+        entry.name
+        for section in parsed
+        if section.kind.value in ("parameters", "attributes")
+        for entry in section.value
+    ]
+    own = [item for item in dataclasses.fields(config) if item.name in problem_fields()]
+    for item in own:
+        assert listed.count(item.name) == 1, (config.__name__, item.name, listed)
+    assert config.__dict__.get(DOCUMENTED)
