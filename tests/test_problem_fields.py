@@ -5,6 +5,7 @@ its setup's default. (Records and run hashes are unchanged: tests/test_sweep_kin
 database written before.)"""
 
 import dataclasses
+import inspect
 
 import pytest
 
@@ -12,8 +13,10 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.config.problem import (
     CLOSED_FORM,
     DOC,
+    DOCUMENTED,
     TRAINING,
     Problem,
+    document_problem,
     field_doc,
     problem_field,
     problem_fields,
@@ -77,3 +80,72 @@ def test_a_setup_default_keeps_the_documentation():
     assert field_doc(item) == field_doc(problem_fields()["n_inputs"])
     with pytest.raises(KeyError):
         problem_field("not_a_field")
+
+
+def test_a_config_docstring_lists_its_problem_fields_from_the_declaration():
+    """``help()`` of a configuration shows its problem fields' documentation, written once by
+    :class:`Problem` (#34): first in its Parameters, at its own defaults and setup's choices."""
+
+    @document_problem(TRAINING)
+    @dataclasses.dataclass(frozen=True)
+    class Toy:
+        """A toy.
+
+        Parameters
+        ----------
+        own : int, default 3
+            Its own field.
+        """
+
+        n_inputs: int = problem_field("n_inputs", TRAINING)
+        own: int = 3
+        embedding: str = problem_field("embedding", TRAINING)
+
+    doc = inspect.cleandoc(Toy.__doc__ or "")
+    listed = doc.split("----------\n")[1]
+    assert listed.startswith(
+        "n_inputs : int, default 100\n    N, the number of input tokens.\n"
+        'embedding : {"gaussian", "spherical"}, default "gaussian"\n'
+        "    The law of the input embeddings e_x.\n"
+        "own : int, default 3\n"
+    ), listed
+
+
+def test_a_docstring_without_parameters_gets_them_before_its_next_section():
+    @document_problem()
+    @dataclasses.dataclass(frozen=True)
+    class Toy:
+        """A toy.
+
+        Notes
+        -----
+        None.
+        """
+
+        alpha: float = problem_field("alpha")
+
+    doc = inspect.cleandoc(Toy.__doc__ or "")
+    assert "Parameters\n----------\nalpha : float, default 2.0\n" in doc
+    assert doc.index("Parameters") < doc.index("Notes")
+
+
+DOCUMENTED_CONFIGS = [Problem, ClosedFormConfig, TrainConfig, HierarchyConfig, BottleneckConfig]
+
+
+@pytest.mark.parametrize("config", [*DOCUMENTED_CONFIGS, EditingConfig], ids=lambda c: c.__name__)
+def test_a_config_documents_each_problem_field_once_from_the_declaration(config):
+    """The Parameters (Attributes) of the configurations with a field section list each of
+    their problem fields once, with the declaration's documentation (not a copy in the source:
+    ``duplicates --change`` finds none)."""
+    griffe = pytest.importorskip("griffe")
+    parsed = griffe.Docstring(inspect.cleandoc(config.__doc__)).parse("numpy")
+    listed = [
+        entry.name
+        for section in parsed
+        if section.kind.value in ("parameters", "attributes")
+        for entry in section.value
+    ]
+    own = [item for item in dataclasses.fields(config) if item.name in problem_fields()]
+    for item in own:
+        assert listed.count(item.name) == 1, (config.__name__, item.name, listed)
+    assert config.__dict__.get(DOCUMENTED)

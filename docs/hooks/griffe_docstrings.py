@@ -14,6 +14,10 @@ read well in ``help()`` and an editor):
 * **Maths.** Sphinx's ``:math:`W = \\sum_x …``` becomes ``$W = \\sum_x …$``, and a
   ``.. math::`` block (its indented lines, one display; lines ending in ``\\\\`` are aligned on
   ``&``) becomes a ``$$ … $$`` block, typeset by KaTeX like the pages' formulas.
+* **Generated entries.** A dataclass whose docstring is completed when the class is created
+  (:func:`assocmem.config.problem.document_problem` writes the problem fields' entries from their
+  one declaration) is documented by its runtime ``__doc__``, not the source text, so the
+  reference shows what ``help()`` shows.
 * **Defaults from the signature.** A parameter's default in the rendered Parameters table is the
   one of the signature (a dataclass field's default, a function's keyword default), never one
   read off the docstring's text, where numpydoc reads a choice set's first value as the default
@@ -22,6 +26,7 @@ read well in ``help()`` and an editor):
 
 import builtins
 import importlib.util
+import inspect
 import logging
 import re
 from collections.abc import Iterator
@@ -126,6 +131,8 @@ class DocstringsFromCode(Extension):
             return
         objects = list(_walk(pkg))
         self._by_path = {obj.path: obj for obj in objects}
+        for obj in objects:
+            _runtime_docstring(obj)
         self._exported = _exported(pkg) if self.root in self.documented else {}
         for obj in objects:
             if obj.docstring is not None:
@@ -197,6 +204,25 @@ def _exported(pkg: Module) -> dict[str, str]:
     return found
 
 
+def _runtime_docstring(obj: Object) -> None:
+    """Give the dataclass ``obj`` its runtime docstring where the code completed it."""
+    if not obj.is_class or "dataclass" not in obj.labels or obj.docstring is None:
+        return
+    from assocmem.config.problem import DOCUMENTED  # the mark document_problem sets
+
+    cls = _runtime(obj)
+    if cls is not None and cls.__dict__.get(DOCUMENTED) and cls.__doc__:
+        obj.docstring.value = inspect.cleandoc(cls.__doc__)
+
+
+def _runtime(obj: Object) -> Any:
+    """The class ``obj`` imported, or None where it cannot be."""
+    try:
+        return getattr(importlib.import_module(obj.module.path), obj.name)
+    except (ImportError, AttributeError):
+        return None
+
+
 def _defaults_from_signature(obj: Object) -> None:
     """Set each documented parameter's default from the signature of ``obj`` (where it has one)."""
     if obj.docstring is None or not (obj.is_function or obj.is_class):
@@ -216,7 +242,9 @@ def _defaults_from_signature(obj: Object) -> None:
                 documented.value = parameter.default
 
 
-_CALL = re.compile(r"[A-Za-z_][\w.]*\(")  # a field declared by a call: described(…), problem_field(…)
+_CALL = re.compile(
+    r"[A-Za-z_][\w.]*\("
+)  # a field declared by a call: described(…), problem_field(…)
 
 
 def _field_default(obj: Object, name: str, static: Any) -> Any:
@@ -226,9 +254,8 @@ def _field_default(obj: Object, name: str, static: Any) -> Any:
     import dataclasses
 
     try:
-        cls = getattr(importlib.import_module(obj.module.path), obj.name)
-        found = {f.name: f.default for f in dataclasses.fields(cls)}
-    except (ImportError, AttributeError, TypeError):
+        found = {f.name: f.default for f in dataclasses.fields(_runtime(obj))}
+    except TypeError:  # not imported, or no dataclass
         return static
     value = found.get(name, dataclasses.MISSING)
     return static if value is dataclasses.MISSING else repr(value)

@@ -12,7 +12,7 @@ from assocmem.closed_form import cost
 from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
-from assocmem.config.problem import TARGETS, Problem
+from assocmem.config.problem import TARGETS, Problem, document_problem
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
@@ -24,6 +24,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BYTES = cost.BYTES
 
 
+@document_problem()
 @dataclass(frozen=True)
 class ClosedFormConfig(Problem):
     r"""A closed-form memory experiment: every (scheme, d, T) for ``trials`` independent draws.
@@ -32,27 +33,13 @@ class ClosedFormConfig(Problem):
     :math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top`, one per scheme q, dimension d and sample size
     T, scored by their exact population error.
 
+    The Parameters begin with the problem fields, ``n_inputs`` to ``output_embedding`` (what is
+    memorised), documented once by :class:`~assocmem.config.problem.Problem` (and listed here
+    from there by :func:`~assocmem.config.problem.document_problem`); the experiment's own
+    fields follow.
+
     Parameters
     ----------
-    n_inputs : int, default 1000
-        N, the number of input tokens.
-    n_outputs : int, default 5
-        M, the number of outputs.
-    alpha : float, default 2.0
-        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
-    probabilities : tuple of float, optional
-        A user-given law p (overrides ``alpha``; sets N).
-    words : str, optional
-        A language: p is the frequencies of its N most frequent words (needs ``assocmem[words]``).
-    target : {"mod", "random", "group"}, default "mod"
-        :math:`f^*(x) = x \bmod M`, a seeded random balanced map, or shared within each group:
-        :math:`f^*(x) = g(x) \bmod M` (see ``n_groups``).
-    label_noise : float, default 0.0
-        ε: a sample's label is f*(x) with probability 1 − ε, else another output.
-    embedding : {"gaussian", "spherical", "orthogonal", "clustered"}, default "gaussian"
-        The law of the input embeddings e_x (``"clustered"``: see ``n_groups``).
-    output_embedding : {"spherical", "gaussian", "orthogonal"}, default "spherical"
-        The law of the output embeddings u_y.
     nested : {"truncate", "renormalize"}, default "truncate"
         Nested d: drawn once at the largest d and truncated (the paper's convention), or rescaled
         at every d.
@@ -105,8 +92,8 @@ class ClosedFormConfig(Problem):
 
     Notes
     -----
-    The fields from ``n_inputs`` to ``output_embedding`` (what is memorised) are inherited from
-    :class:`~assocmem.config.problem.Problem`, declared there once with their documentation.
+    ``words`` needs ``assocmem[words]``; ``embedding = "clustered"`` and ``target = "group"``
+    take the groups of ``n_groups``.
     Symbols of Cabannes et al. (2024); see the docs: science/model.md and science/schemes.md.
     """
 

@@ -7,16 +7,19 @@ it (``flag``). The configurations take these declarations rather than repeating 
 :class:`~assocmem.closed_form.config.ClosedFormConfig` inherits :class:`Problem` (it takes the
 whole problem), :class:`~assocmem.training.config.TrainConfig` and the study configurations
 declare the fields they have with :func:`problem_field`, at their own defaults (a
-:class:`Setup`), in their own order. Records and run hashes are unchanged: a field keeps its
-name, its position and its default in every configuration.
+:class:`Setup`), in their own order. Their docstrings list these fields from here
+(:func:`document_problem`, read by ``help()`` and the API reference alike). Records and run
+hashes are unchanged: a field keeps its name, its position and its default in every
+configuration.
 
 This module imports nothing but the standard library, so the command line derives its flags from
 it without importing torch.
 """
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
-from typing import Any
+from typing import Any, get_args, get_origin
 
 TARGETS = ("mod", "random", "group")  # the maps f* a configuration may take (see Problem.target)
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")  # the laws assocmem.embeddings draws
@@ -58,31 +61,11 @@ class Problem:
     r"""What is memorised: N tokens of a law p, each to be mapped to one of M outputs by f*,
     through the input embeddings :math:`e_x` and the output embeddings :math:`u_y`.
 
-    The one declaration of these fields (their documentation is the field metadata ``doc``,
-    listed below). The defaults are the paper's closed-form setup (Figures 1–4); the training
-    setup (Figures 5–8) has N = 100 and Gaussian output embeddings (:data:`TRAINING`). A
-    configuration validates its fields (this declaration checks nothing).
-
-    Parameters
-    ----------
-    n_inputs : int, default 1000
-        N, the number of input tokens.
-    n_outputs : int, default 5
-        M, the number of outputs.
-    alpha : float, default 2.0
-        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
-    probabilities : tuple of float, optional
-        A user-given law p (overrides ``alpha``; sets N).
-    words : str, optional
-        A language: p is the frequencies of its N most frequent words.
-    target : {"mod", "random", "group"}, default "mod"
-        :math:`f^*(x) = x \bmod M`, a seeded random balanced map, or shared within each group.
-    label_noise : float, default 0.0
-        ε: a sample's label is f*(x) with probability 1 − ε, else another output.
-    embedding : str, default "gaussian"
-        The law of the input embeddings :math:`e_x`.
-    output_embedding : str, default "spherical"
-        The law of the output embeddings :math:`u_y`.
+    The one declaration of these fields: their documentation is the field metadata ``doc``, from
+    which :func:`document_problem` writes the Parameters below (and those of every
+    configuration that has these fields). The defaults are the paper's closed-form setup
+    (Figures 1–4); the training setup (Figures 5–8) has N = 100 and Gaussian output embeddings
+    (:data:`TRAINING`). A configuration validates its fields (this declaration checks nothing).
 
     Notes
     -----
@@ -189,3 +172,86 @@ def problem_field(name: str, setup: Setup = CLOSED_FORM) -> Any:
     if default is MISSING:  # pragma: no cover - every problem field has a default
         raise KeyError(name)
     return field(default=default, metadata=declared.metadata)
+
+
+DOCUMENTED = "__problem_documented__"  # set on a class whose docstring lists its problem fields
+_SECTION = re.compile(r"^(?P<indent>[ \t]*)(?:Parameters|Attributes)\n(?P=indent)-{3,}\n", re.M)
+_NEXT_SECTION = re.compile(r"^(?P<indent>[ \t]*)\w+\n(?P=indent)-{3,}\n", re.M)
+
+
+def problem_entries(cls: type, setup: Setup = CLOSED_FORM) -> list[str]:
+    """The numpy docstring entries of the problem fields the dataclass ``cls`` has, in its order,
+    each at its default and its ``setup``'s choices, described by the field's documentation.
+
+    Returns
+    -------
+    list of str
+        One entry per problem field with a documentation: ``"name : type, default X"`` and its
+        description on the next line, indented by four spaces.
+    """
+    declared = problem_fields()
+    entries = []
+    for item in fields(cls):
+        if item.name not in declared or not field_doc(item):
+            continue  # a field with no documentation gets no entry (the docs test sees it)
+        doc = field_doc(item)
+        choices = setup.flag(item.name).get("choices")
+        if isinstance(choices, tuple) and item.default in choices:  # numpydoc: the default first
+            choices = (item.default, *(choice for choice in choices if choice != item.default))
+        kind = _kind(declared[item.name].type, choices)
+        default = ", optional" if item.default is None else f", default {_shown(item.default)}"
+        entries.append(f"{item.name} : {kind}{default}\n    {_sentence(doc)}")
+    return entries
+
+
+def _kind(annotation: Any, choices: Any) -> str:
+    """A field's type as numpy docstrings write it: ``{"a", "b"}``, ``int``, ``tuple of float``."""
+    if isinstance(choices, tuple):
+        return "{" + ", ".join(_shown(choice) for choice in choices) + "}"
+    args = [arg for arg in get_args(annotation) if arg is not type(None)]
+    if get_origin(annotation) is tuple:
+        return f"tuple of {_kind(args[0], None)}"
+    if args:  # X | None
+        return _kind(args[0], None)
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _sentence(doc: str) -> str:
+    """``doc`` as a sentence: a leading lowercase word capitalised (not a symbol: "p = …")."""
+    return re.sub(r"^[a-z]+ (?!=)", lambda word: word[0].capitalize(), doc) + "."
+
+
+def _shown(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def document_problem(setup: Setup = CLOSED_FORM) -> Callable[[type], type]:
+    """A class decorator (above ``@dataclass``): the docstring's Parameters (or Attributes)
+    section begins with the entries of the class's problem fields (:func:`problem_entries`),
+    written once, by :class:`Problem`, so ``help()`` and the API reference (the griffe hook
+    docs/hooks/griffe_docstrings.py reads the class's ``__doc__``) show them.
+
+    A docstring without such a section gets a Parameters section before its next one.
+    """
+
+    def document(cls: type) -> type:
+        entries = problem_entries(cls, setup)
+        text = cls.__doc__ or ""
+        section = _SECTION.search(text)
+        if section is not None:
+            at, indent, header = section.end(), section["indent"], ""
+        else:
+            following = _NEXT_SECTION.search(text)
+            at = following.start() if following else len(text)
+            indent = following["indent"] if following else "    "
+            header = f"{indent}Parameters\n{indent}----------\n"
+        lines = "\n".join(entries).split("\n")
+        body = "".join(f"{indent}{line}\n" for line in lines)
+        cls.__doc__ = text[:at] + header + body + ("\n" if header else "") + text[at:]
+        setattr(cls, DOCUMENTED, True)
+        return cls
+
+    return document
+
+
+document_problem()(Problem)

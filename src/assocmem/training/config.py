@@ -25,7 +25,12 @@ from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError
 from assocmem.config.fields import field_names
 from assocmem.config.hyper import hyper_parameter_fields
-from assocmem.config.problem import TRAINED_EMBEDDING_KINDS, TRAINING, problem_field
+from assocmem.config.problem import (
+    TRAINED_EMBEDDING_KINDS,
+    TRAINING,
+    document_problem,
+    problem_field,
+)
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
@@ -68,25 +73,21 @@ def current_names(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+@document_problem(TRAINING)
 @dataclass(frozen=True)
 class TrainConfig:
     r"""Everything that determines one training run; ``seed`` and ``lr`` vary inside a batch.
 
     Frozen and validated on construction. Defaults follow the authors' grid (see the module
-    docstring). Field by field (symbols of Cabannes et al. (2024)):
+    docstring). Field by field (symbols of Cabannes et al. (2024)): the Parameters begin with
+    the problem fields (what is memorised: ``n_inputs``, ``n_outputs``, ``alpha``, ``words``,
+    ``label_noise``, ``embedding``, ``output_embedding``), documented once by
+    :class:`~assocmem.config.problem.Problem` (and listed here from there, at the training
+    setup's defaults, by :func:`~assocmem.config.problem.document_problem`); the run's own
+    fields follow.
 
     Parameters
     ----------
-    n_inputs : int, default 100
-        N, the number of input tokens.
-    n_outputs : int, default 5
-        M, the number of outputs.
-    alpha : float, default 2.0
-        Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
-    words : str, optional
-        A language: p is the frequencies of its N most frequent words.
-    label_noise : float, default 0.0
-        ε, the chance that a sample's label is another output than f*(x).
     dim : int, default 100
         d.
     n_samples : int, default 10240
@@ -103,11 +104,6 @@ class TrainConfig:
         Divide ``W e_x`` (or ``ReLU(e_x)``) by its L2 norm.
     init : {"gaussian", "zero"}, default "gaussian"
         The initial W.
-    embedding : {"gaussian", "spherical"}, default "gaussian"
-        The law of the input embeddings E (``embeddings`` before 0.2: still read, with a
-        deprecation warning).
-    output_embedding : {"gaussian", "spherical"}, default "gaussian"
-        The law of the output embeddings U (``output_embeddings`` before 0.2, likewise).
     optimizer : AbstractOptimizer or str, default SGD()
         An entry of :data:`OPTIMIZERS` with its hyper-parameters (a name gives its defaults).
     lr : float, default 1.0
@@ -138,11 +134,10 @@ class TrainConfig:
 
     Notes
     -----
-    ``n_inputs``, ``n_outputs``, ``alpha``, ``words``, ``label_noise``, ``embedding`` and
-    ``output_embedding`` (what is memorised) are declared once by
-    :class:`~assocmem.config.problem.Problem`, here at the training setup's defaults
-    (:data:`~assocmem.config.problem.TRAINING`). Cabannes et al. (2024), Section 4; see the
-    docs: science/optimisation.md.
+    The training setup is :data:`~assocmem.config.problem.TRAINING`. ``embedding`` and
+    ``output_embedding`` were ``embeddings`` and ``output_embeddings`` before 0.2: still read,
+    with a deprecation warning. Cabannes et al. (2024), Section 4; see the docs:
+    science/optimisation.md.
     """
 
     n_inputs: int = problem_field("n_inputs", TRAINING)

@@ -31,7 +31,7 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least, ints_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
-from assocmem.config.problem import problem_field
+from assocmem.config.problem import document_problem, problem_field
 from assocmem.embeddings import nested_row_scales, standard_coordinates
 from assocmem.laws.tokens import mod_targets, zipf_probabilities
 from assocmem.ops.population import correct
@@ -53,19 +53,19 @@ TRAINED = "trained"  # the memory trained by the paper's sign-like Adam; any oth
 TRAINED_ONLY = ("lr", "batch_size", "n_samples")  # at their defaults in closed-form configs
 
 
+@document_problem()
 @dataclass(frozen=True)
 class EditingConfig:
     r"""One editing run's settings (a trial index makes it a run).
+
+    The Attributes begin with the problem fields ``n_inputs``, ``n_outputs`` and ``alpha``,
+    documented once by :class:`~assocmem.config.problem.Problem`.
 
     Attributes
     ----------
     memory : str
         ``"trained"``, or the weighting q of a closed-form memory ``W_q``: a scheme spec
         (``"threshold:P=d/8"``, ``"population"``; :mod:`assocmem.schemes`).
-    n_inputs, n_outputs : int
-        N and M.
-    alpha : float
-        The Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
     dim : int
         d.
     margin : float

@@ -42,7 +42,7 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget, check_memory_gb
-from assocmem.config.problem import problem_field
+from assocmem.config.problem import document_problem, problem_field
 from assocmem.embeddings import standard_coordinates
 from assocmem.laws.tokens import random_targets, sample_tokens, zipf_probabilities
 from assocmem.ops.scores import memory_scores, one_hot_weights
@@ -71,16 +71,18 @@ STREAMS = {
 }
 
 
+@document_problem()
 @dataclass(frozen=True)
 class HierarchyConfig:
     r"""One hierarchy problem: the law, the concept map, the dimensions and the schemes.
 
+    The Parameters begin with the problem fields ``n_inputs``, ``n_outputs`` and ``alpha``,
+    documented once by :class:`~assocmem.config.problem.Problem`.
+
     Parameters
     ----------
-    n_inputs, n_concepts, n_outputs : int, default 1000, 20, 5
-        N, K and M, with :math:`2 \le M \le K \le N`.
-    alpha : float, default 2.0
-        Zipf exponent α of :math:`p(x) \propto (x+1)^{-\alpha}`.
+    n_concepts : int, default 20
+        K, the number of concepts, with :math:`2 \le M \le K \le N`.
     concept_map : {"balanced", "banded"}, default "balanced"
         f₁: a random balanced map (a random permutation of :math:`x \bmod K`: N/K tokens per
         concept, drawn per trial), or frequency bands (concept z holds the tokens of ranks

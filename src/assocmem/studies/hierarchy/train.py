@@ -38,7 +38,7 @@ import torch
 from assocmem import rng
 from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
-from assocmem.config.problem import problem_field
+from assocmem.config.problem import document_problem, problem_field
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
@@ -58,16 +58,18 @@ METRICS = (
 )
 
 
+@document_problem()
 @dataclass(frozen=True)
 class BottleneckConfig:
     r"""One trained comparison: the hierarchy at h = ⌊d/√2⌋ and the direct memory at d.
 
+    The Parameters begin with the problem fields ``n_inputs``, ``n_outputs`` and ``alpha``,
+    documented once by :class:`~assocmem.config.problem.Problem`.
+
     Parameters
     ----------
-    n_inputs, n_concepts, n_outputs : int, default 1000, 5, 5
-        N, K and M (:math:`2 \le M \le K \le N`).
-    alpha : float, default 2.0
-        Zipf exponent of p.
+    n_concepts : int, default 5
+        K, the number of concepts (:math:`2 \le M \le K \le N`).
     concept_map : {"balanced", "banded"}, default "balanced"
         f₁ (:func:`assocmem.studies.hierarchy.memory.draw_concept_map`).
     dim : int, default 64
