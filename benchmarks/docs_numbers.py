@@ -832,15 +832,21 @@ def check_studies(folders: list[Path], only: list[str] | None = None) -> list[Ch
             print(f"{name}: no folder holds its runs (not checked)")
             continue
         for quote in STUDY_QUOTES[name]:
-            scale = next(iter(held)) if quote.scale == "any" else quote.scale
-            if scale in held:
-                checks += check(held[scale], [quote])
-            else:
-                checks += [
-                    Check(quote.page, number, math.nan, what, f"{scale} only")
-                    for number, (what, _) in zip(quote.numbers, quote.sources, strict=True)
-                ]
+            checks += check_held(quote, held)
     return checks
+
+
+def check_held(quote: Quote, held: dict[str, Any]) -> list[Check]:
+    """One study quote against the measures of each scale ``held`` (scale → measures): a quote
+    of one scale at that scale ("full only" or "quick only" where it is not held), a quote of
+    "any" scale at every scale held (the same numbers at both, whichever folder came first)."""
+    scales = list(held) if quote.scale == "any" else [quote.scale]
+    if quote.scale != "any" and quote.scale not in held:
+        return [
+            Check(quote.page, number, math.nan, what, f"{quote.scale} only")
+            for number, (what, _) in zip(quote.numbers, quote.sources, strict=True)
+        ]
+    return [c for scale in scales for c in check(held[scale], [quote])]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -606,7 +606,7 @@ HIERARCHY = [
                                       "lucky_mean", "hard_mean")))),
     Quoted(HIE, "| d (h) | 64 (⟦45⟧) | 128 (⟦90⟧) | 256 (⟦181⟧) | 512 (⟦362⟧) | 1024 (⟦724⟧) | "
            "2048 (⟦1448⟧) | 4096 (⟦2896⟧) |",
-           tuple(h_part("hidden", d) for d in (64, 128, 256, 512, 1024, 2048, 4096)), "any"),
+           tuple(h_part("hidden", d) for d in (64, 128, 256, 512, 1024, 2048, 4096))),
     Quoted(HIE, "| measured E_hard | ⟦0.0769⟧ ± ⟦0.012⟧ | ⟦0.0209⟧ ± ⟦0.0017⟧ | ⟦5.09e-3⟧ | "
            "⟦2.20e-3⟧ | ⟦8.56e-4⟧ | ⟦1.87e-4⟧ | ⟦0⟧ |",
            (h_part("hard_mean", 64), h_part("hard_sem", 64, 2), h_part("hard_mean", 128),
