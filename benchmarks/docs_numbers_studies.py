@@ -372,7 +372,7 @@ SUPERPOSITION = [
                  for c in ("mean", "sem", "predicted", "predicted_sem"))),
     Quoted(SUP, "the slope in H at equal matrix parameters: −⟦0.526⟧ [−⟦0.540⟧, −⟦0.512⟧]; the "
            "exponents in d at equal width: ⟦−0.99⟧, ⟦−1.01⟧, ⟦−1.01⟧, ⟦−1.00⟧ over d = 64…512; "
-           "the superposition index: ⟦0.81⟧–⟦1.07⟧",
+           "the superposition index: ⟦0.75⟧–⟦1.07⟧",
            (*(claim("superposition-2", k, -1) for k in ("slope", "ci_low", "ci_high")),
             *(claim("superposition-5", f"slope_H{h}") for h in (1, 2, 4, 8)),
             *span(lambda s: list(s.claims["superposition-6"].measured.values()),
@@ -402,7 +402,7 @@ SUPERPOSITION = [
     *(Quoted(SUP, f"| pass (⟦{lo}⟧–⟦{hi}⟧) |",
              span(lambda s: list(s.claims["superposition-6"].measured.values()),
                   "superposition-6 indices"), scale)
-      for lo, hi, scale in (("0.81", "1.07", "quick"), ("0.76", "1.07", "full"))),
+      for lo, hi, scale in (("0.75", "1.07", "quick"), ("0.76", "1.07", "full"))),
     Quoted(SUP, "| pass (−⟦0.034⟧ and −⟦0.042⟧, 2 s.e. ⟦0.007⟧ and ⟦0.008⟧) |",
            (claim("superposition-7", "difference_H4", -1), claim("superposition-7", "difference_H8", -1),
             claim("superposition-7", "two_se_H4"), claim("superposition-7", "two_se_H8"))),
@@ -955,8 +955,8 @@ VOCABULARY = [
             claim("vocabulary-2", "largest_distance_outside"),
             claim("vocabulary-3", "d∈[64,1024]: miss"), claim("vocabulary-3", "d∈[1024,16384]: miss"),
             measure("unseen mass: largest |z|", lambda s: s.unseen_max_z()))),
-    Quoted(VOC, "At quick scale all three pass too (⟦1.65⟧ % worst gap, ⟦0.0009⟧, misses of ⟦0.083⟧ "
-           "and ⟦0.231⟧; unseen mass |z| ≤ ⟦1.10⟧).",
+    Quoted(VOC, "At quick scale all three pass too (⟦1.83⟧ % worst gap, ⟦0.0024⟧, misses of ⟦0.083⟧ "
+           "and ⟦0.233⟧; unseen mass |z| ≤ ⟦1.10⟧), as an Intel Xeon VM measures them",
            (claim("vocabulary-1", "max_abs_rel_error", 100),
             claim("vocabulary-2", "largest_distance_outside"),
             claim("vocabulary-3", "d∈[64,1024]: miss"), claim("vocabulary-3", "d∈[1024,16384]: miss"),
@@ -1629,8 +1629,8 @@ EDITING = [
           "⟦7⟧ [⟦2⟧, ⟦20⟧] | ⟦43⟧ |"),
     e_row("| q = p | ROME C = Σpeeᵀ | 512 | ⟦0.071⟧ | ⟦0.945⟧ ± ⟦0.016⟧ | ⟦−0.000⟧ ± ⟦0.006⟧ | ⟦0.016⟧ ± "
           "⟦0.007⟧ | > ⟦512⟧ | — |"),
-    e_row("| trained | ROME C = I | 64 | ⟦0.0097⟧ | ⟦0.599⟧ ± ⟦0.028⟧ | ⟦52⟧ ± ⟦18⟧ | ⟦0.008⟧ ± ⟦0.005⟧ | "
-          "⟦2⟧ [⟦1⟧, ⟦4⟧] | — |"),
+    e_row("| trained | ROME C = I | 64 | ⟦0.0098⟧ | ⟦0.601⟧ ± ⟦0.027⟧ | ⟦52⟧ ± ⟦18⟧ | ⟦0.007⟧ ± ⟦0.004⟧ | "
+          "⟦2⟧ [⟦2⟧, ⟦5⟧] | — |"),
     e_row("| trained | ROME C = I | 512 | ⟦0.0055⟧ | ⟦0.936⟧ ± ⟦0.013⟧ | ⟦0.045⟧ ± ⟦0.029⟧ | ⟦0.009⟧ ± "
           "⟦0.006⟧ | ⟦81⟧ [⟦45⟧, ⟦87⟧] | — |"),
     e_row("| trained | ROME C = Σpeeᵀ | 512 | ⟦0.0055⟧ | ⟦0.943⟧ ± ⟦0.012⟧ | ⟦0.009⟧ ± ⟦0.014⟧ | "
@@ -1683,7 +1683,7 @@ EDITING = [
             claim("editing-theory-damage", "measured_d512"),
             claim("editing-theory-damage", "predicted_d512"),
             *span(e_medians(E_POP), "q = p medians"))),
-    e_quick("At d = 64, 64 ROME edits (C = I) break ⟦19⟧ % (threshold), ⟦45⟧ % (q = p) and ⟦50⟧ % "
+    e_quick("At d = 64, 64 ROME edits (C = I) break ⟦19⟧ % (threshold), ⟦45⟧ % (q = p) and ⟦51⟧ % "
            "(trained) of the correctly answered tokens among the 10 most frequent; with the key "
            "covariance none (threshold, trained) or ⟦10⟧ % (q = p).",
            (*(measure(f"broken 1-10, {m}, C = I, d = 64",
