@@ -20,9 +20,9 @@ Exit 1 on a mismatch.
 claims) against the runs of each study at the scale each sentence states; their quotes live in
 ``benchmarks/docs_numbers_studies.py``. A quote of "any" scale is checked at every scale the
 folders hold. Measured on 2026-11-24 against every study at both scales: 1135 ok, 0 mismatches
-(3 min 22 s); on 2026-11-27 (e33b764 and its page fixes, an Intel Xeon VM under load): the quick
-scale of every study, 238 ok, 0 mismatches (9 min 36 s); superposition and hierarchy at both
-scales, STUDIES_FULL.
+(3 min 22 s); on 2026-11-27 (e33b764 and its page fixes, an Intel Xeon VM under load), the
+quick scale of every study and the full scale of superposition, hierarchy and similar: 811 ok,
+0 mismatches, 282 full only (7 min 52 s; the quick folder alone: 238 ok, 0 mismatches).
 
 Some runs round differently on other CPUs (``docs/reproducibility.md``): finding §4.6b's d = 2
 runs (AVX-512 or AVX2), the vocabulary study's finite-T draws and the editing study's trained
