@@ -11,6 +11,7 @@
 """
 
 import math
+import re
 from functools import cached_property
 
 import numpy as np
@@ -66,6 +67,55 @@ def test_a_stated_zero_is_exact_and_a_count_is_a_count():
     assert DN.stated_value("0") == (0.0, 1e-12)
     assert DN.stated_value("13")[1] == pytest.approx(0.5)
     assert DN.stated_value("+0.020") == (0.02, pytest.approx(0.0005))
+
+
+@pytest.mark.parametrize("order", [("quick", "full"), ("full", "quick")])
+def test_a_quote_of_any_scale_is_checked_at_every_scale_held(order):
+    """A quote that holds at both scales is measured at each scale the folders hold, whatever
+    their order (it was measured at the first folder's scale only), and a quote of one scale
+    where no folder holds it is listed, not measured."""
+    measured = {"quick": Fake(-1.0512, "quick"), "full": Fake(-1.0516)}
+    held = {scale: measured[scale] for scale in order}
+    anywhere = Q("page.md", "slope ⟦−1.051⟧", (DN.claim("1", "slope"),), "any")
+    found = {c.status for c in DN.check_held(anywhere, held)}
+    assert found == {"ok", "MISMATCH"}  # the full scale's −1.0516 is caught in either order
+    quick = Q("page.md", "slope ⟦−1.051⟧", (DN.claim("1", "slope"),), "quick")
+    assert [c.status for c in DN.check_held(quick, {"full": measured["full"]})] == ["quick only"]
+
+
+DIM_NAMED = re.compile(r"\bd=(\d+)|'dim': (\d+)")
+
+
+def grid_dims(name: str, scale: str) -> set[int]:
+    """Every d the runs of a study's sweeps at ``scale`` hold (``dim``, or ``dims`` of a run)."""
+    from assocmem.sweep.plan import expand_runs
+
+    study = DN.STUDIES.STUDIES[name][0]
+    dims: set[int] = set()
+    for spec in (study.specs_at(scale) or {}).values():
+        for run in expand_runs(spec):
+            one = getattr(run.config, "dim", None)
+            dims |= set(getattr(run.config, "dims", None) or ([] if one is None else [one]))
+    return dims
+
+
+@pytest.mark.parametrize("name", sorted(DN.STUDIES.STUDIES))
+def test_a_study_quote_reads_only_the_dims_of_the_scales_it_is_checked_at(name):
+    """Each d a study quote's measures name ("d=1024", "'dim': 512") is a d of the grid of every
+    scale the quote is checked at. The hierarchy's row of the full grid's d (64 … 4096) was
+    marked as holding at any scale, so a folder of the quick scale alone (d ≤ 512) crashed
+    ``--studies`` with KeyError: 1024."""
+    grids = {scale: grid_dims(name, scale) for scale in ("quick", "full")}
+    for quote in DN.STUDY_QUOTES[name]:
+        scales = ("quick", "full") if quote.scale == "any" else (quote.scale,)
+        for what, _ in quote.sources:
+            for match in DIM_NAMED.finditer(what):
+                dim = int(match.group(1) or match.group(2))
+                for scale in scales:
+                    assert not grids[scale] or dim in grids[scale], (
+                        f"{quote.page}: {what!r} is checked at the {scale} scale, whose grid "
+                        f"has no d = {dim}: {quote.plain[:80]!r}"
+                    )
 
 
 def test_a_folder_that_is_not_a_reproduction_is_one_line(tmp_path, capsys):
