@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--memory",
-        choices=LazyChoices("assocmem.analysis.capacity", "MEMORIES"),
+        choices=LazyChoices("assocmem.studies.facts.frontier_search", "MEMORIES"),
         default="hebbian",
         metavar="MEMORY",
         help="hebbian (outer product, default) or trained",
@@ -108,9 +108,9 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assocmem.analysis.capacity import (
+    from assocmem.analysis.frontier import fit_frontier
+    from assocmem.studies.facts.frontier_search import (
         REFERENCE_CONSTANTS,
-        fit_frontier,
         hebbian_frontier,
         trained_frontier,
     )
