@@ -31,15 +31,10 @@ from typing import Any
 
 from assocmem.config.checks import int_at_least, is_int
 from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.studies.facts.frontier_search import MEMORIES, REPLICATES
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
-MEMORIES = ("hebbian", "trained")  # as frontier_search.MEMORIES (checked in tests)
 ALL_OUTPUTS = "N"  # the spec's spelling of n_outputs = None: each input its own output
-
-
-# Draws per accuracy and searches per d where a spec does not say: the defaults of
-# hebbian_frontier and trained_frontier (checked in tests).
-REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}
 
 
 @dataclass(frozen=True)
@@ -133,24 +128,15 @@ def build_capacity(values: Mapping[str, Any]) -> CapacityConfig:
 
 
 def search(cfg: CapacityConfig) -> list[Any]:
-    """The frontier points of one search: the analysis layer's search of ``cfg.memory``."""
-    from assocmem.studies.facts.frontier_search import hebbian_frontier, trained_frontier
-    from assocmem.training.memorize import AdamSettings
+    """The frontier points of one search: ``capacity_frontier`` of ``cfg.memory``
+    (:mod:`assocmem.studies.facts.frontier_search`), as ``assocmem capacity`` runs it."""
+    from assocmem.studies.facts.frontier_search import capacity_frontier
 
-    common: dict[str, Any] = {
-        "tau": cfg.tau,
-        "n_outputs": cfg.n_outputs,
-        "trials": cfg.trials,
-        "repeats": cfg.repeats,
-        "seed": cfg.seed,
-        "device": cfg.device,
-    }
-    if cfg.memory == "hebbian":  # the trained memory alone has optimiser settings
-        return hebbian_frontier(cfg.dims, **common)
-    settings = AdamSettings(lr=cfg.lr, max_steps=cfg.max_steps)
-    return trained_frontier(
-        cfg.dims, settings=settings, rel_tol=cfg.rel_tol, factor=cfg.factor, **common
-    )
+    return capacity_frontier(
+        cfg.memory, cfg.dims, tau=cfg.tau, n_outputs=cfg.n_outputs, trials=cfg.trials,
+        repeats=cfg.repeats, seed=cfg.seed, lr=cfg.lr, max_steps=cfg.max_steps,
+        rel_tol=cfg.rel_tol, factor=cfg.factor, device=cfg.device,
+    )  # fmt: skip
 
 
 class CapacityKind(RunKind):

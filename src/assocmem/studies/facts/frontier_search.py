@@ -29,12 +29,16 @@ from assocmem.analysis.frontier import (
 from assocmem.analysis.memory import check_capacity_memory
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.memory import DEFAULT_MEMORY_GB
 from assocmem.embeddings import draw_embeddings
 from assocmem.progress import progress_bar
 from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
 
 MEMORIES = ("hebbian", "trained")
+# Draws averaged per accuracy and independent searches per d, where not given: the defaults of
+# hebbian_frontier and trained_frontier (a test checks they agree).
+REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}
 REFERENCE_CONSTANTS = {  # d² ≈ c · N log N
     "trained linear memory (Nichani, Lee, Bietti 2025)": 1.3,
     "conjectured sharp threshold (Barnfield et al. 2026)": 2.0,
@@ -226,3 +230,70 @@ def _next_guess(points: Sequence[FrontierPoint], dim: int, n_outputs: int | None
     last = points[-1]
     ratio = frontier_guess(dim, n_outputs) / frontier_guess(last.dim, n_outputs)
     return max(2, round(last.median * ratio))
+
+
+def capacity_frontier(
+    memory: str,
+    dims: Sequence[int],
+    *,
+    tau: float = 0.99,
+    n_outputs: int | None = None,
+    trials: int | None = None,
+    repeats: int | None = None,
+    seed: int = 0,
+    lr: float = 1.0,
+    max_steps: int = 1000,
+    rel_tol: float = 0.02,
+    factor: float = 1.25,
+    first_guess: int | None = None,
+    device: str = "cpu",
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    log: Callable[[str], None] | None = None,
+    progress: bool = False,
+) -> list[FrontierPoint]:
+    """N*(d) of one memory for each d: what ``assocmem capacity`` and a ``capacity`` run compute.
+
+    Parameters
+    ----------
+    memory : {"hebbian", "trained"}
+        :func:`hebbian_frontier` (the outer product) or :func:`trained_frontier` (W by
+        full-batch Adam at learning rate ``lr`` within ``max_steps``; ``rel_tol``, ``factor``,
+        ``first_guess`` and ``log`` are its search's, unused by the Hebbian search).
+    trials, repeats : int, optional
+        Draws averaged per accuracy and independent searches per d; default
+        :data:`REPLICATES` of the memory.
+
+    Returns
+    -------
+    list of FrontierPoint
+        One per d, in increasing d.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first field at fault (``rel_tol`` in (0, 1), ``factor`` > 1, ``first_guess``
+        ≥ 2 are checked for either memory).
+    """
+    if memory not in MEMORIES:
+        raise unknown_name("memory", "value", memory, MEMORIES)
+    _check_bracketing(rel_tol, factor, first_guess)
+    default_trials, default_repeats = REPLICATES[memory]
+    common: dict[str, Any] = {
+        "tau": tau, "n_outputs": n_outputs, "trials": trials or default_trials,
+        "repeats": repeats or default_repeats, "seed": seed, "device": device,
+        "memory_gb": memory_gb, "progress": progress,
+    }  # fmt: skip
+    if memory == "hebbian":
+        return hebbian_frontier(dims, **common)
+    settings = AdamSettings(lr=lr, max_steps=max_steps)
+    return trained_frontier(dims, settings=settings, rel_tol=rel_tol, factor=factor,
+                            first_guess=first_guess, log=log, **common)  # fmt: skip
+
+
+def _check_bracketing(rel_tol: float, factor: float, first_guess: int | None) -> None:
+    if not 0 < rel_tol < 1:
+        raise ConfigError("rel_tol", f"must be in (0, 1), got {rel_tol}")
+    if not factor > 1:
+        raise ConfigError("factor", f"must be > 1, got {factor}")
+    if first_guess is not None and first_guess < 2:
+        raise ConfigError("first_guess", f"must be an integer ≥ 2, got {first_guess}")
