@@ -13,6 +13,7 @@ Published references for comparison: trained linear memories reach about
 conjectured at :math:`d^2 \approx 2\cdot N\cdot \log N` (Barnfield et al. 2026).
 """
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,11 +27,10 @@ from assocmem.analysis.frontier import (
     largest_n,
     largest_n_bracketed,
 )
-from assocmem.analysis.memory import check_capacity_memory
 from assocmem.closed_form import run_closed_form
-from assocmem.closed_form.config import ClosedFormConfig
+from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
 from assocmem.config.errors import ConfigError, unknown_name
-from assocmem.config.memory import DEFAULT_MEMORY_GB
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import draw_embeddings
 from assocmem.progress import progress_bar
 from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
@@ -181,7 +181,7 @@ def trained_frontier(
     :func:`frontier_guess` for the first d and at the previous d's N* scaled by the fitted
     growth for the next ones (or at ``first_guess``), brackets by steps of ``factor`` and
     bisects to ``rel_tol``. Refused up front when the largest evaluation it is expected to
-    reach exceeds ``memory_gb`` (see :func:`assocmem.analysis.memory.capacity_bytes`).
+    reach exceeds ``memory_gb`` (see :func:`capacity_bytes`).
     """
     check_search(dims, tau, trials, repeats)
     settings = settings or AdamSettings()
@@ -297,3 +297,39 @@ def _check_bracketing(rel_tol: float, factor: float, first_guess: int | None) ->
         raise ConfigError("factor", f"must be > 1, got {factor}")
     if first_guess is not None and first_guess < 2:
         raise ConfigError("first_guess", f"must be an integer ≥ 2, got {first_guess}")
+
+
+def capacity_bytes(
+    dims: Sequence[int], memory: str, n_outputs: int | None, trials: int, n_reach: int
+) -> int:
+    """Peak bytes of one accuracy evaluation at the largest d and the largest N the search is
+    expected to try (``n_reach``): the hebbian memory is a closed-form run with q = 1 (M = N
+    when ``n_outputs`` is None), the trained one holds E, U, W and Adam's two moments and the
+    N×M logits for each of ``trials`` draws (float32)."""
+    d, n = max(dims), n_reach
+    m = n if n_outputs is None else min(n_outputs, n)
+    if memory == "hebbian":
+        cfg = ClosedFormConfig(
+            n_inputs=n, n_outputs=m, probabilities=None, schemes=("uniform",), dims=(d,),
+            trials=trials, embedding="gaussian", output_embedding="gaussian",
+            memory_gb=math.inf,
+        )  # fmt: skip
+        return 2 * working_set_bytes(cfg)
+    return 4 * trials * (n * d + m * d + 4 * d * d + 3 * n * m)
+
+
+def check_capacity_memory(
+    dims: Sequence[int],
+    memory: str,
+    n_outputs: int | None,
+    trials: int,
+    n_reach: int,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> None:
+    """Refuse a capacity search whose largest evaluation (:func:`capacity_bytes`) exceeds
+    ``memory_gb``."""
+    if not dims:
+        raise ConfigError("dims", "give at least one dimension d")
+    need = capacity_bytes(dims, memory, n_outputs, trials, n_reach)
+    what = f"the {memory} search at d = {max(dims)} (up to N ≈ {n_reach})"
+    check_budget(need, memory_gb, what, "lower dims or trials")
