@@ -3,14 +3,9 @@
 import numpy as np
 import pytest
 
-from assocmem.analysis.capacity import (
-    FrontierPoint,
-    fit_frontier,
-    hebbian_accuracy,
-    hebbian_frontier,
-    largest_n,
-)
+from assocmem.analysis.frontier import FrontierPoint, fit_frontier, largest_n
 from assocmem.cli import main
+from assocmem.studies.facts.frontier_search import hebbian_accuracy, hebbian_frontier
 
 
 @pytest.mark.parametrize("true_n", [1, 2, 3, 17, 64, 1000, 999_999])
@@ -56,7 +51,7 @@ def test_capacity_command(capsys):
 @pytest.mark.parametrize("true_n", [2, 5, 37, 100, 1234])
 @pytest.mark.parametrize("guess", [2, 50, 5000])
 def test_bracketed_search_is_within_tolerance_on_a_step(true_n, guess):
-    from assocmem.analysis.capacity import largest_n_bracketed
+    from assocmem.analysis.frontier import largest_n_bracketed
 
     calls = []
 
@@ -99,7 +94,7 @@ def test_memorize_matches_torch_adam_on_w():
 
 
 def test_trained_memory_stores_what_hebbian_cannot():
-    from assocmem.analysis.capacity import trained_accuracy
+    from assocmem.studies.facts.frontier_search import trained_accuracy
 
     # M = N = 40 at d = 16: d² = 256 > 1.3·N log N ≈ 192, while Hebbian recall is poor
     assert hebbian_accuracy(40, 16, None, trials=2, seed=0) < 0.7
@@ -110,7 +105,7 @@ def test_trained_frontier_known_small_case():
     """M = 2: the memory is a linear classifier w·e_x on N Gaussian points in d dimensions, so
     (Cover 1965) N points are separable with probability ½ at N = 2d. With N < 100 and τ = 0.99
     every point must be right, so N* (mean over 2 draws) sits a little below 2d."""
-    from assocmem.analysis.capacity import trained_frontier
+    from assocmem.studies.facts.frontier_search import trained_frontier
 
     (point,) = trained_frontier([10], n_outputs=2, trials=2, repeats=2, seed=1)
     assert 12 <= point.median <= 24, point.n_star
@@ -118,7 +113,7 @@ def test_trained_frontier_known_small_case():
 
 @pytest.mark.slow
 def test_trained_frontier_m_equals_n_is_near_the_published_constant():
-    from assocmem.analysis.capacity import trained_frontier
+    from assocmem.studies.facts.frontier_search import trained_frontier
 
     (point,) = trained_frontier([24], n_outputs=None, trials=2, repeats=2)
     constant = float(np.median(point.constant()))

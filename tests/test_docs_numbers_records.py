@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from docs_quotes import ROOT, Q, assert_all_ok
 
-from assocmem.analysis.capacity import FrontierPoint, fit_frontier
+from assocmem.analysis.frontier import FrontierPoint, fit_frontier
 from assocmem.analysis.trained_beyond import same_window
 
 BEYOND = ROOT / "docs" / "beyond"

@@ -7,13 +7,8 @@ import pytest
 
 from assocmem.analysis.trained_beyond import noise_curves, run_records
 from assocmem.cli import main
-from assocmem.figures.beyond import (
-    capacity_figure,
-    frontier_frame,
-    laws_figure,
-    noise_figure,
-    training_frame,
-)
+from assocmem.figures.beyond import laws_figure, noise_figure, training_frame
+from assocmem.studies.facts.frontier_figure import capacity_figure, frontier_frame
 
 PAYLOADS = [
     {"memory": "hebbian", "settings": {"n_outputs": None},

@@ -146,7 +146,8 @@ def test_a_registered_kind_is_validated_and_named_in_errors(coin: RunKind) -> No
     problems = sorted(p.split(":")[0] for p in info.value.problems)
     assert problems == ["base.p", "base.q", "trials"]
     every = ", ".join(all_kinds())  # the core's kinds, then the others in registration order
-    assert every.startswith("closed_form, train, capacity") and "test_coin" in every.split(", ")
+    assert every.startswith("closed_form, train, ") and "test_coin" in every.split(", ")
+    assert "capacity" in every.split(", ")  # a study's kind (facts), found without naming it
     with pytest.raises(SpecError, match=f"must be one of {every}"):
         parse_spec({"kind": "nope"})
     assert get_kind("test_coin") is coin
@@ -234,9 +235,9 @@ def test_capacity_runs_through_the_sweep_resumes_and_equals_the_direct_search(
 ) -> None:
     """``assocmem sweep run`` with a capacity spec: four searches, one run (and batch) each;
     running it again recomputes nothing and leaves the records byte for byte; the payloads the
-    beyond-capacity study builds from the store equal a direct analysis.capacity call."""
-    from assocmem.analysis.capacity import hebbian_frontier, trained_frontier
-    from assocmem.experiments.beyond import capacity_payloads
+    beyond-capacity study builds from the store equal a direct frontier_search call."""
+    from assocmem.studies.facts.frontier_experiment import capacity_payloads
+    from assocmem.studies.facts.frontier_search import hebbian_frontier, trained_frontier
     from assocmem.training.memorize import AdamSettings
 
     spec, db = tmp_path / "capacity.toml", tmp_path / "capacity.db"
@@ -302,7 +303,7 @@ def test_a_killed_capacity_sweep_resumes_without_recomputing_finished_searches(
 
 
 def test_capacity_configs_are_validated_field_by_field() -> None:
-    from assocmem.sweep.kinds.capacity import build_capacity
+    from assocmem.studies.facts.frontier_kind import build_capacity
 
     bad = {
         "dims": [8, 4],
@@ -323,12 +324,12 @@ def test_capacity_configs_are_validated_field_by_field() -> None:
     assert (cfg.trials, cfg.repeats, cfg.n_outputs, cfg.dims) == (2, 3, None, (16,))
 
 
-def test_capacity_defaults_are_those_of_the_analysis_layer() -> None:
-    """REPLICATES and MEMORIES restate analysis.capacity's; they must not drift apart."""
+def test_capacity_defaults_are_those_of_the_searches() -> None:
+    """REPLICATES and MEMORIES restate frontier_search's; they must not drift apart."""
     import inspect
 
-    from assocmem.analysis import capacity
-    from assocmem.sweep.kinds.capacity import MEMORIES, REPLICATES
+    from assocmem.studies.facts import frontier_search as capacity
+    from assocmem.studies.facts.frontier_kind import MEMORIES, REPLICATES
 
     assert MEMORIES == capacity.MEMORIES
     searches = {"hebbian": capacity.hebbian_frontier, "trained": capacity.trained_frontier}

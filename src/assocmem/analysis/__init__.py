@@ -1,2 +1,2 @@
-"""The analysis layer: theory, power-law fits, predictions, lr selection and studies built on
-the kernels (capacity frontiers, trained-memory comparisons, real word laws)."""
+"""The analysis layer: theory, power-law fits, predictions, lr selection, frontier searches and
+fits, and studies built on the kernels (trained-memory comparisons, real word laws)."""

@@ -1,26 +1,23 @@
 """Memory estimates of whole library calls, checked against a budget before work starts.
 
 A call that allocates in proportion to its inputs (the trials of a closed-form experiment, the
-runs of a training grid, the associations of a capacity search) is refused up front, in one
-line (:func:`assocmem.config.memory.check_budget`), when its estimate exceeds the budget; the
-estimates are deliberately rough upper bounds of what is held at once.
+runs of a training grid) is refused up front, in one line
+(:func:`assocmem.config.memory.check_budget`), when its estimate exceeds the budget; the
+estimates are deliberately rough upper bounds of what is held at once. (A capacity search's
+estimate is the facts study's: :func:`assocmem.studies.facts.frontier_search.capacity_bytes`.)
 """
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
 from assocmem.config.checks import is_int
-from assocmem.config.errors import ConfigError
 from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 
 __all__ = [
     "RECORD_BYTES",
-    "capacity_bytes",
     "bootstrap_bytes",
     "check_bootstrap_memory",
-    "check_capacity_memory",
     "check_claims_memory",
     "check_closed_form_memory",
     "check_train_grid_memory",
@@ -125,39 +122,3 @@ def check_train_grid_memory(spec: Mapping[str, Any], memory_gb: float = DEFAULT_
     """Refuse a training grid whose estimate (:func:`train_grid_bytes`) exceeds ``memory_gb``."""
     runs, need = train_grid_bytes(spec)
     check_budget(need, memory_gb, f"this grid of {runs} runs", "lower seeds, axes or N")
-
-
-def capacity_bytes(
-    dims: Sequence[int], memory: str, n_outputs: int | None, trials: int, n_reach: int
-) -> int:
-    """Peak bytes of one accuracy evaluation at the largest d and the largest N the search is
-    expected to try (``n_reach``): the hebbian memory is a closed-form run with q = 1 (M = N
-    when ``n_outputs`` is None), the trained one holds E, U, W and Adam's two moments and the
-    N×M logits for each of ``trials`` draws (float32)."""
-    d, n = max(dims), n_reach
-    m = n if n_outputs is None else min(n_outputs, n)
-    if memory == "hebbian":
-        cfg = ClosedFormConfig(
-            n_inputs=n, n_outputs=m, probabilities=None, schemes=("uniform",), dims=(d,),
-            trials=trials, embedding="gaussian", output_embedding="gaussian",
-            memory_gb=math.inf,
-        )  # fmt: skip
-        return 2 * working_set_bytes(cfg)
-    return 4 * trials * (n * d + m * d + 4 * d * d + 3 * n * m)
-
-
-def check_capacity_memory(
-    dims: Sequence[int],
-    memory: str,
-    n_outputs: int | None,
-    trials: int,
-    n_reach: int,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-) -> None:
-    """Refuse a capacity search whose largest evaluation (:func:`capacity_bytes`) exceeds
-    ``memory_gb``."""
-    if not dims:
-        raise ConfigError("dims", "give at least one dimension d")
-    need = capacity_bytes(dims, memory, n_outputs, trials, n_reach)
-    what = f"the {memory} search at d = {max(dims)} (up to N ≈ {n_reach})"
-    check_budget(need, memory_gb, what, "lower dims or trials")

@@ -1,4 +1,10 @@
-"""``assocmem capacity``: the capacity frontier N*(d) of the outer-product or a trained memory."""
+"""``assocmem capacity``: the capacity frontier N*(d) of the outer-product or a trained memory.
+
+Parsing and printing only: the search is the facts study's
+:func:`assocmem.studies.facts.frontier_search.capacity_frontier`, the fit
+:func:`assocmem.analysis.frontier.fit_frontier`. Not a study command (``assocmem STUDY``): it
+runs one search with its own settings rather than an experiment's sweeps.
+"""
 
 import argparse
 import sys
@@ -18,8 +24,6 @@ from assocmem.cli.common import (
 )
 from assocmem.config.errors import ConfigError
 
-DEFAULT_REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}  # (trials, repeats)
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -31,9 +35,19 @@ def register(subparsers: Any) -> None:
         "(outer product, closed form) or trained (W by full-batch Adam on the cross-entropy, "
         "fixed Gaussian E and U, W = 0 at the start, early stopping at τ).",
     )
+    _add_search_arguments(parser)
+    _add_trained_arguments(parser.add_argument_group("trained memory"))
+    add_memory_argument(parser)
+    add_quiet_argument(parser)
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    """The settings of either memory's search."""
     parser.add_argument(
         "--memory",
-        choices=LazyChoices("assocmem.analysis.capacity", "MEMORIES"),
+        choices=LazyChoices("assocmem.studies.facts.frontier_search", "MEMORIES"),
         default="hebbian",
         metavar="MEMORY",
         help="hebbian (outer product, default) or trained",
@@ -64,7 +78,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="base seed (default 0)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:K (default cpu)")
-    group = parser.add_argument_group("trained memory")
+
+
+def _add_trained_arguments(group: Any) -> None:
+    """The trained memory's optimiser and search settings."""
     group.add_argument(
         "--lr", type=finite_float, default=1.0, help="Adam learning rate (default 1)"
     )
@@ -84,10 +101,6 @@ def register(subparsers: Any) -> None:
         "--first-guess", type=int_at_least(2), help="starting N at the first d (default: theory)"
     )
     group.add_argument("--verbose", action="store_true", help="log every training run (stderr)")
-    add_memory_argument(parser)
-    add_quiet_argument(parser)
-    add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def _outputs(text: str) -> int | None:
@@ -98,26 +111,15 @@ def _outputs(text: str) -> int | None:
     raise ConfigError("outputs", f"must be N or an integer ≥ 1, got {text!r}")
 
 
-def _check(args: argparse.Namespace) -> None:
-    if not 0 < args.rel_tol < 1:
-        raise ConfigError("rel_tol", f"must be in (0, 1), got {args.rel_tol}")
-    if not args.factor > 1:
-        raise ConfigError("factor", f"must be > 1, got {args.factor}")
-    if args.first_guess is not None and args.first_guess < 2:
-        raise ConfigError("first_guess", f"must be an integer ≥ 2, got {args.first_guess}")
-
-
 def run(args: argparse.Namespace) -> int:
-    from assocmem.analysis.capacity import (
+    from assocmem.analysis.frontier import fit_frontier
+    from assocmem.studies.facts.frontier_search import (
         REFERENCE_CONSTANTS,
-        fit_frontier,
-        hebbian_frontier,
-        trained_frontier,
+        REPLICATES,
+        capacity_frontier,
     )
-    from assocmem.training.memorize import AdamSettings
 
-    _check(args)
-    trials, repeats = DEFAULT_REPLICATES[args.memory]
+    trials, repeats = REPLICATES[args.memory]
     common = {
         "tau": args.tau,
         "n_outputs": _outputs(args.outputs),
@@ -126,26 +128,16 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "device": args.device,
         "memory_gb": args.memory_gb or DEFAULT_MEMORY_GB,
-        "progress": show_progress(args),
     }
-    if args.memory == "hebbian":
-        points = hebbian_frontier(args.dims, **common)
-    else:
-        settings = AdamSettings(lr=args.lr, max_steps=args.max_steps)
-        log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
-        points = trained_frontier(
-            args.dims,
-            settings=settings,
-            rel_tol=args.rel_tol,
-            factor=args.factor,
-            first_guess=args.first_guess,
-            log=log,
-            **common,
-        )
+    log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
+    points = capacity_frontier(
+        args.memory, args.dims, **common, **_trained(args, every=True), log=log,
+        progress=show_progress(args),
+    )  # fmt: skip
     fit = fit_frontier(points)
     if args.format == "json":
         print_json({"memory": args.memory, "points": [p.__dict__ for p in points],
-                    "fit": fit.__dict__, "settings": _settings(common, args)})  # fmt: skip
+                    "fit": fit.__dict__, "settings": common | _trained(args)})  # fmt: skip
         return 0
     print(_table(points, fit))
     lo, hi = fit.exponent_ci
@@ -157,12 +149,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings(common: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    return {k: v for k, v in common.items() if k != "progress"} | _trained(args)
-
-
-def _trained(args: argparse.Namespace) -> dict[str, Any]:
-    if args.memory != "trained":
+def _trained(args: argparse.Namespace, every: bool = False) -> dict[str, Any]:
+    """The trained memory's settings (for the JSON: only when the memory is trained)."""
+    if args.memory != "trained" and not every:
         return {}
     return {"lr": args.lr, "max_steps": args.max_steps, "rel_tol": args.rel_tol,
             "factor": args.factor, "first_guess": args.first_guess}  # fmt: skip

@@ -7,7 +7,7 @@ another package registers itself with ``register_study`` (its entry point is loa
 of this module's import, see :func:`assocmem.experiments.commands.load_studies`).
 """
 
-from assocmem.experiments.beyond import CAPACITY_FRONTIER, LAWS, NOISE
+from assocmem.experiments.beyond import LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -37,7 +37,6 @@ EXPERIMENTS: dict[str, Experiment] = {
         OVERFLOW,
         NOISE,
         LAWS,
-        CAPACITY_FRONTIER,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

@@ -1,8 +1,11 @@
 """The factual-recall study (issue 37): N facts with as many answers, capacity in bits per
 parameter, linear against MLP memories (docs: beyond/facts.md). Light: its command here, its
-experiment and run kind in :mod:`assocmem.studies.facts.experiment`."""
+experiment and run kind in :mod:`assocmem.studies.facts.experiment`; the capacity frontiers it
+extends (``beyond-capacity``, the ``capacity`` run kind) in
+:mod:`assocmem.studies.facts.frontier_experiment`."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
+from assocmem.plugins import defer_experiment
 
 FACTS_COMMAND = StudyCommand(
     name="facts",
@@ -23,4 +26,8 @@ FACTS_COMMAND = StudyCommand(
     tiny=(("dim", [16, 24]), ("seed", [0, 1]), ("trials", 2)),
 )
 
+# The capacity frontiers (issue 7), drawn by reproduce --beyond before this study's own
+# experiment. No study command: ``assocmem capacity`` runs one search with its own flags
+# (cli/capacity.py), so the experiment is deferred as register_study defers one.
+defer_experiment("beyond-capacity", "assocmem.studies.facts.frontier_experiment:CAPACITY_FRONTIER")
 register_study(FACTS_COMMAND, "assocmem.studies.facts.experiment:FACTS")

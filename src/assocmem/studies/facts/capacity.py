@@ -2,7 +2,7 @@ r"""Capacity of memories of N facts with as many answers (M = N), and the bits t
 
 N facts ``x ↦ f*(x)``, f* a seeded random permutation, p uniform (α = 0). For each memory kind
 and d, the capacity N*(d) is the largest N retrieved with mean top-1 accuracy ≥ τ over
-``trials`` draws, found by :func:`assocmem.analysis.capacity.largest_n_bracketed` from the
+``trials`` draws, found by :func:`assocmem.analysis.frontier.largest_n_bracketed` from the
 theory's guess. Memory kinds:
 
 - ``closed_form``: the outer-product memory :math:`W = \sum_x u_{f^*(x)} e_x^\top` (q uniform),
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from assocmem import rng
-from assocmem.analysis.capacity import frontier_guess, largest_n_bracketed
+from assocmem.analysis.frontier import frontier_guess, largest_n_bracketed
 from assocmem.closed_form import run_closed_form
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.embeddings import draw_embeddings

@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-from assocmem.analysis.capacity import frontier_guess
+from assocmem.analysis.frontier import frontier_guess
 from assocmem.figures.style import colors, legend_below, new_figure
 from assocmem.studies.facts.capacity import LM_BITS_PER_PARAMETER
 

@@ -168,7 +168,7 @@ class FactsCapacityKind(RunKind):
     def work(self, config: Any) -> float:
         """About 6 evaluations near N* (the theory's guess), each N²d per trial (closed form)
         or a few hundred steps of 3N²d per learning rate (trained)."""
-        from assocmem.analysis.capacity import frontier_guess
+        from assocmem.analysis.frontier import frontier_guess
 
         n = frontier_guess(config.dim, None)
         step = n * n * config.dim * config.trials

@@ -8,7 +8,6 @@ layer (an experiment) that defines it, without the sweep importing that module.
 from assocmem.config.errors import ConfigError
 from assocmem.plugins import deferred_experiments
 from assocmem.sweep.kinds.base import Outcome, RunKind
-from assocmem.sweep.kinds.capacity import CapacityKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
 from assocmem.sweep.kinds.train import TrainKind
 
@@ -47,6 +46,5 @@ def get_kind(name: str) -> RunKind:
 
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
-register_kind(CapacityKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "all_kinds", "get_kind", "register_kind"]

@@ -1,8 +1,8 @@
 """Capacity-frontier runs: one run is one frontier search of one memory over its dims.
 
-The science is :mod:`assocmem.analysis.capacity` (``hebbian_frontier``, ``trained_frontier``):
-this kind only builds its config from a spec, executes it and reads the stored record back as
-tidy rows.
+The science is :mod:`assocmem.studies.facts.frontier_search` (``hebbian_frontier``,
+``trained_frontier``): this kind only builds its config from a spec, executes it and reads the
+stored record back as tidy rows.
 
 Why a whole search over ``dims`` is one run: the trained search starts each d from the N* found
 at the d before (and each repeat from the repeat before), so the points of one search are not
@@ -31,22 +31,18 @@ from typing import Any
 
 from assocmem.config.checks import int_at_least, is_int
 from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.studies.facts.frontier_search import MEMORIES, REPLICATES
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
 
-MEMORIES = ("hebbian", "trained")  # as assocmem.analysis.capacity.MEMORIES (checked in tests)
 ALL_OUTPUTS = "N"  # the spec's spelling of n_outputs = None: each input its own output
-
-
-# Draws per accuracy and searches per d where a spec does not say: the defaults of
-# hebbian_frontier and trained_frontier (checked in tests).
-REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}
 
 
 @dataclass(frozen=True)
 class CapacityConfig:
     """One frontier search: N*(d) for each d of ``dims``, ``repeats`` independent searches,
-    each accuracy the mean over ``trials`` draws (see :mod:`assocmem.analysis.capacity`).
-    ``trials`` and ``repeats`` default to the memory's (:data:`REPLICATES`)."""
+    each accuracy the mean over ``trials`` draws (see
+    :mod:`assocmem.studies.facts.frontier_search`). ``trials`` and ``repeats`` default to the
+    memory's (:data:`REPLICATES`)."""
 
     memory: str = "hebbian"  # hebbian (outer product, closed form) | trained (W by Adam)
     dims: tuple[int, ...] = (16, 32, 64, 128, 256)  # increasing d values
@@ -132,24 +128,15 @@ def build_capacity(values: Mapping[str, Any]) -> CapacityConfig:
 
 
 def search(cfg: CapacityConfig) -> list[Any]:
-    """The frontier points of one search: the analysis layer's search of ``cfg.memory``."""
-    from assocmem.analysis.capacity import hebbian_frontier, trained_frontier
-    from assocmem.training.memorize import AdamSettings
+    """The frontier points of one search: ``capacity_frontier`` of ``cfg.memory``
+    (:mod:`assocmem.studies.facts.frontier_search`), as ``assocmem capacity`` runs it."""
+    from assocmem.studies.facts.frontier_search import capacity_frontier
 
-    common: dict[str, Any] = {
-        "tau": cfg.tau,
-        "n_outputs": cfg.n_outputs,
-        "trials": cfg.trials,
-        "repeats": cfg.repeats,
-        "seed": cfg.seed,
-        "device": cfg.device,
-    }
-    if cfg.memory == "hebbian":  # the trained memory alone has optimiser settings
-        return hebbian_frontier(cfg.dims, **common)
-    settings = AdamSettings(lr=cfg.lr, max_steps=cfg.max_steps)
-    return trained_frontier(
-        cfg.dims, settings=settings, rel_tol=cfg.rel_tol, factor=cfg.factor, **common
-    )
+    return capacity_frontier(
+        cfg.memory, cfg.dims, tau=cfg.tau, n_outputs=cfg.n_outputs, trials=cfg.trials,
+        repeats=cfg.repeats, seed=cfg.seed, lr=cfg.lr, max_steps=cfg.max_steps,
+        rel_tol=cfg.rel_tol, factor=cfg.factor, device=cfg.device,
+    )  # fmt: skip
 
 
 class CapacityKind(RunKind):
@@ -189,7 +176,7 @@ class CapacityKind(RunKind):
         r"""About :math:`\log_2 N^*` accuracy evaluations per (d, repeat), each ~``N* d M`` per
         trial (Hebbian) or a few hundred Adam steps of :math:`M d^2 + N M d` (trained), N* from
         theory."""
-        from assocmem.analysis.capacity import frontier_guess
+        from assocmem.analysis.frontier import frontier_guess
 
         total = 0.0
         for dim in config.dims:

@@ -15,46 +15,34 @@ conjectured at :math:`d^2 \approx 2\cdot N\cdot \log N` (Barnfield et al. 2026).
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
 
 from assocmem import rng
-from assocmem.analysis.memory import check_capacity_memory
+from assocmem.analysis.frontier import (
+    FrontierPoint,
+    check_search,
+    frontier_guess,
+    largest_n,
+    largest_n_bracketed,
+)
 from assocmem.closed_form import run_closed_form
-from assocmem.closed_form.config import ClosedFormConfig
-from assocmem.config.checks import int_at_least, ints_at_least
-from assocmem.config.errors import ConfigError
-from assocmem.config.memory import DEFAULT_MEMORY_GB
+from assocmem.closed_form.config import ClosedFormConfig, working_set_bytes
+from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.config.memory import DEFAULT_MEMORY_GB, check_budget
 from assocmem.embeddings import draw_embeddings
 from assocmem.progress import progress_bar
 from assocmem.training.memorize import AdamSettings, MemorizeResult, check_settings, memorize
 
 MEMORIES = ("hebbian", "trained")
+# Draws averaged per accuracy and independent searches per d, where not given: the defaults of
+# hebbian_frontier and trained_frontier (a test checks they agree).
+REPLICATES = {"hebbian": (5, 5), "trained": (2, 3)}
 REFERENCE_CONSTANTS = {  # d² ≈ c · N log N
     "trained linear memory (Nichani, Lee, Bietti 2025)": 1.3,
     "conjectured sharp threshold (Barnfield et al. 2026)": 2.0,
 }
-
-
-@dataclass(frozen=True)
-class FrontierPoint:
-    """N*(d) found by each repeated search, and the constants it implies."""
-
-    dim: int
-    n_star: tuple[int, ...]  # one per repeat (independent seeds)
-
-    @property
-    def median(self) -> float:
-        return float(np.median(self.n_star))
-
-    def constant(self) -> np.ndarray:
-        r""":math:`d^2 / (N^* \log N^*)` for each repeat."""
-        n = np.asarray(self.n_star, dtype=float)
-        constants: np.ndarray = self.dim**2 / (n * np.log(n))
-        return constants
 
 
 def hebbian_accuracy(
@@ -86,31 +74,6 @@ def hebbian_accuracy(
         memory_gb=memory_gb,
     )
     return 1.0 - float(run_closed_form(cfg).errors.mean())
-
-
-def largest_n(
-    accuracy: Callable[[int], float], tau: float, n_min: int = 2, n_max: int = 10**6
-) -> int:
-    r"""Largest N in [n_min, n_max] with :math:`\mathrm{accuracy}(N) \ge \tau`, assuming accuracy
-    falls with N.
-
-    Doubling from n_min, then bisection: O(log N) evaluations. Returns n_min - 1 if even n_min
-    fails.
-    """
-    if accuracy(n_min) < tau:
-        return n_min - 1
-    low, high = n_min, n_min
-    while high < n_max:
-        high = min(2 * high, n_max)
-        if accuracy(high) < tau:
-            break
-        low = high
-    else:
-        return n_max
-    while high - low > 1:  # accuracy(low) ≥ τ > accuracy(high)
-        mid = (low + high) // 2
-        low, high = (mid, high) if accuracy(mid) >= tau else (low, mid)
-    return low
 
 
 def hebbian_frontier(
@@ -149,71 +112,6 @@ def hebbian_frontier(
                 bar.update()
             points.append(FrontierPoint(dim, tuple(found)))
     return points
-
-
-def check_search(dims: Sequence[int], tau: float, trials: int, repeats: int) -> None:
-    """The settings every frontier search shares: distinct dims ≥ 1, τ in (0, 1), counts ≥ 1."""
-    ints_at_least("dims", dims, 1)
-    if len(set(dims)) != len(dims):
-        raise ConfigError("dims", f"each d may be given once, got {list(dims)}")
-    if not 0 < tau < 1:
-        raise ConfigError("tau", f"must be in (0, 1), got {tau}")
-    int_at_least("trials", trials, 1)
-    int_at_least("repeats", repeats, 1)
-
-
-def _median_ci(values: np.ndarray, gen: np.random.Generator, n_boot: int) -> tuple[float, float]:
-    """95 % percentile-bootstrap interval of the median of ``values``."""
-    boot = np.median(gen.choice(values, size=(n_boot, values.size)), axis=1)
-    return float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
-
-
-@dataclass(frozen=True)
-class FrontierFit:
-    r"""The frontier's constants: per d, :math:`c = d^2/(N^* \log N^*)` and :math:`d/N^*`; overall
-    :math:`N^* \propto d^k`.
-
-    Intervals are 95 % bootstrap intervals over the repeated searches (seeded).
-    """
-
-    dims: tuple[int, ...]
-    n_star: tuple[float, ...]  # median over repeats
-    constant: tuple[float, ...]  # median d²/(N* log N*)
-    constant_ci: tuple[tuple[float, float], ...]
-    d_over_n: tuple[float, ...]
-    exponent: float  # least-squares slope of log N* against log d
-    exponent_ci: tuple[float, float]
-    d_over_n_ci: tuple[tuple[float, float], ...] = ()  # 95 % bootstrap of median d/N* per d
-
-
-def fit_frontier(points: Sequence[FrontierPoint], n_boot: int = 2000, seed: int = 0) -> FrontierFit:
-    gen = np.random.default_rng(seed)
-    dims = np.array([p.dim for p in points], dtype=float)
-    samples = [np.asarray(p.n_star, dtype=float) for p in points]
-
-    def slope(n: np.ndarray) -> float:
-        return float(np.polyfit(np.log(dims), np.log(n), 1)[0]) if len(dims) > 1 else math.nan
-
-    medians = np.array([np.median(s) for s in samples])
-    boot = [
-        slope(np.array([np.median(gen.choice(s, s.size)) for s in samples])) for _ in range(n_boot)
-    ]
-    return FrontierFit(
-        dims=tuple(int(d) for d in dims),
-        n_star=tuple(medians.tolist()),
-        constant=tuple(float(np.median(p.constant())) for p in points),
-        constant_ci=tuple(_median_ci(p.constant(), gen, n_boot) for p in points),
-        d_over_n=tuple((dims / medians).tolist()),
-        exponent=slope(medians),
-        exponent_ci=(
-            (float(np.nanpercentile(boot, 2.5)), float(np.nanpercentile(boot, 97.5)))
-            if len(dims) > 1
-            else (math.nan, math.nan)  # one d: no exponent
-        ),
-        d_over_n_ci=tuple(
-            _median_ci(p.dim / np.asarray(p.n_star, float), gen, n_boot) for p in points
-        ),  # fmt: skip
-    )
 
 
 def trained_run(
@@ -260,67 +158,6 @@ def trained_accuracy(
     return float(trained_run(n_inputs, dim, n_outputs, trials, seed, **options).accuracy.mean())
 
 
-def largest_n_bracketed(
-    accuracy: Callable[[int], float],
-    tau: float,
-    guess: int,
-    *,
-    factor: float = 1.25,
-    rel_tol: float = 0.02,
-    n_min: int = 2,
-    n_max: int = 10**6,
-) -> int:
-    r"""Largest N with :math:`\mathrm{accuracy}(N) \ge \tau`, to a relative precision ``rel_tol``,
-    from a guess.
-
-    Brackets by steps of ``factor`` up or down from ``guess``, then bisects (geometrically)
-    until :math:`\mathrm{high} / \mathrm{low} \le 1 + \mathrm{rel\_tol}` or
-    :math:`\mathrm{high} - \mathrm{low} \le 1`. Each evaluation is a training run, so a good guess
-    and a coarse tolerance matter more than exactness. Returns the largest N seen to pass
-    (:math:`n_{\min} - 1` if even n_min fails; ``n_max`` if n_max passes).
-    """
-    n = min(max(guess, n_min), n_max)
-    if accuracy(n) >= tau:
-        low, high = n, n_max + 1
-        while low < n_max:
-            nxt = min(max(round(low * factor), low + 1), n_max)
-            if accuracy(nxt) < tau:
-                high = nxt
-                break
-            low = nxt
-        else:
-            return n_max
-    else:
-        low, high = n_min - 1, n
-        while high > n_min:
-            nxt = max(min(round(high / factor), high - 1), n_min)
-            if accuracy(nxt) >= tau:
-                low = nxt
-                break
-            high = nxt
-        else:
-            return n_min - 1
-    while high - low > 1 and high > low * (1 + rel_tol):
-        mid = min(max(round(math.sqrt(low * high)), low + 1), high - 1)
-        low, high = (mid, high) if accuracy(mid) >= tau else (low, mid)
-    return low
-
-
-def frontier_guess(dim: int, n_outputs: int | None, constant: float = 1.3) -> int:
-    r"""A starting N for the search: :math:`d^2 = c\cdot N \log N` for M = N, :math:`N = d` for a
-    small M.
-
-    With a small M the logits :math:`u_y^\top W e_x` depend on W only through the M×d matrix U W, so
-    a trained memory is a linear classifier with M·d parameters and N* grows like d, not d².
-    """
-    if n_outputs is not None:
-        return max(2, dim)
-    n = max(2.0, dim**2 / constant)
-    for _ in range(50):  # fixed point of N = d² / (c log N)
-        n = dim**2 / (constant * math.log(max(n, 2.0)))
-    return max(2, round(n))
-
-
 def trained_frontier(
     dims: Sequence[int],
     *,
@@ -344,7 +181,7 @@ def trained_frontier(
     :func:`frontier_guess` for the first d and at the previous d's N* scaled by the fitted
     growth for the next ones (or at ``first_guess``), brackets by steps of ``factor`` and
     bisects to ``rel_tol``. Refused up front when the largest evaluation it is expected to
-    reach exceeds ``memory_gb`` (see :func:`assocmem.analysis.memory.capacity_bytes`).
+    reach exceeds ``memory_gb`` (see :func:`capacity_bytes`).
     """
     check_search(dims, tau, trials, repeats)
     settings = settings or AdamSettings()
@@ -393,3 +230,106 @@ def _next_guess(points: Sequence[FrontierPoint], dim: int, n_outputs: int | None
     last = points[-1]
     ratio = frontier_guess(dim, n_outputs) / frontier_guess(last.dim, n_outputs)
     return max(2, round(last.median * ratio))
+
+
+def capacity_frontier(
+    memory: str,
+    dims: Sequence[int],
+    *,
+    tau: float = 0.99,
+    n_outputs: int | None = None,
+    trials: int | None = None,
+    repeats: int | None = None,
+    seed: int = 0,
+    lr: float = 1.0,
+    max_steps: int = 1000,
+    rel_tol: float = 0.02,
+    factor: float = 1.25,
+    first_guess: int | None = None,
+    device: str = "cpu",
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    log: Callable[[str], None] | None = None,
+    progress: bool = False,
+) -> list[FrontierPoint]:
+    """N*(d) of one memory for each d: what ``assocmem capacity`` and a ``capacity`` run compute.
+
+    Parameters
+    ----------
+    memory : {"hebbian", "trained"}
+        :func:`hebbian_frontier` (the outer product) or :func:`trained_frontier` (W by
+        full-batch Adam at learning rate ``lr`` within ``max_steps``; ``rel_tol``, ``factor``,
+        ``first_guess`` and ``log`` are its search's, unused by the Hebbian search).
+    trials, repeats : int, optional
+        Draws averaged per accuracy and independent searches per d; default
+        :data:`REPLICATES` of the memory.
+
+    Returns
+    -------
+    list of FrontierPoint
+        One per d, in increasing d.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first field at fault (``rel_tol`` in (0, 1), ``factor`` > 1, ``first_guess``
+        ≥ 2 are checked for either memory).
+    """
+    if memory not in MEMORIES:
+        raise unknown_name("memory", "value", memory, MEMORIES)
+    _check_bracketing(rel_tol, factor, first_guess)
+    default_trials, default_repeats = REPLICATES[memory]
+    common: dict[str, Any] = {
+        "tau": tau, "n_outputs": n_outputs, "trials": trials or default_trials,
+        "repeats": repeats or default_repeats, "seed": seed, "device": device,
+        "memory_gb": memory_gb, "progress": progress,
+    }  # fmt: skip
+    if memory == "hebbian":
+        return hebbian_frontier(dims, **common)
+    settings = AdamSettings(lr=lr, max_steps=max_steps)
+    return trained_frontier(dims, settings=settings, rel_tol=rel_tol, factor=factor,
+                            first_guess=first_guess, log=log, **common)  # fmt: skip
+
+
+def _check_bracketing(rel_tol: float, factor: float, first_guess: int | None) -> None:
+    if not 0 < rel_tol < 1:
+        raise ConfigError("rel_tol", f"must be in (0, 1), got {rel_tol}")
+    if not factor > 1:
+        raise ConfigError("factor", f"must be > 1, got {factor}")
+    if first_guess is not None and first_guess < 2:
+        raise ConfigError("first_guess", f"must be an integer ≥ 2, got {first_guess}")
+
+
+def capacity_bytes(
+    dims: Sequence[int], memory: str, n_outputs: int | None, trials: int, n_reach: int
+) -> int:
+    """Peak bytes of one accuracy evaluation at the largest d and the largest N the search is
+    expected to try (``n_reach``): the hebbian memory is a closed-form run with q = 1 (M = N
+    when ``n_outputs`` is None), the trained one holds E, U, W and Adam's two moments and the
+    N×M logits for each of ``trials`` draws (float32)."""
+    d, n = max(dims), n_reach
+    m = n if n_outputs is None else min(n_outputs, n)
+    if memory == "hebbian":
+        cfg = ClosedFormConfig(
+            n_inputs=n, n_outputs=m, probabilities=None, schemes=("uniform",), dims=(d,),
+            trials=trials, embedding="gaussian", output_embedding="gaussian",
+            memory_gb=math.inf,
+        )  # fmt: skip
+        return 2 * working_set_bytes(cfg)
+    return 4 * trials * (n * d + m * d + 4 * d * d + 3 * n * m)
+
+
+def check_capacity_memory(
+    dims: Sequence[int],
+    memory: str,
+    n_outputs: int | None,
+    trials: int,
+    n_reach: int,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> None:
+    """Refuse a capacity search whose largest evaluation (:func:`capacity_bytes`) exceeds
+    ``memory_gb``."""
+    if not dims:
+        raise ConfigError("dims", "give at least one dimension d")
+    need = capacity_bytes(dims, memory, n_outputs, trials, n_reach)
+    what = f"the {memory} search at d = {max(dims)} (up to N ≈ {n_reach})"
+    check_budget(need, memory_gb, what, "lower dims or trials")
