@@ -34,6 +34,8 @@ from assocmem.studies.facts.earlier import (
 from assocmem.studies.facts.figure import facts_figure
 from assocmem.studies.facts.kind import FactsCapacityKind
 from assocmem.studies.facts.summary import (
+    OUTER,
+    SIGN_ADAM_LINEAR,
     capacity_rows,
     capacity_table,
     error_curves,
@@ -79,7 +81,7 @@ def claim_constant(frames: Any, scale: str) -> Claim:
         "≈ 1.3, Nichani, Lee and Bietti 2025)"
     )
     rows = _rows(frames)
-    part = rows[rows["kind"] == "linear, sign-Adam"]
+    part = rows[rows["kind"] == SIGN_ADAM_LINEAR]
     part = part[part["dim"] == part["dim"].max()]
     constants = part["dim"] ** 2 / (part["n_star"] * part["n_star"].apply(math.log))
     value, spread = float(constants.median()), float(constants.std(ddof=1) or 0.0)
@@ -104,8 +106,8 @@ def claim_trained_beats_outer(frames: Any, scale: str) -> Claim:
         "both were measured at"
     )
     table = capacity_table(_rows(frames))
-    outer = table[table["kind"] == "outer product (closed form)"].set_index("dim")["n_star"]
-    trained = table[table["kind"] != "outer product (closed form)"]
+    outer = table[table["kind"] == OUTER].set_index("dim")["n_star"]
+    trained = table[table["kind"] != OUTER]
     common = trained[trained["dim"].isin(outer.index)]
     if common.empty:
         return Claim("facts-2", statement, {}, None, tolerance="", note="no common d")
@@ -135,7 +137,7 @@ def claim_bits(frames: Any, scale: str) -> Claim:
         "models: ≈ 2, Allen-Zhu and Li 2024)"
     )
     table = capacity_table(_rows(frames))
-    trained = table[table["kind"] != "outer product (closed form)"]
+    trained = table[table["kind"] != OUTER]
     largest = trained[trained["dim"] == trained.groupby("kind")["dim"].transform("max")]
     margins = [
         margin(b, tol["low"], tol["high"], s if s > 0 else 1e-12)
@@ -173,7 +175,7 @@ def claim_exponent(frames: Any, scale: str) -> Claim:
         "memories: about d²/log N, as the parameter count predicts"
     )
     fits = exponents(_rows(frames))
-    kinds = ("outer product (closed form)", "linear, sign-Adam")
+    kinds = (OUTER, SIGN_ADAM_LINEAR)
     if any(k not in fits for k in kinds):
         return Claim("facts-4", statement, {}, None, tolerance="", note="fewer than 2 d or seeds")
     measured: dict[str, float] = {}

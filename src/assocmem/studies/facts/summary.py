@@ -23,6 +23,8 @@ KIND_NAMES = {
     ("mlp", "adam"): "MLP, sign-Adam",
     ("mlp", "sgd"): "MLP, SGD",
 }
+OUTER = KIND_NAMES[("closed_form", "none")]  # the untrained memory every trained one is set against
+SIGN_ADAM_LINEAR = KIND_NAMES[("linear", "adam")]
 
 
 def capacity_rows(*frames: pd.DataFrame) -> pd.DataFrame:
