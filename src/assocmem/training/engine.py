@@ -31,6 +31,7 @@ from assocmem.training.graphs import GraphedSteps, graphs_enabled
 from assocmem.training.kernels import DTYPE, AbstractKernel, RunInputs, select_kernel
 from assocmem.training.labels import batch_label_law, draw_labels
 from assocmem.training.optimizers import schedule_factor
+from assocmem.training.padding import pad, padding_key
 from assocmem.training.planning import group_runs
 from assocmem.training.records import Recorder, RunResult, results, shorter_results
 from assocmem.training.shadow import ShadowW, final_w
@@ -97,7 +98,9 @@ def stack_runs(
 ) -> RunInputs:
     r"""Every run's draws stacked. ``w_product`` "WU" or "EW": keep :math:`W^\top U^\top` (R, d, M)
     or :math:`E W^\top` (R, N, d) instead of W (R, d, d), formed one run at a time (and W too with
-    ``keep_w``: the initial W of :class:`~assocmem.training.shadow.ShadowW`)."""
+    ``keep_w``: the initial W of :class:`~assocmem.training.shadow.ShadowW`). Runs of different d
+    are drawn at their own d and zero-padded to the largest (:mod:`~assocmem.training.padding`)."""
+    dim = max(cfg.dim for cfg in configs)
     draws = []
     for cfg in configs:
         draw = draw_run(cfg)
@@ -106,6 +109,8 @@ def stack_runs(
             assert E is not None and U is not None
             draw["W_product"] = W.T @ U.T if w_product == "WU" else E @ W.T
             draw["W"] = W if keep_w else None
+        if cfg.dim != dim:
+            draw = padded_draw(draw, dim, w_product)
         draws.append(draw)
 
     def stacked(key: str) -> torch.Tensor | None:
@@ -117,9 +122,23 @@ def stack_runs(
     assert E is not None and U is not None
     lr = torch.tensor([cfg.lr for cfg in configs], dtype=DTYPE, device=configs[0].device)
     W, product = stacked("W"), stacked("W_product") if w_product else None
+    dims = tuple(cfg.dim for cfg in configs) if any(cfg.dim != dim for cfg in configs) else ()
     return RunInputs(
-        E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr, labels=stacked("labels")
-    )
+        E=E, U=U, W=W, W_product=product, tokens=stacked("tokens"), lr=lr, labels=stacked("labels"),
+        dims=dims,
+    )  # fmt: skip
+
+
+def padded_draw(
+    draw: dict[str, torch.Tensor | None], dim: int, w_product: str
+) -> dict[str, torch.Tensor | None]:
+    """A run's draws (:func:`draw_run`, and the kept product ``W_product`` of W) zero-padded to
+    d = ``dim`` along their axes of d; tokens and labels as they are."""
+    names = {"E": "E", "U": "U", "W": "W", "W_product": w_product or "WU"}
+    return {
+        key: pad(names[key], value, dim) if key in names and value is not None else value
+        for key, value in draw.items()
+    }
 
 
 def step_weights(
@@ -185,13 +204,13 @@ def _run_group(
     keep_w: bool,
     shorter: Sequence[tuple[TrainConfig, int]],
 ) -> tuple[list[RunResult], torch.Tensor]:
-    cfg = configs[0]
-    assert all(c.batch_key() == cfg.batch_key() for c in configs), "mixed group"
+    cfg = program_config(configs)
     task = Task.of(cfg)
     kernel_class = kernel_class or select_kernel(cfg, fast=fast)
     with intra_op_threads(1):  # tiny per-run products: one thread is fastest, and exact
         inputs = stack_runs(configs, w_product=kernel_class.w_product, keep_w=keep_w)
         W0, inputs.W = (inputs.W, None) if kernel_class.w_product else (None, inputs.W)
+        assert not (keep_w and inputs.dims), "a shadow W takes the group's d: no padding"
         kernel = kernel_class(cfg, inputs, task.targets)
         shadow = None
         if keep_w and W0 is not None and ShadowW.needed(kernel):
@@ -216,6 +235,18 @@ def _run_group(
         for result, state in zip(out, states, strict=True):
             result.state = state
     return out, final_logits
+
+
+def program_config(configs: Sequence[TrainConfig]) -> TrainConfig:
+    """The config of a group's tensor program: its first run's, at the group's largest d where
+    its runs are zero-padded to it (runs that share a :func:`padding_key`)."""
+    cfg = configs[0]
+    dim = max(c.dim for c in configs)
+    if dim == cfg.dim and all(c.batch_key() == cfg.batch_key() for c in configs):
+        return cfg
+    key = padding_key(cfg)
+    assert key is not None and all(padding_key(c) == key for c in configs), "mixed group"
+    return cfg.with_(dim=dim)
 
 
 def train_steps(
@@ -282,7 +313,10 @@ def train(
     ----------
     configs : sequence of TrainConfig
         The runs; runs that differ only in seed and lr share one tensor program (chunked to
-        ``budget`` bytes of state). A run's numbers do not depend on its companions.
+        ``budget`` bytes of state), and on the batched path (CUDA's) runs that differ also in
+        d, zero-padded to the largest (:mod:`~assocmem.training.padding`; not with ``keep_w``).
+        A run's numbers do not depend on its companions (on the batched path, up to float
+        rounding).
     fast : bool, default True
         Use the fastest exact kernel of each config (default); False: the autograd kernels,
         which hold W, E and U for every model but ``qupdate``.
@@ -327,7 +361,7 @@ def train(
     leaders, shorter = share_trajectories(configs) if sharing else (list(range(len(configs))), {})
     total = sum(configs[i].steps for i in leaders)
     with progress_bar(total, None, "run-step", progress) as bar:
-        for chunk in group_runs([configs[i] for i in leaders], budget=budget):
+        for chunk in group_runs([configs[i] for i in leaders], budget=budget, pad=not keep_w):
             runs = [leaders[j] for j in chunk]
             ends = [(k, r) for r, i in enumerate(runs) for k in shorter.get(i, [])]
             group = train_group(

@@ -1,16 +1,19 @@
 """Planning a set of training runs: which run together (one group per batch key, cut to a
-memory budget), and rough sizes and costs. Reads configs only: nothing is compiled or drawn."""
+memory budget; on the batched path, runs of different d zero-padded into one program where that
+is exact: :mod:`~assocmem.training.padding`), and rough sizes and costs. Reads configs only:
+nothing is compiled or drawn."""
 
 import functools
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
 
 import torch
 
 from assocmem.config.errors import ConfigError
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels import select_kernel
+from assocmem.training.padding import padding_key
 
+PAD_WASTE = 2.0  # a zero-padded program holds at most this many times its runs' own state and work
 MEMORY_BUDGET = 2**29  # bytes of per-run state a chunk of runs may hold on the CPU (512 MiB)
 # On CUDA, by the card's total memory (GiB, at least → bytes a program may hold): a fixed table,
 # so that the same spec on the same kind of card groups its runs the same way (an 80 GB H100
@@ -47,19 +50,65 @@ def state_bytes(cfg: TrainConfig) -> int:
 
 
 def group_runs(
-    configs: Sequence[TrainConfig], *, budget: int | None = None, max_runs: int | None = None
+    configs: Sequence[TrainConfig],
+    *,
+    budget: int | None = None,
+    max_runs: int | None = None,
+    pad: bool = True,
 ) -> list[list[int]]:
     """Indices of ``configs`` grouped by :meth:`TrainConfig.batch_key` (groups in order of
     first appearance, runs in their order), each group cut into chunks that fit ``budget``
     bytes (default :func:`memory_budget` of the device) and hold at most ``max_runs`` runs. A
-    chunk is one tensor program."""
-    groups: dict[tuple[Any, ...], list[int]] = {}
+    chunk is one tensor program.
+
+    On the batched path (CUDA's) and with ``pad``, runs that differ only in d (and seed, lr)
+    form one group where zero-padding is exact (:func:`~assocmem.training.padding.padding_key`),
+    cut by :func:`padded_chunks`: largest d first, each chunk padded to its largest d."""
+    groups: dict[Hashable, list[int]] = {}
     for index, cfg in enumerate(configs):
-        groups.setdefault(cfg.batch_key(), []).append(index)
+        key = padding_key(cfg) if pad else None
+        groups.setdefault(("batch", cfg.batch_key()) if key is None else key, []).append(index)
     chunks = []
     for indices in groups.values():
+        if len({configs[i].dim for i in indices}) > 1:
+            chunks += padded_chunks(configs, indices, budget=budget, max_runs=max_runs)
+            continue
         size = runs_per_chunk(configs[indices[0]], budget=budget, max_runs=max_runs)
         chunks += [indices[i : i + size] for i in range(0, len(indices), size)]
+    return chunks
+
+
+def padded_chunks(
+    configs: Sequence[TrainConfig],
+    indices: Sequence[int],
+    *,
+    budget: int | None = None,
+    max_runs: int | None = None,
+) -> list[list[int]]:
+    """Runs of different d cut into zero-padded programs: runs in order of decreasing d (ties in
+    their order), each chunk padded to its first run's d, sized by that d's state (so a chunk
+    fits ``budget`` and a run too large for its card is refused, as unpadded), and closed before
+    its padded state or work would exceed :data:`PAD_WASTE` times its runs' own."""
+    order = sorted(indices, key=lambda i: -configs[i].dim)
+    chunks = []
+    while order:
+        top = configs[order[0]]
+        size = runs_per_chunk(top, budget=budget, max_runs=max_runs)
+        padded_bytes, padded_work = state_bytes(top), work_estimate(top)  # a run, padded
+        own_bytes, own_work = 0, 0.0  # the chunk's runs' own
+        chunk: list[int] = []
+        for index in order[:size]:
+            own_bytes += state_bytes(configs[index])
+            own_work += work_estimate(configs[index])
+            runs = len(chunk) + 1
+            if (
+                runs * padded_bytes > PAD_WASTE * own_bytes
+                or runs * padded_work > PAD_WASTE * own_work
+            ):
+                break  # a smaller d only wastes more
+            chunk.append(index)
+        chunks.append(chunk)
+        order = order[len(chunk) :]
     return chunks
 
 

@@ -24,6 +24,7 @@ from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.runtime import intra_op_threads
 from assocmem.training.config import TrainConfig
 from assocmem.training.models import MODEL_REGISTRY, layer_norm
+from assocmem.training.padding import unpad
 from assocmem.training.task import Task
 
 STATE_DTYPE = torch.float32
@@ -80,11 +81,14 @@ class TrainedState:
         configs: list[TrainConfig], tensors: dict[str, torch.Tensor]
     ) -> list["TrainedState"]:
         """One state per run from a group's tensors (R, ...) named as the fields: each run's
-        slice copied to the CPU (a contiguous float32 copy)."""
+        slice at its own d (a group zero-padded to a larger d: :mod:`~assocmem.training.padding`)
+        copied to the CPU (a contiguous float32 copy)."""
         unknown = set(tensors) - {f.name for f in fields(TrainedState)}
         assert not unknown, f"not fields of TrainedState: {unknown}"
         return [
-            TrainedState(cfg, **{name: copy(t[r]) for name, t in tensors.items()})
+            TrainedState(
+                cfg, **{name: copy(unpad(name, t[r], cfg.dim)) for name, t in tensors.items()}
+            )
             for r, cfg in enumerate(configs)
         ]
 

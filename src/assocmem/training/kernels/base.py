@@ -22,7 +22,7 @@ from assocmem.ops.cross_entropy import softmax_error
 from assocmem.runtime import intra_op_threads, uses_batched_path
 from assocmem.training import native, native_library
 from assocmem.training.config import TrainConfig
-from assocmem.training.optimizers import AbstractOptimizer, LinearOptimizer
+from assocmem.training.optimizers import AbstractOptimizer, LinearOptimizer, lr_factor
 from assocmem.training.optimizers.base import Step
 
 DTYPE = torch.float32
@@ -39,6 +39,18 @@ class RunInputs:
     tokens: torch.Tensor | None  # (R, T) samples, None for full batch
     lr: torch.Tensor  # (R,) user learning rates
     labels: torch.Tensor | None = None  # (R, T) noisy labels of the samples, None without noise
+    # each run's own d where the group is zero-padded to a larger d (training/padding.py), else ()
+    dims: tuple[int, ...] = ()
+
+
+def run_lr_factor(cfg: TrainConfig, inputs: RunInputs, param: str) -> float | torch.Tensor:
+    """:func:`~assocmem.training.optimizers.lr_factor` of ``param`` for every run: a number where
+    the runs share the group's d, else the factors of each run's own d, (R,) float32 (the same
+    float32 products with the per-run learning rates as the number gives)."""
+    if not inputs.dims:
+        return lr_factor(cfg, param)
+    factors = [lr_factor(cfg.with_(dim=d), param) for d in inputs.dims]
+    return torch.tensor(factors, dtype=DTYPE, device=inputs.lr.device)
 
 
 def per_run_products(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
@@ -95,6 +107,9 @@ class AbstractKernel(ABC):
     """
 
     w_product: ClassVar[str] = ""  # "WU" / "EW": needs only that product of W (see stack_runs)
+    # Zero-padding a run's d to a larger one leaves its numbers those of its own d, up to the
+    # order of float sums (training/padding.py): nothing reads the padded width.
+    pads_exactly: ClassVar[bool] = True
     spans: ClassVar[bool] = False  # advance() takes many steps at once (no per-step targets)
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:

@@ -53,6 +53,8 @@ class DenseKernel(AnalyticKernel):
         else:
             self.steps_by = "batch"
         self.compiled = self.steps_by == "compiled"
+        assert not inputs.dims, "one run at a time: never a zero-padded group"
+        self.factors = {name: float(factor) for name, factor in self.lr_factors.items()}
         if self.compiled and "W" in self.state:  # rows padded: aligned
             W = self.state["W"]
             self.state["W"] = native.padded(W)[..., : W.shape[2]]
@@ -73,7 +75,7 @@ class DenseKernel(AnalyticKernel):
         if self.steps_by != "compiled":
             super().advance(t0, tokens, weights, lr)
             return
-        factors = torch.tensor([self.lr_factors.get(name, 0.0) for name in "WEU"])
+        factors = torch.tensor([self.factors.get(name, 0.0) for name in "WEU"])
         native.dense_steps(
             self.state.get("W"), self.state["E"], self.state["U"], weights, self.targets,
             lr[:, :, None] * factors, learned=self.model.learned,
@@ -124,11 +126,11 @@ class DenseKernel(AnalyticKernel):
             grad_e = grad_h * (e > 0) if W is None else grad_h @ W  # rows of ∇E, (k, d)
         direction = self.optimizer.direction
         if W is not None:
-            self.update_matrix(W, grad_h, e, rate * self.lr_factors["W"])
+            self.update_matrix(W, grad_h, e, rate * self.factors["W"])
         if grad_e is not None:
-            E.index_add_(0, rows, direction(grad_e), alpha=-rate * self.lr_factors["E"])
+            E.index_add_(0, rows, direction(grad_e), alpha=-rate * self.factors["E"])
         if grad_u is not None:
-            U.sub_(direction(grad_u), alpha=rate * self.lr_factors["U"])
+            U.sub_(direction(grad_u), alpha=rate * self.factors["U"])
 
     def update_matrix(
         self, W: torch.Tensor, grad_h: torch.Tensor, e: torch.Tensor, rate: float

@@ -3,15 +3,14 @@
 import torch
 
 from assocmem.training.config import TrainConfig
-from assocmem.training.kernels.base import AbstractKernel, RunInputs
+from assocmem.training.kernels.base import AbstractKernel, RunInputs, run_lr_factor
 from assocmem.training.models import MODEL_REGISTRY
-from assocmem.training.optimizers import lr_factor
 
 
 class ParameterKernel(AbstractKernel):
     """State: the parameters ``E`` (R, N, d), ``U`` (R, M, d) and, for the W models, ``W``
     (R, d, d), copied from the inputs; the model learns those of ``model.learned``, each with
-    its learning-rate factor."""
+    its learning-rate factor (per run, (R,), in a zero-padded group)."""
 
     def __init__(self, cfg: TrainConfig, inputs: RunInputs, targets: torch.Tensor) -> None:
         super().__init__(cfg, inputs, targets)
@@ -19,7 +18,7 @@ class ParameterKernel(AbstractKernel):
         self.state = {"E": inputs.E.clone(), "U": inputs.U.clone()}
         if inputs.W is not None:  # drawn for the W models only
             self.state["W"] = inputs.W.clone()
-        self.lr_factors = {name: lr_factor(cfg, name) for name in self.model.learned}
+        self.lr_factors = {name: run_lr_factor(cfg, inputs, name) for name in self.model.learned}
         runs, n = inputs.E.shape[0], cfg.n_inputs
         self.all_rows = torch.arange(n, device=inputs.E.device).expand(runs, n)
 

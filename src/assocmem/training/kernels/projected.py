@@ -17,9 +17,10 @@ from assocmem.training.kernels.base import (
     RunInputs,
     gram,
     per_run_products,
+    run_lr_factor,
     weighted_softmax_error,
 )
-from assocmem.training.optimizers import NORM_FLOOR, lr_factor
+from assocmem.training.optimizers import NORM_FLOOR
 from assocmem.training.optimizers.base import Step
 
 
@@ -40,7 +41,7 @@ class ProjectedMatrixKernel(AbstractKernel):
         self.U_t = inputs.U.transpose(1, 2).contiguous()  # (R, d, M)
         self.gram_outputs = gram(self.U)  # (R, M, M)
         self.V = inputs.W_product  # (R, d, M)
-        self.lr_factor = lr_factor(cfg, "W")
+        self.lr_factor = run_lr_factor(cfg, inputs, "W")  # (R,) in a zero-padded group
         stateless = self.optimizer.stateless and self.optimizer.native_mode is not None
         self.compiled = stateless and native.supports(self.V)
         if self.compiled:  # U's rows padded to whole vectors (zeros: no effect)
