@@ -1,9 +1,10 @@
 r"""The batched training engine: many runs in one tensor program (docs: kernels.md).
 
-Runs whose configs agree on everything but ``seed`` and ``lr`` form a group; a group is trained
-with a leading run axis R on every tensor and a per-run learning-rate tensor. Each run draws its
-own embeddings, samples and initialisation from named streams keyed by its identity, so its
-numbers never depend on its batch companions.
+Runs whose configs agree on everything but ``seed`` and ``lr`` form a group (on the batched
+path, also ``dim``: runs zero-padded to the group's largest d, :mod:`~assocmem.training.padding`);
+a group is trained with a leading run axis R on every tensor and a per-run learning-rate tensor.
+Each run draws its own embeddings, samples and initialisation from named streams keyed by its
+identity, so its numbers never depend on its batch companions.
 
 A step uses the batch only through the counts ``c(x)`` of each token in it: the mean
 cross-entropy over the batch is :math:`\sum_x c(x)/B \cdot \operatorname{CE}(x)`; full-batch

@@ -30,7 +30,8 @@ model (whose state after the Gram matrices is (N,)); each kernel says so by its
 
 - on the CPU's default path: the compiled per-run kernels keep a run's bits independent of its
   companions, and a sum over D coordinates may round otherwise than over d;
-- with ``keep_w``: the shadow W is stepped one run at a time, at the group's d;
+- with ``keep_w``: the shadow W (:mod:`~assocmem.training.shadow`) takes the group's learning-rate
+  factors;
 - where a group would hold more than :data:`~assocmem.training.planning.PAD_WASTE` times its
   runs' own state or work (:func:`~assocmem.training.planning.group_runs`);
 - where a computation would read the padded width: a layer norm that subtracts the mean over the
@@ -38,7 +39,15 @@ model (whose state after the Gram matrices is (N,)); each kernel says so by its
   program's d. None of the kernels does; one that did would set ``pads_exactly = False``.
 
 A run whose numbers overflow may see ``inf · 0 = NaN`` on its padding where alone it sees inf:
-its status is "diverged" either way.
+its status is "diverged" either way. On the CPU (the batched path forced) the runs at a group's
+largest d keep the bits they have alone and the padded runs agree to float rounding
+(``tests/test_padding.py``).
+
+The sweep's training batches hold one d each (the train run kind's ``group_key``), so only a
+``train()`` call over several d (``assocmem train --dims …``) shares programs across d. For the
+authors' grid on CUDA, planned without running: 336 programs as the sweep batches it; 216 if each
+batch held every d of a model × optimiser × layer norm × B family (840 runs); 384 if d left the
+group key but batches stayed cut at 256 runs (T-families and d split across batches).
 """
 
 from collections.abc import Hashable
