@@ -8,7 +8,9 @@ Forced on CPU tensors (``batched_path()``), as CUDA runs it:
 - the logits agree within 2e-5 of their scale (the tolerance of the batched path's comparison
   with the per-run kernels, tests/test_batched_path.py): the sums over 16 coordinates, 4 or 8 of
   them zero, round otherwise than over 8 or 12 on the CPU (the runs at d = 16 are bit for bit
-  those alone; the padded runs differ in their last bits, each record's error is the same);
+  those alone; the padded runs differ in their last bits, each record's error is the same).
+  Measured on this VM: at most 2.2e-6 of the scale; 64 of the 120 runs bit-identical (the 40 at
+  d = 16 and 24 padded ones);
 - the number of torch ops a step and an evaluation take does not grow with R;
 - the planner pads only there: never on the CPU's default path, nor with ``keep_w``, nor past
   ``PAD_WASTE``, nor for a kernel that does not pad exactly.
