@@ -1,0 +1,56 @@
+"""The factual-recall study's theory of the error law (studies/facts/theory.py, summary.py): it is
+predicted at the (M, d) of the stored runs, for their N, α and target draws."""
+
+import numpy as np
+import pytest
+
+from assocmem.studies.facts.experiment import theory_curves
+from assocmem.studies.facts.summary import predicted_errors_large_m, theory_configs
+from assocmem.sweep.execute import run_sweep
+from assocmem.sweep.results import load_results
+from assocmem.sweep.spec import parse_spec
+
+
+@pytest.fixture(scope="module")
+def errors_frame(tmp_path_factory):
+    """A small error-law sweep as the study stores it: N = 60, M ∈ {5, 20}, d ∈ {8, 24},
+    targets' seed 7 (not the shipped 0), one trial."""
+    spec = {
+        "name": "facts_errors",
+        "kind": "closed_form",
+        "trials": 1,
+        "base": {
+            "sampler": "explicit",
+            "n_inputs": 60,
+            "alpha": 1.5,
+            "target": "random",
+            "seed": 7,
+            "schemes": ["population", "empirical"],
+            "dims": [8, 24],
+            "n_samples": [100, "inf"],
+        },
+        "axes": {"n_outputs": [5, 20]},
+    }
+    db = tmp_path_factory.mktemp("facts-theory") / "runs.db"
+    run_sweep(parse_spec(spec), db)
+    return load_results(db)
+
+
+def test_theory_is_predicted_at_the_stored_points(errors_frame):
+    """Every (M, d) of the population rows at T = ∞, and no other; M = 5 by predict.py."""
+    for large_m, outputs in ((False, {5}), (True, {20})):
+        theory = theory_curves(errors_frame, large_m)
+        assert set(zip(theory["n_outputs"], theory["dim"], strict=True)) == {
+            (m, d) for m in outputs for d in (8, 24)
+        }
+    cut = errors_frame[errors_frame["dim"] == 24]
+    assert set(theory_curves(cut, True)["dim"]) == {24}
+
+
+def test_theory_reads_the_runs_configuration(errors_frame):
+    """N, α and the targets' seed are the stored runs' (a spec's defaults would draw other f*)."""
+    (cfg,) = [c for c in theory_configs(errors_frame) if c.n_outputs == 20]
+    assert (cfg.n_inputs, cfg.alpha, cfg.seed, cfg.dims) == (60, 1.5, 7, (8, 24))
+    theory = theory_curves(errors_frame, True)
+    expected = predicted_errors_large_m(cfg)["predicted"].to_numpy()
+    np.testing.assert_array_equal(theory.sort_values("dim")["predicted"].to_numpy(), expected)
