@@ -2,6 +2,7 @@
 straightforward implementations, its theory identities, and its command's input checks."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -196,14 +197,16 @@ def test_large_m_quadrature_matches_predict(n_outputs, dim):
     quadrature of the same model, where both run: N = 60, Zipf α = 1.5, random targets."""
     from assocmem.analysis.predict import EmbeddingLaw, token_success
     from assocmem.laws.tokens import random_targets, zipf_probabilities
-    from assocmem.studies.facts.theory import token_success_large_m
+    from assocmem.studies.facts.theory import REFERENCE, token_success_large_m
 
     n = 60
     p = zipf_probabilities(n, 1.5).numpy()
     targets = random_targets(n, n_outputs, rng.generator(2, "targets")).numpy()
     law = EmbeddingLaw("gaussian", "gaussian")
     dense = token_success(p, targets, n_outputs, dim, law)
-    grouped = token_success_large_m(p, targets, n_outputs, dim, law, exact=8, bins=16)
+    grouped = token_success_large_m(
+        p, targets, n_outputs, dim, law, replace(REFERENCE, exact=8, bins=16)
+    )
     assert p @ (1 - grouped) == pytest.approx(p @ (1 - dense), rel=2e-3)
     np.testing.assert_allclose(grouped, dense, atol=5e-3)
 

@@ -12,7 +12,6 @@ scale keeps trained d ≤ 32 and two seeds, closed-form d ≤ 256 and three seed
 """
 
 import copy
-import functools
 import math
 from typing import Any
 
@@ -40,6 +39,7 @@ from assocmem.studies.facts.summary import (
     capacity_table,
     error_curves,
     exponents,
+    theory_configs,
     theory_frame,
 )
 from assocmem.sweep.kinds import register_kind
@@ -257,22 +257,20 @@ def _theory_claim(
     )
 
 
-@functools.cache
-def theory_curves(large_m: bool) -> pd.DataFrame:
-    """The predicted error of q = p at infinite data for the error-law sweep's M (predict.py at
-    M = 5; the large-M quadrature at the others), at the shipped spec's d."""
-    from assocmem.sweep.spec import parse_spec
-
-    raw = {**sweeps("quick")["facts_errors"], "name": "facts-errors-theory"}
-    points = parse_spec(raw).points()
-    outputs = tuple(sorted({cfg.n_outputs for cfg in points} - set(THEORY_OUTPUTS)))
-    return theory_frame(points, outputs if large_m else THEORY_OUTPUTS, large_m=large_m)
+def theory_curves(frame: pd.DataFrame, large_m: bool) -> pd.DataFrame:
+    """The predicted error of q = p at infinite data at each (M, d) of the error-law frame's
+    population rows at T = ∞, for their N, α and targets (predict.py at M = 5; the large-M
+    quadrature at the others)."""
+    chosen = [
+        cfg for cfg in theory_configs(frame) if (cfg.n_outputs not in THEORY_OUTPUTS) == large_m
+    ]
+    return theory_frame(chosen, large_m=large_m)
 
 
 def _error_vs_theory(frames: Any, large_m: bool) -> pd.DataFrame:
     curves = error_curves(frames.facts_errors)
     curves = curves[(curves["scheme"] == "population") & (curves["n_samples"] == math.inf)]
-    return curves.merge(theory_curves(large_m), on=["n_outputs", "dim"])
+    return curves.merge(theory_curves(frames.facts_errors, large_m), on=["n_outputs", "dim"])
 
 
 def table(ctx: Context) -> Table:
@@ -325,7 +323,10 @@ def _beta(fit: dict[str, float] | None) -> str:
 
 def draw(ctx: Context) -> Figure:
     rows = _rows(ctx.frames)
-    theory = pd.concat([theory_curves(False), theory_curves(True)], ignore_index=True)
+    errors = ctx.frames.facts_errors
+    theory = pd.concat(
+        [theory_curves(errors, False), theory_curves(errors, True)], ignore_index=True
+    )
     return facts_figure(
         capacity_table(rows),
         rows,

@@ -2,6 +2,7 @@
 the exponent of N* ∝ d^β with its bootstrap interval, bits per parameter, and the error law
 against M with the theory of :mod:`assocmem.analysis.predict`."""
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -107,12 +108,51 @@ def predicted_errors_large_m(cfg: ClosedFormConfig, n_draws: int = 2) -> pd.Data
     )
 
 
-def theory_frame(
-    points: list[Any], outputs: tuple[int, ...], large_m: bool = False
-) -> pd.DataFrame:
-    """The predictions at each M of ``outputs`` (the error-law sweep's points): predict.py's
-    quadrature, or the large-M one."""
-    chosen = {cfg.n_outputs: cfg for cfg in points if cfg.n_outputs in outputs}
-    predict = predicted_errors_large_m if large_m else predicted_errors
-    parts = [predict(cfg) for _, cfg in sorted(chosen.items())]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+# What the theory of q = p at infinite data reads from a stored run (the rest is the spec's law)
+THEORY_FIELDS = (
+    "n_inputs", "n_outputs", "alpha", "target", "seed", "embedding", "output_embedding", "nested",
+)  # fmt: skip
+
+
+def theory_configs(frame: pd.DataFrame) -> list[ClosedFormConfig]:
+    """One configuration per M of the error-law frame's population rows at T = ∞ (status ok):
+    the stored N, α, targets' seed, embeddings and nested-d convention, at the d those rows hold
+    (so the theory is predicted where, and as, the runs were made).
+
+    Raises
+    ------
+    ValueError
+        If the rows of one M come from two configurations (one theory curve per M is drawn).
+    """
+    rows = frame[
+        (frame["status"] == "ok")
+        & (frame["scheme"] == "population")
+        & (frame["n_samples"] == np.inf)
+    ]
+    configs = []
+    for key, part in rows.groupby(list(THEORY_FIELDS), sort=True):
+        values = (v.item() if isinstance(v, np.generic) else v for v in key)  # numpy → Python
+        fields: dict[str, Any] = dict(zip(THEORY_FIELDS, values, strict=True))
+        dims = tuple(sorted(int(d) for d in part["dim"].unique()))
+        configs.append(
+            ClosedFormConfig(**fields, schemes=("population",), dims=dims, n_samples=(None,))
+        )
+    outputs = [cfg.n_outputs for cfg in configs]
+    if len(set(outputs)) < len(outputs):
+        raise ValueError(f"the error-law rows mix configurations at one M: {configs}")
+    return configs
+
+
+def theory_frame(configs: list[ClosedFormConfig], large_m: bool = False) -> pd.DataFrame:
+    """The predictions of each configuration (:func:`theory_configs`), columns ``n_outputs``,
+    ``dim``, ``predicted``: predict.py's quadrature, or the large-M one. Each is computed once a
+    process (cached on the configuration, which holds all it depends on)."""
+    parts = [_predicted(cfg, large_m) for cfg in configs]
+    if not parts:
+        return pd.DataFrame(columns=["n_outputs", "dim", "predicted"])
+    return pd.concat(parts, ignore_index=True)
+
+
+@functools.cache
+def _predicted(cfg: ClosedFormConfig, large_m: bool) -> pd.DataFrame:
+    return (predicted_errors_large_m if large_m else predicted_errors)(cfg)
