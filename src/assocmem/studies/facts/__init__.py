@@ -23,7 +23,7 @@ FACTS_COMMAND = StudyCommand(
         Option("seed", "int", "independent searches (seeds)", many=True, low=0),
         Option("trials", "int", "draws per accuracy (closed form: per error point)", low=1),
     ),
-    tiny=(("dim", [16, 24]), ("seed", [0, 1]), ("trials", 2)),
+    tiny=(("dim", [16, 24]), ("seed", [0, 1]), ("trials", 2), ("dims", [32, 64])),
 )
 
 # The capacity frontiers (issue 7), drawn by reproduce --beyond before this study's own
