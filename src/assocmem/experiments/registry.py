@@ -7,7 +7,6 @@ another package registers itself with ``register_study`` (its entry point is loa
 of this module's import, see :func:`assocmem.experiments.commands.load_studies`).
 """
 
-from assocmem.experiments.beyond import LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -19,6 +18,7 @@ from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.table1 import TABLE_1
 from assocmem.plugins import deferred_experiments
+from assocmem.studies.real_data.experiment import LAWS, NOISE
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
