@@ -18,7 +18,6 @@ from assocmem.experiments.figure8 import FIGURE_8
 from assocmem.experiments.pictures import FIGURE_6, MEMORY
 from assocmem.experiments.table1 import TABLE_1
 from assocmem.plugins import deferred_experiments
-from assocmem.studies.real_data.experiment import LAWS, NOISE
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
@@ -35,8 +34,6 @@ EXPERIMENTS: dict[str, Experiment] = {
         RHO,
         FINITE_DATA,
         OVERFLOW,
-        NOISE,
-        LAWS,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),

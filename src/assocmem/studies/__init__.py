@@ -11,6 +11,7 @@ tutorials/add-experiment.md.
 import importlib
 
 BUILT_IN = (  # one line a study, in report order
+    "real_data",
     "superposition",
     "hierarchy",
     "vocabulary",
