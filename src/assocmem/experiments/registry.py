@@ -110,5 +110,5 @@ def judged(items: set[str]) -> list[Experiment]:
     ]
 
 
-for _experiment in deferred_experiments().values():  # the studies' folders, then other packages'
+for _experiment in deferred_experiments():  # the studies' folders, then other packages'
     register_experiment(_experiment)

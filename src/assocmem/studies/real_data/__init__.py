@@ -4,7 +4,10 @@ word laws (docs: beyond/words.md, beyond/noise.md). Light: its experiments in
 :mod:`assocmem.studies.real_data.experiment`. No study command: ``assocmem compare-trained``
 and ``assocmem words --compare`` run the comparisons with their own flags."""
 
-from assocmem.plugins import defer_experiment
+from assocmem.experiments.commands import register_study
 
-defer_experiment("beyond-noise", "assocmem.studies.real_data.experiment:NOISE")
-defer_experiment("beyond-laws", "assocmem.studies.real_data.experiment:LAWS")
+register_study(
+    None,
+    "assocmem.studies.real_data.experiment:NOISE",
+    "assocmem.studies.real_data.experiment:LAWS",
+)
