@@ -9,7 +9,7 @@ import pytest
 from assocmem import ConfigError, TrainConfig
 from assocmem.cli import build_parser, main
 from assocmem.cli.train import spec_from_args
-from assocmem.config import hyper, problem
+from assocmem.config import hyper, problem, training
 from assocmem.config.problem import described
 
 
@@ -25,6 +25,14 @@ class HyperPlus(hyper.HyperParameters):
     """The hyper-parameters with one more, as a new optimiser would declare it."""
 
     rho: float = described(0.9, "ρ, a hyper-parameter added by a test")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPlus(training.TrainingRun):
+    """The training run with a new grid axis and a new setting, as a contributor would add them."""
+
+    width: int = described(3, "hidden widths h", key="widths", metavar="H", low=1)
+    warmup: int = described(0, "warm-up steps", low=0)
 
 
 def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -68,3 +76,43 @@ def test_the_declared_flags_keep_their_spelling(capsys):
     assert build_parser().parse_args(["closed-form", "-M", "1"]).n_outputs == 1
     args = build_parser().parse_args(["train", "--label-noise", "0", "0.1", "--betas", "0.9", "0"])
     assert (args.label_noise, args.betas) == ([0.0, 0.1], [0.9, 0.0])
+
+
+def test_a_new_run_field_gets_its_flag_an_axis_its_plural(monkeypatch, capsys):
+    """The grid axes and run settings of ``assocmem train`` come from TrainingRun too."""
+    assert "--widths" not in help_of("train", capsys)  # the test can fail
+    monkeypatch.setattr(training, "TrainingRun", RunPlus)
+    text = help_of("train", capsys)
+    assert "--widths H [H ...] hidden widths h (an axis; default 3)" in text
+    assert "--warmup WARMUP warm-up steps (default 0)" in text
+    args = build_parser().parse_args(["train", "--widths", "4", "8", "--warmup", "2"])
+    assert {k: spec_from_args(args)[k] for k in ("widths", "warmup")} == {
+        "widths": [4, 8],
+        "warmup": 2,
+    }
+    with pytest.raises(SystemExit):  # its type: an integer at least its low
+        build_parser().parse_args(["train", "--widths", "0"])
+    assert "assocmem: error: widths: must be an integer ≥ 1" in capsys.readouterr().err
+
+
+def test_the_training_config_takes_the_run_declarations():
+    """One declaration: each run field of TrainConfig is TrainingRun's (default, documentation);
+    the optimiser, an object in the config, is declared by its name for the command line."""
+    config = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    for name, item in training.run_fields().items():
+        if name == "optimizer":
+            assert TrainConfig().optimizer.name == item.default
+            continue
+        assert config[name].default == item.default and config[name].metadata == item.metadata
+
+
+def test_the_grid_flags_keep_their_spellings_and_the_runs_their_order():
+    args = build_parser().parse_args(
+        ["train", "--dims", "8", "16", "--seeds", "2", "--layer-norm", "off", "on",
+         "--distribution", "zipf:1.5", "zipf:2", "--models", "learned", "--full-batch"]
+    )  # fmt: skip
+    spec = spec_from_args(args)
+    assert spec == {"distribution": ["zipf:1.5", "zipf:2"], "models": ["learned"],
+                    "dims": [8, 16], "seeds": 2, "layer_norm": [False, True],
+                    "full_batch": True}  # fmt: skip
+    assert list(spec) == ["distribution", "models", "dims", "seeds", "layer_norm", "full_batch"]

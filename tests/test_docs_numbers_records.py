@@ -11,7 +11,7 @@ import pytest
 from docs_quotes import ROOT, Q, assert_all_ok
 
 from assocmem.analysis.frontier import FrontierPoint, fit_frontier
-from assocmem.analysis.trained_beyond import same_window
+from assocmem.studies.real_data.trained import same_window
 
 BEYOND = ROOT / "docs" / "beyond"
 

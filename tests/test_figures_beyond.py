@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from assocmem.analysis.trained_beyond import noise_curves, run_records
 from assocmem.cli import main
-from assocmem.figures.beyond import laws_figure, noise_figure, training_frame
 from assocmem.studies.facts.frontier_figure import capacity_figure, frontier_frame
+from assocmem.studies.real_data.figure import laws_figure, noise_figure, training_frame
+from assocmem.studies.real_data.trained import noise_curves, run_records
 
 PAYLOADS = [
     {"memory": "hebbian", "settings": {"n_outputs": None},

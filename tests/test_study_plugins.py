@@ -8,6 +8,7 @@ of assocmem. Here a temporary package (a folder on ``PYTHONPATH`` with a ``.dist
 declares a toy study; both commands run it in a fresh process.
 """
 
+import importlib
 import json
 import os
 import subprocess
@@ -17,7 +18,9 @@ from pathlib import Path
 import pytest
 
 import assocmem
-from assocmem.experiments.commands import StudyCommand, register_study
+from assocmem import Experiment
+from assocmem.experiments import commands
+from assocmem.experiments.commands import StudyCommand, register_study, study_command
 
 SRC = Path(assocmem.__file__).resolve().parents[1]
 
@@ -132,3 +135,46 @@ def test_register_study_refuses_a_command_of_another_experiment():
     with pytest.raises(ValueError, match="runs experiment 'beyond-editing', not 'beyond-similar'"):
         register_study(command, first)
     assert "mismatch" not in assocmem.STUDY_COMMANDS
+
+
+@pytest.fixture
+def registries(monkeypatch):
+    """The experiment and command registries, restored after the test."""
+    registry = importlib.import_module("assocmem.experiments.registry")
+    monkeypatch.setattr(registry, "EXPERIMENTS", dict(registry.EXPERIMENTS))
+    monkeypatch.setattr(commands, "STUDY_COMMANDS", dict(commands.STUDY_COMMANDS))
+    return registry
+
+
+def test_a_study_registers_several_experiments_and_no_command(registries):
+    """A study without a command of its own (as the real-data study, or the facts study's
+    capacity frontiers beside its command) registers through register_study too."""
+    first, second = (Experiment(f"toy-{k}", k, "caption", "beyond") for k in "ab")
+    commands_before = dict(commands.STUDY_COMMANDS)
+    assert register_study(None, first, second) is None
+    assert list(registries.EXPERIMENTS)[-2:] == ["toy-a", "toy-b"]
+    assert commands_before == commands.STUDY_COMMANDS
+
+
+def test_a_study_command_runs_one_of_the_study_experiments(registries):
+    first, second = (Experiment(f"toy-{k}", k, "caption", "beyond") for k in "ab")
+    command = StudyCommand(name="toy-two", experiment="toy-b", help="h", description="d")
+    assert register_study(command, first, second) is command
+    assert registries.EXPERIMENTS["toy-b"] is second and study_command("toy-b") is command
+
+
+def test_register_study_refuses_nothing_to_register_and_a_bad_target():
+    with pytest.raises(ValueError, match="needs a command or at least one experiment"):
+        register_study(None)
+    with pytest.raises(ValueError, match="must be 'module:attribute', got 'toy_study'"):
+        register_study(None, "toy_study")
+
+
+def test_the_built_in_studies_without_commands_are_registered():
+    """beyond-noise and beyond-laws (studies/real_data/) and beyond-capacity (the facts study)
+    come from their folders through register_study, in report order, without a command."""
+    names = list(assocmem.EXPERIMENTS)
+    assert names.index("overflow") + 1 == names.index("beyond-noise")
+    assert names.index("beyond-laws") + 1 == names.index("beyond-superposition")
+    assert names.index("beyond-capacity") + 1 == names.index("beyond-facts")
+    assert all(study_command(n) is None for n in ("beyond-noise", "beyond-laws", "beyond-capacity"))

@@ -12,8 +12,8 @@ from assocmem.laws.words import zipf_alpha_kl, zipf_alpha_slope
 
 pytest.importorskip("wordfreq")
 
-from assocmem.analysis.real_data import compare_with_zipf  # noqa: E402
 from assocmem.laws.words import word_distribution  # noqa: E402
+from assocmem.studies.real_data.closed_form import compare_with_zipf  # noqa: E402
 
 
 @pytest.mark.parametrize("alpha", [0.6, 1.0, 2.0])

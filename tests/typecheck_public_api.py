@@ -265,6 +265,7 @@ def studies(out: Path) -> None:
     command = StudyCommand("toy", "figure-4", "one line", "a paragraph", (option,))
     assert_type(register_study_command(command), StudyCommand)
     assert_type(register_study(command, EXPERIMENTS["figure-4"]), StudyCommand)
+    assert_type(register_study(None, EXPERIMENTS["figure-4"], "toy_study:TOY"), None)
     assert_type(load_studies(), list[str])
     assert_type(STUDY_COMMANDS, dict[str, StudyCommand])
     result = assert_type(run_study("toy", settings={"dims": [8, 16]}, out=out), StudyResult)

@@ -1,10 +1,11 @@
 """Finding the studies: the built-in ones (``assocmem.studies``) and those of other packages.
 
 A study is a folder (``assocmem/studies/NAME/``) or a package of its own. Its package (or its
-entry point) is light: importing it registers its command (:func:`assocmem.register_study`)
-and names, as ``"module:attribute"``, the module that defines its experiment and registers its
-run kinds. That module (torch, pandas, matplotlib) is imported only when the experiment
-registry or a sweep of one of its kinds needs it, so ``assocmem --help`` stays light.
+entry point) is light: importing it registers its command, if any
+(:func:`assocmem.register_study`), and names, as ``"module:attribute"``, the module that
+defines each of its experiments and registers its run kinds. That module (torch, pandas,
+matplotlib) is imported only when the experiment registry or a sweep of one of its kinds
+needs it, so ``assocmem --help`` stays light.
 
 This module sits below every layer (it imports no assocmem module by name): the core finds the
 studies through it without naming one.
@@ -18,7 +19,7 @@ ENTRY_POINTS = "assocmem.studies"  # the entry-point group of studies from other
 BUILT_IN = "assocmem.studies"  # the package whose import registers the built-in studies
 
 _LOADED: set[str] = set()  # the entry points loaded (or being loaded) in this process
-_DEFERRED: dict[str, str] = {}  # experiment name → "module:attribute", in registration order
+_DEFERRED: list[str] = []  # the "module:attribute" of each deferred experiment, in order
 
 
 def load_studies() -> list[str]:
@@ -48,27 +49,30 @@ def load_studies() -> list[str]:
     return loaded
 
 
-def defer_experiment(name: str, target: str) -> None:
-    """Name the module that defines experiment ``name``: ``"package.module:ATTRIBUTE"``.
+def defer_experiment(target: str) -> None:
+    """Name the module that defines an experiment: ``"package.module:ATTRIBUTE"`` (the same
+    target again: a no-op).
+
+    Internal: a study calls :func:`assocmem.register_study`, which calls this for each
+    experiment it names by its module.
 
     Raises
     ------
     ValueError
-        If ``target`` is not of that form, or another target holds ``name``.
+        If ``target`` is not of that form.
     """
     module, _, attribute = target.partition(":")
     if not module or not attribute.isidentifier():
-        raise ValueError(f"experiment {name!r}: target must be 'module:attribute', got {target!r}")
-    held = _DEFERRED.setdefault(name, target)
-    if held != target:
-        raise ValueError(f"experiment {name!r} is already defined by {held!r}")
+        raise ValueError(f"experiment target must be 'module:attribute', got {target!r}")
+    if target not in _DEFERRED:
+        _DEFERRED.append(target)
 
 
-def deferred_experiments() -> dict[str, Any]:
-    """Every deferred experiment, imported (its run kinds registered), by name, in order."""
+def deferred_experiments() -> list[Any]:
+    """Every deferred experiment, imported (its run kinds registered), in registration order."""
     load_studies()
-    found = {}
-    for name, target in list(_DEFERRED.items()):
+    found = []
+    for target in list(_DEFERRED):
         module, _, attribute = target.partition(":")
-        found[name] = getattr(importlib.import_module(module), attribute)
+        found.append(getattr(importlib.import_module(module), attribute))
     return found

@@ -60,8 +60,8 @@ def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
         defaults=problem.CLOSED_FORM.default,
         flags=problem.CLOSED_FORM.flag,
     )
+    add_field_flags(parser, fields(problem.LawSpelling), defaults=lambda name: None)
     add = parser.add_argument
-    add("--distribution", metavar="LAW", help="token law: zipf, zipf:ALPHA or words:LANG")
     add(
         "--label-rule",
         choices=("soft", "majority"),

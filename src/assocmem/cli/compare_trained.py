@@ -109,8 +109,8 @@ def _slopes(curves: list[Any]) -> list[list[Any]]:
 
 def run(args: argparse.Namespace) -> int:
     from assocmem.analysis.memory import check_train_grid_memory
-    from assocmem.analysis.trained_beyond import compare_trained_laws, noise_curves
     from assocmem.laws.words import CREDITS
+    from assocmem.studies.real_data.trained import compare_trained_laws, noise_curves
 
     spec = spec_from_args(args)
     if args.mode == "laws" and not args.languages:

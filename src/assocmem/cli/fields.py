@@ -25,6 +25,12 @@ def flag_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def spec_key(item: Field[Any]) -> str:
+    """The spec key a declared field's flag sets: its ``key`` (a grid axis: ``dims``), else its
+    name."""
+    return str(item.metadata[FLAG].get("key", item.name))
+
+
 def _value_type(annotation: Any) -> tuple[Any, bool]:
     """The type of one value of a field and whether the field is a tuple (a list flag)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
@@ -64,20 +70,26 @@ def field_flag_options(
         The default this command's setup gives it (shown in the help; the flag's own default
         is None, "not given").
     flag : mapping
-        Its command-line spelling (the declaration's ``flag`` metadata, maybe updated).
+        Its command-line spelling (the declaration's ``flag`` metadata, maybe updated): besides
+        :func:`~assocmem.config.problem.described`'s, ``key`` (the spec key and flag when they
+        differ from the field's name: a grid axis, ``dim`` → ``--dims``, one or more values
+        unless ``single``) and ``shown`` (the default the help states; None: none).
     axis : bool, default False
         A grid axis: the flag takes one or more values.
     """
     kind, many = _value_type(item.type)
+    axis = axis or ("key" in flag and not flag.get("single"))  # a grid axis's plural key
+    long = flag_name(flag.get("key", item.name))
     doc = str(item.metadata[DOC])
     options: dict[str, Any] = {"help": doc}
-    if default is not None or axis:
-        said = [] if default is None else [f"default {_shown(default)}"]
+    default = flag.get("shown", default)  # what the help says a flag not given means
+    if default not in (None, ()) or axis:
+        said = [] if default in (None, ()) else [f"default {_shown(default)}"]
         options["help"] += f" ({'; '.join(['an axis'] * axis + said)})"
-    if kind is bool:
-        return [flag_name(item.name)], {**options, "action": "store_true", "default": None}
+    if kind is bool and "choices" not in flag:
+        return [long], {**options, "action": "store_true", "default": None}
     if flag.get("path"):  # the flag names a file the command reads
-        return [flag_name(item.name)], {**options, "metavar": flag.get("metavar", "FILE")}
+        return [long], {**options, "metavar": flag.get("metavar", "FILE")}
     parse = _parser_of(kind, flag.get("low"))
     if parse is not None:
         options["type"] = parse
@@ -97,7 +109,7 @@ def field_flag_options(
     elif many or axis:
         options["nargs"] = "+"
     short = [flag["short"]] if "short" in flag else []
-    return [*short, flag_name(item.name)], options
+    return [*short, long], options
 
 
 def add_field_flags(
@@ -109,7 +121,8 @@ def add_field_flags(
     axes: Sequence[str] = (),
     aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
-    """Add one flag per declared field; return the fields' names (the keys the flags set).
+    """Add one flag per declared field; return the keys the flags set (a field's ``key``,
+    else its name).
 
     Parameters
     ----------
@@ -132,6 +145,7 @@ def add_field_flags(
             item, defaults(item.name), flag, axis=item.name in axes
         )
         strings += list((aliases or {}).get(item.name, ()))
-        parser.add_argument(*strings, dest=item.name, **options)
-        names.append(item.name)
+        key = str(flag.get("key", item.name))
+        parser.add_argument(*strings, dest=key, **options)
+        names.append(key)
     return names

@@ -2,27 +2,23 @@
 TOML; prints seed-averaged exact population errors (or every run with ``--format json``)."""
 
 import argparse
+from dataclasses import fields
 from typing import Any
 
 from assocmem.cli.common import (
     DEFAULT_MEMORY_GB,
-    LazyChoices,
     RawHelpFormatter,
     add_format_argument,
     add_memory_argument,
     add_quiet_argument,
-    finite_float,
     format_table,
-    int_at_least,
     load_toml,
     print_json,
     show_progress,
 )
-from assocmem.cli.fields import add_field_flags, flag_name
-from assocmem.config import problem
+from assocmem.cli.fields import add_field_flags, flag_name, spec_key
+from assocmem.config import problem, training
 from assocmem.config.hyper import hyper_parameter_fields
-
-CONFIG = "assocmem.training.config"
 
 EPILOG = """\
 Every list flag is a grid axis; the runs are the product of all axes. Runs that differ only in
@@ -50,10 +46,7 @@ def register(subparsers: Any) -> None:
         "--config", metavar="TOML", help="a TOML file with any of the settings below"
     )
     _add_problem_arguments(parser)
-    _add_axis_arguments(parser)
-    _add_training_arguments(parser)
-    _add_optimizer_arguments(parser)
-    _add_output_arguments(parser)
+    _add_run_arguments(parser)
     add_memory_argument(parser)
     add_quiet_argument(parser)
     add_format_argument(parser)
@@ -73,120 +66,36 @@ def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
         axes=("label_noise",),
         aliases={name: [flag_name(name) + "s"] for name in RENAMED_FIELDS},
     )
-    parser.add_argument(
-        "--distribution",
-        nargs="+",
-        metavar="LAW",
-        help="token laws (zipf, zipf:ALPHA or words:LANG; an axis; default zipf at --alpha)",
-    )
+    law = fields(problem.LawSpelling)
+    add_field_flags(parser, law, defaults=lambda name: None, axes=[item.name for item in law])
 
 
-def _add_axis_arguments(parser: argparse.ArgumentParser) -> None:
-    """The axes of the grid: models, optimisers, d, T, batch sizes, learning rates, seeds."""
-    add = parser.add_argument
-    add(
-        "--models",
-        nargs="+",
-        choices=LazyChoices(CONFIG, "MODELS"),
-        metavar="MODEL",
-        help="matrix (default) | learned | relu | qupdate",
-    )
-    add(
-        "--optimizers",
-        nargs="+",
-        choices=LazyChoices("assocmem.training.optimizers", "OPTIMIZERS"),
-        metavar="OPT",
-        help="registered optimisers, e.g. sgd (default), adam",
-    )
-    add("--layer-norm", nargs="+", choices=("off", "on"), help="L2-normalise W e_x (default off)")
-    add("--dims", nargs="+", type=int_at_least(1), metavar="D", help="dimensions d (default 100)")
-    add(
-        "--n-samples",
-        nargs="+",
-        type=int_at_least(1),
-        metavar="T",
-        help="sample sizes T (default 10240)",
-    )
-    add(
-        "--batch-sizes",
-        nargs="+",
-        type=int_at_least(1),
-        metavar="B",
-        help="batch sizes B (default 64)",
-    )
-    add("--lrs", nargs="+", type=finite_float, metavar="LR", help="learning rates (default 1)")
-    add("--seeds", type=int_at_least(1), help="number of seeds 0..k-1 (default 1)")
-
-
-def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
-    """How a run trains: full batch, initialisation, the lr convention."""
-    add = parser.add_argument
-    add("--full-batch", action="store_true", default=None, help="population-gradient training")
-    add("--n-steps", type=int_at_least(1), help="steps of full-batch training")
-    add(
-        "--init",
-        choices=LazyChoices(CONFIG, "INITS"),
-        metavar="INIT",
-        help="initial W: gaussian N(0, 1/d) (default) or zero",
-    )
-    add(
-        "--lr-scaling",
-        choices=LazyChoices(CONFIG, "LR_SCALINGS"),
-        metavar="RULE",
-        help="learning-rate convention: paper (default) or none",
-    )
-
-
-def _add_optimizer_arguments(parser: argparse.ArgumentParser) -> None:
-    """The optimisers' hyper-parameters and the learning-rate schedule."""
-    add = parser.add_argument
-    hyper = hyper_parameter_fields()  # a flag each, derived from its declaration
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the runs train (the grid's axes, training, schedule, recording, device) and the
+    optimisers' hyper-parameters: a flag each, derived from the declarations
+    (:class:`~assocmem.config.training.TrainingRun`, :mod:`assocmem.config.hyper`)."""
+    run_items = training.run_fields()
+    add_field_flags(parser, run_items.values(), defaults=lambda name: run_items[name].default)
+    hyper = hyper_parameter_fields()
     add_field_flags(parser, hyper.values(), defaults=lambda name: hyper[name].default)
-    add(
-        "--schedule",
-        choices=LazyChoices(CONFIG, "SCHEDULES"),
-        metavar="SCHEDULE",
-        help="lr schedule: constant (default) or step",
-    )
-    add(
-        "--decay-steps",
-        nargs="+",
-        type=int_at_least(0),
-        help="steps at which the step schedule decays",
-    )
-    add("--decay-factor", type=finite_float, help="multiplier at each decay step (default 0.1)")
-
-
-def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
-    """What is recorded, where it runs and how the table is shown."""
-    add = parser.add_argument
-    add("--eval-every", type=int_at_least(0), help="record the error every k steps (JSON output)")
-    add(
-        "--snapshot-steps",
-        nargs="+",
-        type=int_at_least(0),
-        help="record softmax scores after these steps",
-    )
-    add("--device", help="cpu, cuda or cuda:K (default cpu)")
-    add(
+    parser.add_argument(
         "--best-lr",
         action="store_true",
         help="table: keep, per setting, the lr with the lowest seed-averaged error",
     )
 
 
-OTHER_KEYS = (
-    "distribution", "models", "optimizers", "dims", "n_samples", "batch_sizes", "lrs", "seeds",
-    "full_batch", "n_steps", "init", "lr_scaling", "schedule", "decay_steps", "decay_factor",
-    "eval_every", "snapshot_steps", "device",
-)  # fmt: skip
 RENAMED_FIELDS = ("embedding", "output_embedding")  # read as FLAG + "s" too (before 0.2)
 
 
 def flag_keys() -> tuple[str, ...]:
-    """The spec keys the flags set: the problem fields of the training setup, the optimisers'
-    hyper-parameters (both derived from their declarations), then :data:`OTHER_KEYS`."""
-    return (*problem.TRAINING.names, *hyper_parameter_fields(), *OTHER_KEYS)
+    """The spec keys the flags set, each from its declaration: the problem fields of the training
+    setup, the optimisers' hyper-parameters, the token law, then the run fields (their grid
+    axes in the order the runs are nested: the order of the runs a grid expands to)."""
+    law = fields(problem.LawSpelling)
+    run_items = training.run_fields().values()
+    return (*problem.TRAINING.names, *hyper_parameter_fields(), *map(spec_key, law),
+            *map(spec_key, run_items))  # fmt: skip
 
 
 def spec_from_args(args: argparse.Namespace) -> dict[str, Any]:

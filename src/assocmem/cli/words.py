@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     }
     if not args.compare:
         return _show_laws(args, size)
-    from assocmem.analysis.real_data import compare_with_zipf
+    from assocmem.studies.real_data.closed_form import compare_with_zipf
 
     for config in configs.values():
         check_closed_form_memory(config)

@@ -41,7 +41,9 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
     **flag
         How a command line spells it: ``short`` (e.g. ``"-N"``), ``metavar``, ``low`` (an
         integer's least value), ``choices`` (a tuple, or ``"module:attribute"`` naming them, read
-        only when a value is checked), ``nargs``, ``path`` (the flag names a file to read).
+        only when a value is checked), ``nargs``, ``path`` (the flag names a file to read),
+        ``key`` (the spec key and flag of a grid axis, ``"dims"`` for ``dim``; ``single``: it
+        takes one value), ``shown`` (the default the help states, when not the field's).
 
     Returns
     -------
@@ -103,6 +105,16 @@ class Problem:
         "the law of the output embeddings u_y",
         choices=EMBEDDING_KINDS,
         metavar="KIND",
+    )
+
+
+@dataclass(frozen=True)
+class LawSpelling:
+    """The token law in one word, as a command line or a spec may give it instead of ``alpha``
+    and ``words`` (read by :func:`assocmem.laws.words.parse_distribution`)."""
+
+    distribution: str | None = described(
+        None, "token law: zipf, zipf:ALPHA or words:LANG", metavar="LAW", shown="zipf at --alpha"
     )
 
 

@@ -8,10 +8,11 @@ line may change. ``assocmem`` builds one subcommand per entry of :data:`STUDY_CO
 This module imports nothing but the standard library: ``assocmem --help`` and ``assocmem STUDY
 --help`` are built from it without torch, pandas or matplotlib.
 
-A study registers through one function, :func:`register_study` (its experiment and its
-command), whether it is built in or comes from another package. Another package is found by
-its Python entry point in the group ``assocmem.studies`` (in its pyproject.toml, ``toy =
-"toy_study:register"`` under ``[project.entry-points."assocmem.studies"]``):
+A study registers through one function, :func:`register_study` (its experiments and its
+command, if it has one), whether it is built in or comes from another package. Another
+package is found by its Python entry point in the group ``assocmem.studies`` (in its
+pyproject.toml, ``toy = "toy_study:register"`` under
+``[project.entry-points."assocmem.studies"]``):
 :func:`load_studies` loads each one (a module that calls ``register_study`` when imported, or
 a function that it calls) before ``assocmem`` builds its commands and when the experiment
 registry is first imported, so the study gets its ``assocmem NAME`` command and its
@@ -20,7 +21,7 @@ registry is first imported, so the study gets its ``assocmem NAME`` command and 
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from assocmem.plugins import ENTRY_POINTS, defer_experiment, load_studies
 
@@ -128,52 +129,65 @@ def register_study_command(command: StudyCommand) -> StudyCommand:
     return command
 
 
+@overload
+def register_study(command: StudyCommand, *experiments: "Experiment | str") -> StudyCommand: ...
+@overload
+def register_study(command: None, *experiments: "Experiment | str") -> None: ...
 def register_study(
-    command: StudyCommand, experiment: "Experiment | str | None" = None
-) -> StudyCommand:
-    """Register a study: its experiment (sweeps, claims, figure, table) and its command.
+    command: StudyCommand | None, *experiments: "Experiment | str"
+) -> StudyCommand | None:
+    """Register a study: its experiments (sweeps, claims, figure, table) and its command.
 
     Parameters
     ----------
-    command : StudyCommand
+    command : StudyCommand or None
         Its ``assocmem NAME`` command: ``command.experiment`` names the experiment it runs.
-    experiment : Experiment or str, optional
-        The experiment, added to :data:`assocmem.EXPERIMENTS` (after those registered before
-        it). Its ``item`` is its ``reproduce --only`` choice (``"beyond"``: drawn with the
-        studies beyond the paper). A ``"module:ATTRIBUTE"`` string names the module that
-        defines it (and registers the study's run kinds), imported only when the experiment
-        registry or a sweep of its kinds needs it: how the built-in studies register, so that
-        the command line stays light. None: it is registered already.
+        None: a study without a command of its own (its experiments are run by ``reproduce``,
+        :func:`assocmem.run_study`, or commands with flags of their own).
+    *experiments : Experiment or str
+        Its experiments, added to :data:`assocmem.EXPERIMENTS` in this order (after those
+        registered before). Each one's ``item`` is its ``reproduce --only`` choice
+        (``"beyond"``: drawn with the studies beyond the paper). A ``"module:ATTRIBUTE"``
+        string names the module that defines it (and registers the study's run kinds),
+        imported only when the experiment registry or a sweep of its kinds needs it: how the
+        built-in studies register, so that the command line stays light. None given: the
+        command's experiment is registered already.
 
     Returns
     -------
-    StudyCommand
+    StudyCommand or None
         ``command`` itself.
 
     Raises
     ------
     ValueError
-        If another study holds the command's name or the experiment's, or the experiment is
-        not the one the command names.
+        If there is neither a command nor an experiment; if another study holds the command's
+        name or an experiment's; if a target is not ``"module:ATTRIBUTE"``; or if the
+        experiments are given as objects and none is the one the command names.
 
     Notes
     -----
     The one way a study is registered, built in (``assocmem/studies/NAME/__init__.py``) or
-    from another package (an entry
-    point of the group ``assocmem.studies``, see :func:`load_studies`). See the docs:
-    tutorials/add-experiment.md.
+    from another package (an entry point of the group ``assocmem.studies``, see
+    :func:`load_studies`). See the docs: tutorials/add-experiment.md.
     """
-    if isinstance(experiment, str):
-        defer_experiment(command.experiment, experiment)
-    elif experiment is not None:
-        if experiment.name != command.experiment:
+    if command is None and not experiments:
+        raise ValueError("register_study needs a command or at least one experiment")
+    objects = [e for e in experiments if not isinstance(e, str)]
+    if command is not None and objects and len(objects) == len(experiments):
+        names = [e.name for e in objects]
+        if command.experiment not in names:
             raise ValueError(
                 f"study {command.name!r} runs experiment {command.experiment!r}, "
-                f"not {experiment.name!r}"
+                f"not {', '.join(map(repr, names))}"
             )
+    for target in (e for e in experiments if isinstance(e, str)):
+        defer_experiment(target)
+    if objects:
         registry = importlib.import_module("assocmem.experiments.registry")
-        registry.register_experiment(experiment)
-    return register_study_command(command)
+        for experiment in objects:
+            registry.register_experiment(experiment)
+    return None if command is None else register_study_command(command)
 
 
 def study_command(name: str) -> StudyCommand | None:

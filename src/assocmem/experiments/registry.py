@@ -7,7 +7,6 @@ another package registers itself with ``register_study`` (its entry point is loa
 of this module's import, see :func:`assocmem.experiments.commands.load_studies`).
 """
 
-from assocmem.experiments.beyond import LAWS, NOISE
 from assocmem.experiments.closed_form_checks import FINITE_DATA, OVERFLOW, RHO
 from assocmem.experiments.experiment import Experiment
 from assocmem.experiments.figure1 import FIGURE_1
@@ -35,8 +34,6 @@ EXPERIMENTS: dict[str, Experiment] = {
         RHO,
         FINITE_DATA,
         OVERFLOW,
-        NOISE,
-        LAWS,
     )
 }
 """Every :class:`Experiment` by name (the paper's figures, Table 1 and the studies beyond it),
@@ -113,5 +110,5 @@ def judged(items: set[str]) -> list[Experiment]:
     ]
 
 
-for _experiment in deferred_experiments().values():  # the studies' folders, then other packages'
+for _experiment in deferred_experiments():  # the studies' folders, then other packages'
     register_experiment(_experiment)

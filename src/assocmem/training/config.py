@@ -31,17 +31,14 @@ from assocmem.config.problem import (
     document_problem,
     problem_field,
 )
+from assocmem.config.training import INITS, LR_SCALINGS, MODELS, SCHEDULES, run_field
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.tokens import zipf_probabilities
 from assocmem.runtime import check_device
 from assocmem.training.optimizers import FLAT_DEFAULTS, OPTIMIZERS, AbstractOptimizer
 from assocmem.training.optimizers.sgd import SGD
 
-MODELS = ("matrix", "learned", "relu", "qupdate")
-INITS = ("zero", "gaussian")
 EMBEDDING_KINDS = TRAINED_EMBEDDING_KINDS
-LR_SCALINGS = ("paper", "none")
-SCHEDULES = ("constant", "step")
 
 
 RENAMED = {"embeddings": "embedding", "output_embeddings": "output_embedding"}
@@ -145,27 +142,27 @@ class TrainConfig:
     alpha: float = problem_field("alpha", TRAINING)
     words: str | None = problem_field("words", TRAINING)
     label_noise: float = problem_field("label_noise", TRAINING)
-    dim: int = 100  # d
-    n_samples: int = 10240  # T, fresh i.i.d. samples seen once
-    batch_size: int = 64  # B; T / B optimiser steps
-    full_batch: bool = False  # train on the exact population gradient instead of samples
-    n_steps: int = 0  # number of steps when full_batch (ignored otherwise)
-    model: str = "matrix"  # matrix | learned | relu | qupdate (Eq. 16 approximation)
-    layer_norm: bool = False  # divide W e_x (or ReLU(e_x)) by its L2 norm
-    init: str = "gaussian"  # initial W: zero | gaussian N(0, 1/d)
+    dim: int = run_field("dim")  # the run fields: declared in config/training.py (torch-free)
+    n_samples: int = run_field("n_samples")
+    batch_size: int = run_field("batch_size")
+    full_batch: bool = run_field("full_batch")
+    n_steps: int = run_field("n_steps")
+    model: str = run_field("model")
+    layer_norm: bool = run_field("layer_norm")
+    init: str = run_field("init")
     embedding: str = problem_field("embedding", TRAINING)  # gaussian: N(0, 1/d) entries
     output_embedding: str = problem_field("output_embedding", TRAINING)
     # An entry of OPTIMIZERS with its hyper-parameters; a name (``"adam"``) gives its defaults.
     optimizer: AbstractOptimizer = field(default_factory=SGD)
-    lr: float = 1.0
-    lr_scaling: str = "paper"  # paper: Adam uses lr/d for W, lr/√d for E, U; none: lr as is
-    schedule: str = "constant"  # constant | step
-    decay_steps: tuple[int, ...] = ()  # step schedule: multiply lr by decay_factor at these steps
-    decay_factor: float = 0.1
-    eval_every: int = 0  # record the population error every k steps (0: only at the end)
-    snapshot_steps: tuple[int, ...] = ()  # record softmax scores (N×M) after these steps
-    seed: int = 0
-    device: str = "cpu"
+    lr: float = run_field("lr")
+    lr_scaling: str = run_field("lr_scaling")
+    schedule: str = run_field("schedule")
+    decay_steps: tuple[int, ...] = run_field("decay_steps")
+    decay_factor: float = run_field("decay_factor")
+    eval_every: int = run_field("eval_every")
+    snapshot_steps: tuple[int, ...] = run_field("snapshot_steps")
+    seed: int = run_field("seed")
+    device: str = run_field("device")
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -5,7 +5,6 @@ extends (``beyond-capacity``, the ``capacity`` run kind) in
 :mod:`assocmem.studies.facts.frontier_experiment`."""
 
 from assocmem.experiments.commands import Option, StudyCommand, register_study
-from assocmem.plugins import defer_experiment
 
 FACTS_COMMAND = StudyCommand(
     name="facts",
@@ -26,8 +25,10 @@ FACTS_COMMAND = StudyCommand(
     tiny=(("dim", [16, 24]), ("seed", [0, 1]), ("trials", 2), ("dims", [32, 64])),
 )
 
-# The capacity frontiers (issue 7), drawn by reproduce --beyond before this study's own
-# experiment. No study command: ``assocmem capacity`` runs one search with its own flags
-# (cli/capacity.py), so the experiment is deferred as register_study defers one.
-defer_experiment("beyond-capacity", "assocmem.studies.facts.frontier_experiment:CAPACITY_FRONTIER")
-register_study(FACTS_COMMAND, "assocmem.studies.facts.experiment:FACTS")
+# The capacity frontiers (issue 7; ``assocmem capacity`` runs one search with its own flags),
+# drawn by reproduce --beyond before this study's own experiment.
+register_study(
+    FACTS_COMMAND,
+    "assocmem.studies.facts.frontier_experiment:CAPACITY_FRONTIER",
+    "assocmem.studies.facts.experiment:FACTS",
+)

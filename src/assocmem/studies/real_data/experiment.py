@@ -10,8 +10,8 @@ from matplotlib.figure import Figure
 from assocmem.config.errors import ConfigError
 from assocmem.experiments.experiment import Context, Experiment, RawSpec, training_sweep
 from assocmem.experiments.findings import LRS
-from assocmem.figures.beyond import laws_figure, noise_figure
 from assocmem.laws.words import word_distribution
+from assocmem.studies.real_data.figure import laws_figure, noise_figure
 
 # Trained memories: sign-like Adam, B = 256, T = 10240.
 BASE = {"optimizer": "adam", "batch_size": 256, "n_samples": 10240}

@@ -3,7 +3,7 @@
 Both comparisons run an ordinary training grid (:func:`assocmem.training.grid.expand_grid`) and
 return flat per-run records (the config fields and the metrics of
 :class:`~assocmem.training.records.RunResult`, without curves and snapshots), the shape that
-:func:`assocmem.figures.beyond` reads, plus power-law fits in d:
+:func:`assocmem.studies.real_data.figure` reads, plus power-law fits in d:
 
 - :func:`compare_trained_laws`: the same grid on ``words:LANG`` and on the Zipf law over the same
   N tokens closest in KL (α̂, :func:`assocmem.laws.words.word_distribution`);
