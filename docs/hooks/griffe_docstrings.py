@@ -231,15 +231,16 @@ def _defaults_from_signature(obj: Object) -> None:
         signature = {p.name: p for p in obj.parameters}  # type: ignore[union-attr]
     except AttributeError:
         return
+    if obj.is_class:  # every field declared by a call, documented or not (the signature shows it)
+        for parameter in signature.values():
+            if _CALL.match(str(parameter.default)):
+                parameter.default = _field_default(obj, parameter.name, parameter.default)
     for section in obj.docstring.parsed:
         if section.kind is not DocstringSectionKind.parameters:
             continue
         for documented in section.value:
             if documented.name in signature:
-                parameter = signature[documented.name]
-                if obj.is_class and _CALL.match(str(parameter.default)):
-                    parameter.default = _field_default(obj, documented.name, parameter.default)
-                documented.value = parameter.default
+                documented.value = signature[documented.name].default
 
 
 _CALL = re.compile(
