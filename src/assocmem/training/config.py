@@ -224,10 +224,16 @@ class TrainConfig:
 
     def batch_key(self) -> tuple[Any, ...]:
         """Runs with equal keys share one tensor program: everything but seed and lr."""
+        return self.key_without("seed", "lr")
+
+    def key_without(self, *names: str) -> tuple[Any, ...]:
+        """Every field's value in declaration order but those of ``names`` (and ``extra``): the
+        key of the runs that may differ only there (one program, one trajectory, one padded
+        program)."""
         return tuple(
             getattr(self, name)
             for name in field_names(type(self))
-            if name not in ("seed", "lr", "extra")
+            if name not in names and name != "extra"
         )
 
     def flat_values(self) -> dict[str, Any]:

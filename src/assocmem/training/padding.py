@@ -55,7 +55,6 @@ from collections.abc import Hashable
 import torch
 import torch.nn.functional as F
 
-from assocmem.config.fields import field_names
 from assocmem.runtime import uses_batched_path
 from assocmem.training.config import TrainConfig
 from assocmem.training.kernels import select_kernel
@@ -76,8 +75,7 @@ def padding_key(cfg: TrainConfig) -> Hashable | None:
     exactly."""
     if not uses_batched_path(cfg.device) or not select_kernel(cfg).pads_exactly:
         return None
-    names = field_names(type(cfg))
-    return tuple(getattr(cfg, name) for name in names if name not in ("seed", "lr", "extra", "dim"))
+    return cfg.key_without("seed", "lr", "dim")
 
 
 def pad(name: str, tensor: torch.Tensor, dim: int) -> torch.Tensor:

@@ -14,7 +14,6 @@ run's noisy labels are drawn for its own T), and runs whose trained state is ask
 
 from collections.abc import Hashable, Sequence
 
-from assocmem.config.fields import field_names
 from assocmem.training.config import TrainConfig
 
 
@@ -23,8 +22,7 @@ def trajectory_key(cfg: TrainConfig) -> Hashable | None:
     run that trains alone."""
     if cfg.full_batch or cfg.label_noise:
         return None
-    names = (name for name in field_names(type(cfg)) if name not in ("n_samples", "extra"))
-    return tuple(getattr(cfg, name) for name in names)
+    return cfg.key_without("n_samples")
 
 
 def share_trajectories(configs: Sequence[TrainConfig]) -> tuple[list[int], dict[int, list[int]]]:
