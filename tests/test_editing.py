@@ -7,6 +7,7 @@ its W (``keep_w``); the theory against exact limits and a Monte Carlo of its own
 determinism; every claim on records where it is false; and the command end to end.
 """
 
+import dataclasses
 import json
 import math
 from types import SimpleNamespace
@@ -147,6 +148,27 @@ def test_edits_equal_edits_of_an_explicit_w(method: str, operation: str, dim: in
         assert point.error_before == pytest.approx(others @ ~base / others.sum(), abs=1e-15)
         assert sum(point.breaks) == (base & ~now & ~edited).sum()
         assert point.mean_lambda == pytest.approx(np.mean(naive_lambdas[: point.k]))
+
+
+def test_a_sequence_stops_before_the_first_edit_past_float64() -> None:
+    # the third edit's scores are ±1.5e308: its gap, hence its λ, overflows to inf (the
+    # M = N, d = 16 editing runs reach this after ~900 edits); the edits before it are unchanged
+    memory = small_memory()
+    tokens, news = edit_plan(memory, 6)
+    scores = memory.scores.copy()
+    scores[tokens[2]] = np.where(np.arange(scores.shape[1]) == news[2], -1.5e308, 1.5e308)
+    broken = dataclasses.replace(memory, scores=scores)
+    columns = key_columns(memory.E, memory.probs, tokens, covariance=False, reg=0.01)
+    settings = {"method": "rome", "operation": "edit", "margin": memory.noise()}
+    _, lambdas = apply_edits(broken, tokens, news, columns, **settings)
+    _, unbroken = apply_edits(memory, tokens, news, columns, **settings)
+    assert len(unbroken) == 6 and np.isfinite(unbroken).all()
+    assert lambdas.tolist() == unbroken[:2].tolist()
+    found = run_sequence(broken, tokens, news, columns, checkpoints=[1, 2, 4], search=True,
+                         **settings)  # fmt: skip
+    assert found.searched == 3 and found.capacity is not None and found.capacity <= 3
+    assert [point.k for point in found.points] == [1, 2]
+    assert all(np.isfinite(value) for point in found.curve for value in point)
 
 
 def test_a_rome_edit_wins_by_exactly_the_margin() -> None:

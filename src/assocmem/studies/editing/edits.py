@@ -28,6 +28,7 @@ on W).
 """
 
 import functools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -175,9 +176,10 @@ def edit_value(
     row: (M,) the token's scores; gram: (M, M) :math:`U U^\top`."""
     direction = gram[:, new] - gram[:, old]  # u_y · (u_new − u_old)
     reach = direction[new] - direction  # c_y
-    gaps = row[new] - row
-    need = [(margin - gaps[y]) / reach[y] for y in range(len(row)) if y != new and reach[y] > 0]
-    return max(0.0, *need), direction
+    with np.errstate(over="ignore", invalid="ignore"):  # past float64: inf or NaN, which stop
+        gaps = row[new] - row  # the sequence (edit_steps)
+        need = [(margin - gaps[y]) / reach[y] for y in range(len(row)) if y != new and reach[y] > 0]
+    return float(np.max([0.0, *need])), direction
 
 
 def erase_value(row: np.ndarray, gram: np.ndarray, old: int) -> tuple[float, np.ndarray]:
@@ -233,6 +235,10 @@ def edit_steps(
     """Apply the edits (or erasures) of ``tokens`` one after the other: after each, yield the
     transposed score table (M, N), updated in place, and the edit's λ (``replace``: q(x)).
 
+    The sequence stops before the first edit whose λ is not finite: its value lies past
+    float64's range (the scores have grown along the sequence until the margin cannot be met),
+    so that edit, and every later one, cannot be made.
+
     The arguments are those of :func:`run_sequence`; ``memory`` is not modified."""
     table = np.ascontiguousarray(memory.scores.T)  # (M, N): reductions over the short axis
     keys = np.ascontiguousarray(columns.T)  # (k, N): each edit reads one contiguous row
@@ -242,8 +248,11 @@ def edit_steps(
             memory, table[:, token], token, int(new_targets[j]), method, operation, margin,
             keys[j],
         )  # fmt: skip
-        for y, weight in enumerate(outputs.tolist()):  # the rank-one change, a row at a time
-            table[y] += weight * change
+        if not math.isfinite(lam):
+            return
+        with np.errstate(over="ignore", invalid="ignore"):  # the next λ says whether it went past
+            for y, weight in enumerate(outputs.tolist()):  # the rank-one change, row by row
+                table[y] += weight * change
         yield table, lam
 
 
@@ -276,7 +285,8 @@ def apply_edits(
     -------
     (numpy.ndarray, numpy.ndarray)
         The scores :math:`u_y^\top (W + \sum \Delta W) e_x`, shape (N, M), and each edit's λ, shape
-        (k,).
+        (k,), or (j,) where edit j + 1's λ is not finite and the edits stop there
+        (:func:`edit_steps`).
     """
     final, lambdas = np.ascontiguousarray(memory.scores.T), []
     steps = edit_steps(

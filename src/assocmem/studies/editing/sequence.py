@@ -70,9 +70,11 @@ class EditSequence:
         sequences only).
     capacity : int or None
         The first k at which the error over the other tokens exceeds ``(1 + rise)`` times its
-        value before the edits; None if not within ``searched`` edits.
+        value before the edits, or the first edit that cannot be made (its λ past float64's
+        range: the sequence stops there); None if not within ``searched`` edits.
     searched : int
-        The number of edits tried for the capacity (0: not searched).
+        The number of edits tried for the capacity (0: not searched), the last one included
+        where the sequence stopped at an edit that cannot be made.
     """
 
     points: tuple[EditPoint, ...]
@@ -180,4 +182,7 @@ def run_sequence(
                     mean_lambda=float(np.mean(lambdas)),
                 )
             )
+    if search and len(lambdas) < last:  # edit len(lambdas) + 1 cannot be made (edit_steps)
+        last = len(lambdas) + 1
+        capacity = last if capacity is None else capacity
     return EditSequence(tuple(points), tuple(curve), capacity, last if search else 0)
