@@ -43,7 +43,9 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
         integer's least value), ``choices`` (a tuple, or ``"module:attribute"`` naming them, read
         only when a value is checked), ``nargs``, ``path`` (the flag names a file to read),
         ``key`` (the spec key and flag of a grid axis, ``"dims"`` for ``dim``; ``single``: it
-        takes one value), ``shown`` (the default the help states, when not the field's).
+        takes one value), ``shown`` (the default the help states, when not the field's),
+        ``text`` (the flag passes its text on, for the configuration to parse: ``log:…``
+        ranges, ``inf``), ``positive`` (a number > 0), ``spec_only`` (no flag: set in a spec).
 
     Returns
     -------
@@ -51,6 +53,12 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
         The field, its metadata ``{"doc": doc, "flag": flag}``.
     """
     return field(default=default, metadata={DOC: doc, FLAG: dict(flag)})
+
+
+def redeclared(item: Field[Any]) -> Any:
+    """The declared field ``item`` as a configuration takes it: same default, same metadata
+    (its documentation and spelling), e.g. ``trials: int = redeclared(declared["trials"])``."""
+    return field(default=item.default, metadata=item.metadata)
 
 
 def field_doc(item: Field[Any]) -> str:
