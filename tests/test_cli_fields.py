@@ -142,13 +142,14 @@ def test_a_new_closed_form_field_gets_its_flag_and_reaches_the_config(monkeypatc
     @dataclasses.dataclass(frozen=True)
     class ConfigPlus(ClosedFormConfig):  # the one line per field a configuration adds
         warmup: int = closed_form.run_field("warmup")
+        widths: tuple[int, ...] = closed_form.run_field("widths")
 
     monkeypatch.setattr(closed_form_config, "ClosedFormConfig", ConfigPlus)
-    args = build_parser().parse_args(["closed-form", "--widths", "4", "8"])
-    assert values_from_args(args) == {"widths": [4, 8]}
-    args = build_parser().parse_args(["closed-form", "--warmup", "2", "--dims", "16"])
-    config = config_from_args(args)
-    assert (type(config), config.warmup, config.dims) == (ConfigPlus, 2, (16,))
+    words = ["closed-form", "--warmup", "2", "--widths", "4", "8", "--dims", "16"]
+    config = config_from_args(build_parser().parse_args(words))
+    assert type(config) is ConfigPlus
+    assert (config.warmup, config.widths, config.dims) == (2, (4, 8), (16,))  # a list: a tuple
+    assert config_from_args(build_parser().parse_args(["closed-form"])).widths == (3,)
     with pytest.raises(SystemExit) as caught:  # its type: an integer at least its low
         build_parser().parse_args(["closed-form", "--warmup", "-1"])
     assert caught.value.code == 2

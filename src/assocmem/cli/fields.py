@@ -12,14 +12,12 @@ nothing heavy: ``--help`` stays torch-free.
 """
 
 import argparse
-import types
-import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import Field
 from typing import Any
 
 from assocmem.cli.common import LazyChoices, finite_float, int_at_least, positive_float
-from assocmem.config.problem import DOC, FLAG
+from assocmem.config.problem import DOC, FLAG, value_type
 
 
 def flag_name(name: str) -> str:
@@ -31,15 +29,6 @@ def spec_key(item: Field[Any]) -> str:
     """The spec key a declared field's flag sets: its ``key`` (a grid axis: ``dims``), else its
     name."""
     return str(item.metadata[FLAG].get("key", item.name))
-
-
-def _value_type(annotation: Any) -> tuple[Any, bool]:
-    """The type of one value of a field and whether the field is a tuple (a list flag)."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
-    if typing.get_origin(annotation) is tuple:
-        return typing.get_args(annotation)[0], True
-    return annotation, False
 
 
 def _parser_of(kind: Any, flag: Mapping[str, Any]) -> Callable[[str], Any] | None:
@@ -86,7 +75,7 @@ def field_flag_options(
     axis : bool, default False
         A grid axis: the flag takes one or more values.
     """
-    kind, many = _value_type(item.type)
+    kind, many = value_type(item.type)
     axis = axis or ("key" in flag and not flag.get("single"))  # a grid axis's plural key
     long = flag_name(flag.get("key", item.name))
     doc = str(item.metadata[DOC])

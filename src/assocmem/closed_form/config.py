@@ -13,7 +13,7 @@ from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_samp
 from assocmem.config.checks import int_at_least
 from assocmem.config.closed_form import COUNTS, DTYPE_NAMES, LABEL_RULES, run_field
 from assocmem.config.errors import ConfigError, unknown_name
-from assocmem.config.problem import TARGETS, Problem, document_problem
+from assocmem.config.problem import TARGETS, Problem, document_problem, value_type
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
@@ -282,9 +282,6 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         )
 
 
-_TUPLE_FIELDS = {"schemes", "dims", "n_samples", "probabilities"}
-
-
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     """Build a config from a mapping (a TOML table or CLI flags), checking keys and types."""
     if "distribution" in values:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
@@ -296,13 +293,15 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
         from assocmem.laws.words import vocabulary_size
 
         values = {**values, "n_inputs": vocabulary_size(values.get("words"))}
-    allowed = {f.name for f in fields(ClosedFormConfig)} | {"distribution"}
+    declared = fields(ClosedFormConfig)
+    allowed = {f.name for f in declared} | {"distribution"}
+    lists = {f.name for f in declared if value_type(f.type)[1]}  # tuple fields, from their types
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise unknown_name(unknown[0], "key", unknown[0], sorted(allowed))
     clean: dict[str, Any] = {}
     for key, value in values.items():
-        if key in _TUPLE_FIELDS and value is not None:
+        if key in lists and value is not None:
             if isinstance(value, str | int | float):
                 value = [value]
             if not isinstance(value, Sequence):

@@ -17,9 +17,10 @@ it without importing torch.
 """
 
 import re
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
-from typing import Any, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 TARGETS = ("mod", "random", "group")  # the maps f* a configuration may take (see Problem.target)
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")  # the laws assocmem.embeddings draws
@@ -59,6 +60,17 @@ def redeclared(item: Field[Any]) -> Any:
     """The declared field ``item`` as a configuration takes it: same default, same metadata
     (its documentation and spelling), e.g. ``trials: int = redeclared(declared["trials"])``."""
     return field(default=item.default, metadata=item.metadata)
+
+
+def value_type(annotation: Any) -> tuple[Any, bool]:
+    """The type of one value of a field annotated ``annotation`` (``X | None`` as ``X``) and
+    whether the field is a tuple of them (a list in a spec, one or more values on a command
+    line): ``tuple[int, ...]`` → ``(int, True)``."""
+    if isinstance(annotation, types.UnionType) or get_origin(annotation) is Union:
+        annotation = next(a for a in get_args(annotation) if a is not type(None))
+    if get_origin(annotation) is tuple:
+        return get_args(annotation)[0], True
+    return annotation, False
 
 
 def field_doc(item: Field[Any]) -> str:
