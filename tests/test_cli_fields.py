@@ -3,13 +3,17 @@
 documentation, gets its flag (name, type, help) with no edit of the CLI."""
 
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
-from assocmem import ConfigError, TrainConfig
+from assocmem import ClosedFormConfig, ConfigError, TrainConfig
 from assocmem.cli import build_parser, main
+from assocmem.cli.closed_form import config_from_args, values_from_args
 from assocmem.cli.train import spec_from_args
-from assocmem.config import hyper, problem, training
+from assocmem.closed_form import config as closed_form_config
+from assocmem.config import closed_form, hyper, problem, training
 from assocmem.config.problem import described
 
 
@@ -33,6 +37,14 @@ class RunPlus(training.TrainingRun):
 
     width: int = described(3, "hidden widths h", key="widths", metavar="H", low=1)
     warmup: int = described(0, "warm-up steps", low=0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClosedFormPlus(closed_form.ClosedFormRun):
+    """The closed-form run with a new setting and a new list, as a contributor would add them."""
+
+    warmup: int = described(0, "warm-up passes, a run field added by a test", low=0)
+    widths: tuple[int, ...] = described((3,), "hidden widths h", metavar="H", low=1)
 
 
 def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -116,3 +128,73 @@ def test_the_grid_flags_keep_their_spellings_and_the_runs_their_order():
                     "dims": [8, 16], "seeds": 2, "layer_norm": [False, True],
                     "full_batch": True}  # fmt: skip
     assert list(spec) == ["distribution", "models", "dims", "seeds", "layer_norm", "full_batch"]
+
+
+def test_a_new_closed_form_field_gets_its_flag_and_reaches_the_config(monkeypatch, capsys):
+    """The run settings of ``assocmem closed-form`` come from ClosedFormRun: a new field is its
+    declaration and one line in ClosedFormConfig, no edit of the command line."""
+    assert "--warmup" not in help_of("closed-form", capsys)  # the test can fail
+    monkeypatch.setattr(closed_form, "ClosedFormRun", ClosedFormPlus)
+    text = help_of("closed-form", capsys)
+    assert "--warmup WARMUP warm-up passes, a run field added by a test (default 0)" in text
+    assert "--widths H [H ...] hidden widths h (default 3)" in text
+
+    @dataclasses.dataclass(frozen=True)
+    class ConfigPlus(ClosedFormConfig):  # the one line per field a configuration adds
+        warmup: int = closed_form.run_field("warmup")
+        widths: tuple[int, ...] = closed_form.run_field("widths")
+
+    monkeypatch.setattr(closed_form_config, "ClosedFormConfig", ConfigPlus)
+    words = ["closed-form", "--warmup", "2", "--widths", "4", "8", "--dims", "16"]
+    config = config_from_args(build_parser().parse_args(words))
+    assert type(config) is ConfigPlus
+    assert (config.warmup, config.widths, config.dims) == (2, (4, 8), (16,))  # a list: a tuple
+    assert config_from_args(build_parser().parse_args(["closed-form"])).widths == (3,)
+    with pytest.raises(SystemExit) as caught:  # its type: an integer at least its low
+        build_parser().parse_args(["closed-form", "--warmup", "-1"])
+    assert caught.value.code == 2
+    assert "assocmem: error: warmup: must be an integer ≥ 0, got -1" in capsys.readouterr().err
+
+
+def test_the_closed_form_config_takes_the_run_declarations():
+    """One declaration: ClosedFormConfig is the problem's fields, then ClosedFormRun's, in
+    their order, at their defaults, with their documentation (records and hashes unchanged)."""
+    config = dataclasses.fields(ClosedFormConfig)
+    declared = [
+        *dataclasses.fields(problem.Problem),
+        *dataclasses.fields(closed_form.ClosedFormRun),
+    ]
+    assert [item.name for item in config] == [item.name for item in declared]
+    for mine, item in zip(config, declared, strict=True):
+        assert (mine.default, mine.metadata) == (item.default, item.metadata), item.name
+
+
+def test_the_closed_form_flags_keep_their_spellings_and_parsing(capsys):
+    """Lists keep their text for the configuration (log ranges, inf); a spec-only field gets
+    no flag; the budget is a number > 0, as every command's --memory-gb."""
+    args = build_parser().parse_args(
+        ["closed-form", "--dims", "log:10:1000:3", "--n-samples", "inf", "10", "--schemes",
+         "population", "--memory-gb", "8", "--readout", "--sampler", "explicit"]
+    )  # fmt: skip
+    assert values_from_args(args) == {"dims": ["log:10:1000:3"], "n_samples": ["inf", "10"],
+                                      "schemes": ["population"], "memory_gb": 8.0,
+                                      "readout": True, "sampler": "explicit"}  # fmt: skip
+    config = config_from_args(args)
+    assert (config.dims, config.n_samples) == ((10, 100, 1000), (None, 10))
+    assert "--head-fraction" not in help_of("closed-form", capsys)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["closed-form", "--memory-gb", "0"])
+    assert "assocmem: error: memory_gb: must be a number > 0, got '0'" in capsys.readouterr().err
+
+
+def test_closed_form_help_imports_no_torch():
+    """``assocmem closed-form --help`` builds every flag from the declarations, torch-free."""
+    code = (
+        "import contextlib, io, sys; from assocmem.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['closed-form', '--help']) == 0\n"
+        "assert '--n-groups' in out.getvalue()\n"
+        "print(sorted(m for m in ('torch', 'numpy', 'pandas') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import torch
 
+from assocmem.config.closed_form import NESTED_CONVENTIONS as NESTED_CONVENTIONS  # declared there
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.problem import EMBEDDING_KINDS as EMBEDDING_KINDS  # declared with the problem
 from assocmem.config.problem import INPUT_EMBEDDING_KINDS as INPUT_EMBEDDING_KINDS
@@ -36,7 +37,6 @@ IID_GAUSSIAN: dict[str, bool] = {
     "clustered": False,  # Gaussian, but tokens of one group are correlated
 }
 CLUSTERED = INPUT_EMBEDDING_KINDS[-1]  # "clustered"
-NESTED_CONVENTIONS = ("truncate", "renormalize")
 DRAW_BLOCK = 16  # coordinates drawn per call, so the first d coordinates never depend on d_max
 
 

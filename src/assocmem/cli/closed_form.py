@@ -8,17 +8,14 @@ from assocmem.cli.common import (
     LazyChoices,
     RawHelpFormatter,
     add_format_argument,
-    add_memory_argument,
     add_quiet_argument,
-    finite_float,
     format_table,
-    int_at_least,
     load_toml,
     print_json,
     show_progress,
 )
-from assocmem.cli.fields import add_field_flags
-from assocmem.config import problem
+from assocmem.cli.fields import add_field_flags, spec_key
+from assocmem.config import closed_form, problem
 from assocmem.config.files import load_probabilities
 
 EPILOG = """\
@@ -28,7 +25,8 @@ schemes: NAME or NAME:key=value,... (an unknown name lists the registered ones),
 lists accept log:LOW:HIGH:COUNT (log-spaced integers); sample sizes accept inf (infinite data).
 Flags override the values of --config. Model and memory: Cabannes et al. (2024), docs/.
 """
-EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")  # also assocmem predict's
+# the choices of assocmem predict's flags (still written in cli/predict.py)
+EMBEDDINGS = LazyChoices("assocmem.embeddings", "EMBEDDING_KINDS")
 NESTED = LazyChoices("assocmem.embeddings", "NESTED_CONVENTIONS")
 SAMPLERS = LazyChoices("assocmem.closed_form.cost", "CHOICES")
 
@@ -44,7 +42,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--config", metavar="TOML", help="a TOML file with any of the fields below")
     _add_problem_arguments(parser)
-    _add_embedding_arguments(parser)
     _add_run_arguments(parser)
     add_quiet_argument(parser)
     add_format_argument(parser)
@@ -53,7 +50,7 @@ def register(subparsers: Any) -> None:
 
 def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     """What is memorised: a flag per field of :class:`~assocmem.config.problem.Problem`, derived
-    from its declaration; the token law's other spelling; the label rule."""
+    from its declaration, and the token law's other spelling."""
     add_field_flags(
         parser,
         fields(problem.Problem),
@@ -61,72 +58,42 @@ def _add_problem_arguments(parser: argparse.ArgumentParser) -> None:
         flags=problem.CLOSED_FORM.flag,
     )
     add_field_flags(parser, fields(problem.LawSpelling), defaults=lambda name: None)
-    add = parser.add_argument
-    add(
-        "--label-rule",
-        choices=("soft", "majority"),
-        help="store each token's label law n(x,y)/n(x) (soft, default) or its majority label",
-    )
-
-
-def _add_embedding_arguments(parser: argparse.ArgumentParser) -> None:
-    """The groups of similar tokens (clustered embeddings, group targets) and nested d."""
-    add = parser.add_argument
-    add("--n-groups", type=int_at_least(1), help="G groups of clustered embeddings / group targets")
-    add("--similarity", type=finite_float, help="ρ: correlation within a group (clustered)")
-    add("--grouping", choices=("random", "banded"), help="groups: random balanced or banded")
-    add(
-        "--nested",
-        choices=NESTED,
-        metavar="RULE",
-        help="nested-d convention: truncate (default) or renormalize",
-    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Schemes, the (d, T) grid, trials and how the runs are computed."""
-    add = parser.add_argument
-    add("--schemes", nargs="+", metavar="SCHEME", help="memory schemes (see below)")
-    add("--dims", nargs="+", metavar="D", help="dimensions d, e.g. 10 100 1000 or log:10:1000:20")
-    add(
-        "--n-samples",
-        nargs="+",
-        metavar="T",
-        help="sample sizes T, e.g. inf 10 100 or log:10:10000:4",
-    )
-    add("--trials", type=int_at_least(1), help="independent trials (default 10)")
-    add("--seed", type=int_at_least(0), help="base seed (default 0)")
-    add("--device", help="cpu, cuda or cuda:K (default cpu)")
-    add("--dtype", choices=("float32", "float64"), help="working precision (default float32)")
-    add_memory_argument(parser)
-    add("--readout", action="store_true", default=None, help="also softmax readout metrics")
-    add(
-        "--sampler",
-        choices=SAMPLERS,
-        metavar="SAMPLER",
-        help="explicit (draw E), in_law (exact-in-law draws) or auto (default: by the cost model)",
-    )
-    add(
-        "--counts",
-        choices=("tokens", "multinomial"),
-        help="finite-T counts: tokens (draw T samples; default) or multinomial (the count vector)",
-    )
+    """How the experiment runs (nested d, schemes, the (d, T) grid, trials, sampler, groups of
+    similar tokens…): a flag per field of :class:`~assocmem.config.closed_form.ClosedFormRun`,
+    derived from its declaration."""
+    run_items = closed_form.run_fields()
+    add_field_flags(parser, run_items.values(), defaults=lambda name: run_items[name].default)
+
+
+def flag_keys() -> tuple[str, ...]:
+    """The configuration keys the flags set, each from its declaration: the problem fields, the
+    token law, then the run fields (``probabilities`` names a file: read by
+    :func:`config_from_args`)."""
+    declared = (*fields(problem.Problem), *fields(problem.LawSpelling))
+    run_items = closed_form.run_fields().values()
+    return tuple(spec_key(item) for item in (*declared, *run_items) if item.name != "probabilities")
+
+
+def values_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The TOML file's values, overridden by every flag given on the command line: the mapping
+    :func:`~assocmem.closed_form.config.config_from_mapping` reads."""
+    values: dict[str, Any] = load_toml(args.config) if args.config is not None else {}
+    values.update({k: getattr(args, k) for k in flag_keys() if getattr(args, k, None) is not None})
+    if args.probabilities is not None:
+        values["probabilities"] = load_probabilities(args.probabilities)
+        values.setdefault("n_inputs", len(values["probabilities"]))
+    return values
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """The TOML file's values, overridden by every flag given on the command line: a
     :class:`~assocmem.closed_form.config.ClosedFormConfig`."""
-    from assocmem.closed_form.config import ClosedFormConfig, config_from_mapping
+    from assocmem.closed_form.config import config_from_mapping
 
-    values: dict[str, Any] = load_toml(args.config) if args.config is not None else {}
-    flags = [f.name for f in fields(ClosedFormConfig) if f.name != "probabilities"]
-    values.update({k: getattr(args, k) for k in flags if getattr(args, k, None) is not None})
-    if args.distribution is not None:
-        values["distribution"] = args.distribution
-    if args.probabilities is not None:
-        values["probabilities"] = load_probabilities(args.probabilities)
-        values.setdefault("n_inputs", len(values["probabilities"]))
-    return config_from_mapping(values)
+    return config_from_mapping(values_from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,23 +1,23 @@
 """Command-line flags derived from the configuration's field declarations.
 
 A field declared with :func:`~assocmem.config.problem.described` (the fields of
-:class:`~assocmem.config.problem.Problem`, of :class:`~assocmem.config.hyper.HyperParameters`)
-gets its flag from its declaration: the name (``n_inputs`` → ``--n-inputs``, plus its ``short``
-spelling), the type (an integer at least ``low``, a finite number, a string among ``choices``, a
-list for a tuple), the help (its documentation and the setup's default). So a new field of the
-problem, or a new optimiser hyper-parameter, needs no edit here or in the commands. The
-declarations import nothing heavy: ``--help`` stays torch-free.
+:class:`~assocmem.config.problem.Problem`, of :class:`~assocmem.config.hyper.HyperParameters`,
+of the run declarations :class:`~assocmem.config.training.TrainingRun` and
+:class:`~assocmem.config.closed_form.ClosedFormRun`) gets its flag from its declaration: the name
+(``n_inputs`` → ``--n-inputs``, plus its ``short`` spelling), the type (an integer at least
+``low``, a finite number, a string among ``choices``, a list for a tuple), the help (its
+documentation and the setup's default). So a new field of the problem or of a run, or a new
+optimiser hyper-parameter, needs no edit here or in the commands. The declarations import
+nothing heavy: ``--help`` stays torch-free.
 """
 
 import argparse
-import types
-import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import Field
 from typing import Any
 
-from assocmem.cli.common import LazyChoices, finite_float, int_at_least
-from assocmem.config.problem import DOC, FLAG
+from assocmem.cli.common import LazyChoices, finite_float, int_at_least, positive_float
+from assocmem.config.problem import DOC, FLAG, value_type
 
 
 def flag_name(name: str) -> str:
@@ -31,21 +31,17 @@ def spec_key(item: Field[Any]) -> str:
     return str(item.metadata[FLAG].get("key", item.name))
 
 
-def _value_type(annotation: Any) -> tuple[Any, bool]:
-    """The type of one value of a field and whether the field is a tuple (a list flag)."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
-    if typing.get_origin(annotation) is tuple:
-        return typing.get_args(annotation)[0], True
-    return annotation, False
-
-
-def _parser_of(kind: Any, low: int | None) -> Callable[[str], Any] | None:
+def _parser_of(kind: Any, flag: Mapping[str, Any]) -> Callable[[str], Any] | None:
+    """How the flag parses one value: an integer at least ``low``, a finite number (> 0 where
+    ``positive``), else the text as given (a string, or ``text``: the configuration parses it)."""
+    if flag.get("text"):
+        return None
     if kind is int:
+        low = flag.get("low")
         return int_at_least(low if low is not None else 0)
     if kind is float:
-        return finite_float
-    return None  # a string, as given
+        return positive_float if flag.get("positive") else finite_float
+    return None
 
 
 def _shown(value: Any) -> str:
@@ -73,11 +69,13 @@ def field_flag_options(
         Its command-line spelling (the declaration's ``flag`` metadata, maybe updated): besides
         :func:`~assocmem.config.problem.described`'s, ``key`` (the spec key and flag when they
         differ from the field's name: a grid axis, ``dim`` → ``--dims``, one or more values
-        unless ``single``) and ``shown`` (the default the help states; None: none).
+        unless ``single``), ``shown`` (the default the help states; None: none), ``text`` (the
+        value is passed on as text, for the configuration to parse) and ``positive`` (a
+        number > 0).
     axis : bool, default False
         A grid axis: the flag takes one or more values.
     """
-    kind, many = _value_type(item.type)
+    kind, many = value_type(item.type)
     axis = axis or ("key" in flag and not flag.get("single"))  # a grid axis's plural key
     long = flag_name(flag.get("key", item.name))
     doc = str(item.metadata[DOC])
@@ -90,7 +88,7 @@ def field_flag_options(
         return [long], {**options, "action": "store_true", "default": None}
     if flag.get("path"):  # the flag names a file the command reads
         return [long], {**options, "metavar": flag.get("metavar", "FILE")}
-    parse = _parser_of(kind, flag.get("low"))
+    parse = _parser_of(kind, flag)
     if parse is not None:
         options["type"] = parse
     choices = flag.get("choices")
@@ -121,8 +119,8 @@ def add_field_flags(
     axes: Sequence[str] = (),
     aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
-    """Add one flag per declared field; return the keys the flags set (a field's ``key``,
-    else its name).
+    """Add one flag per declared field (but those declared ``spec_only``); return the keys the
+    flags set (a field's ``key``, else its name).
 
     Parameters
     ----------
@@ -141,6 +139,8 @@ def add_field_flags(
     names = []
     for item in items:
         flag = flags(item.name) if flags is not None else item.metadata[FLAG]
+        if flag.get("spec_only"):  # set in a spec or TOML file only
+            continue
         strings, options = field_flag_options(
             item, defaults(item.name), flag, axis=item.name in axes
         )

@@ -11,16 +11,16 @@ import torch
 from assocmem.closed_form import cost
 from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
 from assocmem.config.checks import int_at_least
+from assocmem.config.closed_form import COUNTS, DTYPE_NAMES, LABEL_RULES, run_field
 from assocmem.config.errors import ConfigError, unknown_name
-from assocmem.config.problem import TARGETS, Problem, document_problem
+from assocmem.config.problem import TARGETS, Problem, document_problem, value_type
 from assocmem.embeddings import CLUSTERED, INPUT_EMBEDDING_KINDS, NESTED_CONVENTIONS, check_kind
 from assocmem.laws import check_label_noise, check_token_alpha, check_words
 from assocmem.laws.groups import GROUPINGS
 from assocmem.runtime import check_device
 from assocmem.schemes import Scheme, parse_scheme
 
-LABEL_RULES = ("soft", "majority")  # what a memory stores of a token's observed labels
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPE_NAMES}
 BYTES = cost.BYTES
 
 
@@ -97,28 +97,23 @@ class ClosedFormConfig(Problem):
     Symbols of Cabannes et al. (2024); see the docs: science/model.md and science/schemes.md.
     """
 
-    nested: str = "truncate"  # nested-d convention: "truncate" (paper) or "renormalize"
-    schemes: tuple[str, ...] = ("uniform", "population", "threshold:P=d/8")
-    dims: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000)
-    n_samples: tuple[int | None, ...] = (None,)
-    trials: int = 10
-    seed: int = 0
-    device: str = "cpu"
-    dtype: str = "float32"
-    memory_gb: float = 4.0  # refuse a run whose working set exceeds this
-    head_fraction: float = 0.1  # head = the ceil(fraction·N) most probable tokens
-    readout: bool = False  # also the calibrated softmax readout: cross-entropy, p(correct), β*
-    # how the input embeddings' randomness is drawn: "explicit" (E itself), "in_law" (only the
-    # Gaussian quantities the scores depend on, exact in law for Gaussian E), or "auto"
-    sampler: str = "auto"
-    # how finite-T counts are drawn: "tokens" (T samples, counted) or "multinomial" (the count
-    # vector itself, O(N) per T; beyond/vocabulary.md)
-    counts: str = "tokens"
-    label_rule: str = "soft"  # store n(x, y)/n(x) ("soft") or the most frequent label ("majority")
-    # similar tokens (docs: beyond/similar.md): G groups, their correlation ρ, how they are formed
-    n_groups: int = 1  # G: groups of embedding "clustered" and target "group"
-    similarity: float = 0.0  # ρ: correlation of two tokens of one group (clustered embeddings)
-    grouping: str = "random"  # "random" balanced map, or "banded" by frequency rank
+    nested: str = run_field("nested")  # declared in config/closed_form.py (torch-free)
+    schemes: tuple[str, ...] = run_field("schemes")
+    dims: tuple[int, ...] = run_field("dims")
+    n_samples: tuple[int | None, ...] = run_field("n_samples")
+    trials: int = run_field("trials")
+    seed: int = run_field("seed")
+    device: str = run_field("device")
+    dtype: str = run_field("dtype")
+    memory_gb: float = run_field("memory_gb")
+    head_fraction: float = run_field("head_fraction")
+    readout: bool = run_field("readout")
+    sampler: str = run_field("sampler")
+    counts: str = run_field("counts")
+    label_rule: str = run_field("label_rule")
+    n_groups: int = run_field("n_groups")
+    similarity: float = run_field("similarity")
+    grouping: str = run_field("grouping")
 
     def __post_init__(self) -> None:
         validate(self)
@@ -222,7 +217,6 @@ def _check_sampler(cfg: ClosedFormConfig) -> None:
         )
 
 
-COUNTS = ("tokens", "multinomial")
 MAX_MULTINOMIAL_SAMPLES = 2**53  # float64 counts stay exact integers
 
 
@@ -288,9 +282,6 @@ def _check_memory(cfg: ClosedFormConfig) -> None:
         )
 
 
-_TUPLE_FIELDS = {"schemes", "dims", "n_samples", "probabilities"}
-
-
 def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
     """Build a config from a mapping (a TOML table or CLI flags), checking keys and types."""
     if "distribution" in values:  # zipf, zipf:ALPHA or words:LANG, as `assocmem train` takes it
@@ -302,13 +293,15 @@ def config_from_mapping(values: Mapping[str, Any]) -> ClosedFormConfig:
         from assocmem.laws.words import vocabulary_size
 
         values = {**values, "n_inputs": vocabulary_size(values.get("words"))}
-    allowed = {f.name for f in fields(ClosedFormConfig)} | {"distribution"}
+    declared = fields(ClosedFormConfig)
+    allowed = {f.name for f in declared} | {"distribution"}
+    lists = {f.name for f in declared if value_type(f.type)[1]}  # tuple fields, from their types
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise unknown_name(unknown[0], "key", unknown[0], sorted(allowed))
     clean: dict[str, Any] = {}
     for key, value in values.items():
-        if key in _TUPLE_FIELDS and value is not None:
+        if key in lists and value is not None:
             if isinstance(value, str | int | float):
                 value = [value]
             if not isinstance(value, Sequence):

@@ -17,9 +17,10 @@ it without importing torch.
 """
 
 import re
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
-from typing import Any, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 TARGETS = ("mod", "random", "group")  # the maps f* a configuration may take (see Problem.target)
 EMBEDDING_KINDS = ("gaussian", "spherical", "orthogonal")  # the laws assocmem.embeddings draws
@@ -43,7 +44,9 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
         integer's least value), ``choices`` (a tuple, or ``"module:attribute"`` naming them, read
         only when a value is checked), ``nargs``, ``path`` (the flag names a file to read),
         ``key`` (the spec key and flag of a grid axis, ``"dims"`` for ``dim``; ``single``: it
-        takes one value), ``shown`` (the default the help states, when not the field's).
+        takes one value), ``shown`` (the default the help states, when not the field's),
+        ``text`` (the flag passes its text on, for the configuration to parse: ``log:…``
+        ranges, ``inf``), ``positive`` (a number > 0), ``spec_only`` (no flag: set in a spec).
 
     Returns
     -------
@@ -51,6 +54,23 @@ def described(default: Any, doc: str, **flag: Any) -> Any:
         The field, its metadata ``{"doc": doc, "flag": flag}``.
     """
     return field(default=default, metadata={DOC: doc, FLAG: dict(flag)})
+
+
+def redeclared(item: Field[Any]) -> Any:
+    """The declared field ``item`` as a configuration takes it: same default, same metadata
+    (its documentation and spelling), e.g. ``trials: int = redeclared(declared["trials"])``."""
+    return field(default=item.default, metadata=item.metadata)
+
+
+def value_type(annotation: Any) -> tuple[Any, bool]:
+    """The type of one value of a field annotated ``annotation`` (``X | None`` as ``X``) and
+    whether the field is a tuple of them (a list in a spec, one or more values on a command
+    line): ``tuple[int, ...]`` → ``(int, True)``."""
+    if isinstance(annotation, types.UnionType) or get_origin(annotation) is Union:
+        annotation = next(a for a in get_args(annotation) if a is not type(None))
+    if get_origin(annotation) is tuple:
+        return get_args(annotation)[0], True
+    return annotation, False
 
 
 def field_doc(item: Field[Any]) -> str:

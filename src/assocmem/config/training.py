@@ -10,10 +10,10 @@ and ``assocmem train`` derives a flag from each (:mod:`assocmem.cli.fields`) wit
 torch, so a new run field is one declaration here and one line in the configuration.
 """
 
-from dataclasses import Field, dataclass, field, fields
+from dataclasses import Field, dataclass, fields
 from typing import Any
 
-from assocmem.config.problem import described
+from assocmem.config.problem import described, redeclared
 
 MODELS = ("matrix", "learned", "relu", "qupdate")
 INITS = ("zero", "gaussian")
@@ -100,5 +100,4 @@ def run_field(name: str) -> Any:
     KeyError
         If ``name`` is no field of :class:`TrainingRun`.
     """
-    declared = run_fields()[name]
-    return field(default=declared.default, metadata=declared.metadata)
+    return redeclared(run_fields()[name])

@@ -10,9 +10,8 @@ Two groupings (docs: beyond/similar.md):
 
 import torch
 
+from assocmem.config.closed_form import GROUPINGS as GROUPINGS  # declared with the run
 from assocmem.laws.tokens import random_targets
-
-GROUPINGS = ("random", "banded")
 
 
 def token_groups(
