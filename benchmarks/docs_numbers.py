@@ -24,9 +24,12 @@ folders hold. Measured on 2026-11-24 against every study at both scales: 1135 ok
 quick scale of every study and the full scale of superposition, hierarchy and similar: 811 ok,
 0 mismatches, 282 full only (7 min 52 s; the quick folder alone: 238 ok, 0 mismatches).
 
-Some runs round differently on other CPUs (``docs/reproducibility.md``): finding §4.6b's d = 2
-runs (AVX-512 or AVX2), the vocabulary study's finite-T draws and the editing study's trained
-memory (Intel or AMD). The pages quote an Intel Xeon VM with AVX-512 and name the other values.
+Since the CPU pin (``docs/reproducibility.md``: MKL and ATen held to their AVX2 code by
+``import assocmem``), a reproduction gives the same bits on any x86-64 CPU with AVX2, so these
+numbers hold on any such host; the pages' numbers were re-measured under the pin on 2026-11-27
+(it moved finding §4.6b's d = 2 runs and the studies' torch-ops trainers; before it they
+followed the CPU's instruction set). On other CPUs (ARM, or ``ASSOCMEM_PIN_CPU=0``) those runs
+may give other values.
 
 ``--long`` recomputes the numbers whose commands take minutes and are not part of a
 reproduction: the probes of the predictions page, the fit-coverage study of the theory guide and
@@ -381,8 +384,8 @@ CLAIMS_QUOTES = [
     ),
     Q(
         CLAIMS,
-        "Measured (full scale, 10 seeds): error ⟦0⟧ at M = 5 and 20, ⟦0.016⟧ at M = 40 on an "
-        "AVX-512 CPU",
+        "Measured (full scale, 10 seeds): error ⟦0⟧ at M = 5 and 20, ⟦0.015⟧ at M = 40 on any "
+        "x86-64 CPU with AVX2",
         (M5_AND_M20, claim("§4.6b", "M40")),
     ),
 ]
@@ -559,7 +562,8 @@ TRAINING_QUOTES = [
     ),
     Q(
         TRAINING,
-        "| error ⟦0⟧ at M = 5 and 20, ⟦0.016⟧ at M = 40 (AVX-512 CPU; 0.0085 under AVX2) |",
+        "| error ⟦0⟧ at M = 5 and 20, ⟦0.015⟧ at M = 40 (any AVX2 CPU, under the [CPU pin]"
+        "(../reproducibility.md#the-cpu-pin); 0.016 on AVX-512 and 0.0085 on AVX2 before it) |",
         (M5_AND_M20, claim("§4.6b", "M40")),
     ),
     Q(

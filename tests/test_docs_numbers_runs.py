@@ -234,7 +234,7 @@ PREDICT_QUOTES = [
     ),
     Q(
         PREDICT,
-        "| Fig. 1 | empirical threshold d/12 | 10 | ⟦1.2⟧ % | ⟦8.9⟧ % (d = ⟦10⟧) | ⟦1.6⟧ % |",
+        "| Fig. 1 | empirical threshold d/12 | 10 | ⟦1.5⟧ % | ⟦8.7⟧ % (d = ⟦10⟧) | ⟦1.8⟧ % |",
         (
             *summary("fig1", ETS, 10, *SUMMARY[:2]),
             worst_dim("fig1", ETS, 10),
@@ -243,23 +243,23 @@ PREDICT_QUOTES = [
     ),
     Q(
         PREDICT,
-        "| Fig. 1 | | 10² | ⟦1.2⟧ % | ⟦8.8⟧ % | ⟦1.7⟧ % |",
+        "| Fig. 1 | | 10² | ⟦1.0⟧ % | ⟦8.6⟧ % | ⟦1.9⟧ % |",
         summary("fig1", ETS, 100, *SUMMARY),
     ),
     Q(
         PREDICT,
-        "| Fig. 1 | | 10³ | ⟦1.1⟧ % | ⟦8.8⟧ % | ⟦1.4⟧ % |",
+        "| Fig. 1 | | 10³ | ⟦1.0⟧ % | ⟦8.6⟧ % | ⟦1.0⟧ % |",
         summary("fig1", ETS, 1000, *SUMMARY),
     ),
     Q(
         PREDICT,
-        "| Fig. 1 | | 10⁴ | ⟦0.6⟧ % | ⟦8.8⟧ % | ⟦0.7⟧ % |",
+        "| Fig. 1 | | 10⁴ | ⟦0.5⟧ % | ⟦8.6⟧ % | ⟦0.7⟧ % |",
         summary("fig1", ETS, 10_000, *SUMMARY),
     ),
     Q(
         PREDICT,
         "| 1000 | ⟦0.003405⟧ vs ⟦0.003386⟧ ± ⟦0.000009⟧ | ⟦0.0588⟧ vs ⟦0.0595⟧ ± ⟦0.0016⟧ | "
-        "⟦0.005962⟧ vs ⟦0.005988⟧ ± ⟦0.000032⟧ |",
+        "⟦0.005962⟧ vs ⟦0.005973⟧ ± ⟦0.000031⟧ |",
         (
             *point("fig4", "threshold:P=d/8", None, 1000),
             *point("fig4", "population", None, 1000),
@@ -269,7 +269,7 @@ PREDICT_QUOTES = [
     Q(
         PREDICT,
         "| 100 / 113 | ⟦0.0331⟧ vs ⟦0.0334⟧ ± ⟦0.0003⟧ | ⟦0.1037⟧ vs ⟦0.0998⟧ ± ⟦0.0030⟧ | "
-        "⟦0.0571⟧ vs ⟦0.0567⟧ ± ⟦0.0006⟧ |",
+        "⟦0.0571⟧ vs ⟦0.0567⟧ ± ⟦0.0005⟧ |",
         (
             *point("fig4", "threshold:P=d/8", None, 113),
             *point("fig4", "population", None, 113),

@@ -14,7 +14,12 @@ getting-started and the API reference.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from assocmem.cpu_pin import pin
 from assocmem.public import PUBLIC
+
+# Before torch loads: MKL's and ATen's CPU code pinned to AVX2, the same bits on every x86-64
+# host with AVX2 (assocmem/cpu_pin.py; ASSOCMEM_PIN_CPU=0 turns it off).
+pin()
 
 __version__ = "0.1.0"
 

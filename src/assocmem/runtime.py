@@ -18,9 +18,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 import torch
 
+from assocmem import cpu_pin
 from assocmem.config.errors import ConfigError
 
 
@@ -103,6 +105,16 @@ def cuda_numerics(device: torch.device | str) -> dict[str, bool]:
         "deterministic": os.environ.get(DETERMINISTIC_SWITCH, "1") != "0",
         "tf32": os.environ.get(TF32_SWITCH, "0") == "1",
     }
+
+
+def numerics(device: torch.device | str) -> dict[str, Any]:
+    """How work on ``device`` computes, for a run's provenance: on CUDA
+    :func:`cuda_numerics`; on the CPU ``{"cpu_pin": {"mkl_cbwr": …, "aten": …}}``, the code
+    paths MKL and ATen run (:func:`assocmem.cpu_pin.in_effect`: ``"AVX2,STRICT"`` and
+    ``"AVX2"`` under the pin, the same bits on every x86-64 host with AVX2)."""
+    if torch.device(device).type == "cpu":
+        return {"cpu_pin": cpu_pin.in_effect()}
+    return cuda_numerics(device)
 
 
 @contextmanager

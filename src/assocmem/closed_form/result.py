@@ -13,7 +13,7 @@ import torch
 from assocmem import __version__
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.laws.tokens import noisy_error
-from assocmem.runtime import cuda_numerics
+from assocmem.runtime import numerics
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -165,7 +165,7 @@ def provenance(device: str, wall_seconds: float, sampler: str = "explicit") -> d
         "device": device,
         "host": socket.gethostname(),
         "wall_seconds": round(wall_seconds, 3),
-        **cuda_numerics(device),  # CUDA: deterministic, tf32
+        **numerics(device),  # CPU: cpu_pin; CUDA: deterministic, tf32
     }
 
 

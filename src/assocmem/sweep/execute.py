@@ -22,7 +22,7 @@ import torch
 from assocmem import __version__
 from assocmem.config.errors import ConfigError
 from assocmem.progress import progress_bar
-from assocmem.runtime import cuda_numerics
+from assocmem.runtime import numerics
 from assocmem.sweep.kinds import Outcome, RunKind, get_kind
 from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
@@ -57,7 +57,7 @@ def provenance(device: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "device": device,
         "host": socket.gethostname(),
-        **cuda_numerics(device),  # CUDA: deterministic, tf32
+        **numerics(device),  # CPU: cpu_pin; CUDA: deterministic, tf32
     }
 
 

@@ -3,9 +3,10 @@
 
 The source ``kernels.c`` is compiled once, when the package is built or installed (``setup.py``:
 one library per instruction set — ``baseline``, ``avx2``, ``avx512`` on x86-64 — all built with
-``-ffp-contract=off`` and no ``-march=native``), and the best library this CPU runs is chosen at
-run time (:func:`load`) and called with :mod:`ctypes`. Where no library can be used (built
-without a C compiler, or ``ASSOCMEM_NATIVE=0``), :func:`load` returns None, one line on stderr
+``-ffp-contract=off`` and no ``-march=native``), and the best library this CPU runs (by its real
+instruction set, whatever ATen's pinned capability: :mod:`assocmem.cpu_pin`) is chosen at run
+time (:func:`load`) and called with :mod:`ctypes`. Where no library can be used (built without
+a C compiler, or ``ASSOCMEM_NATIVE=0``), :func:`load` returns None, one line on stderr
 says why, and the engine uses torch ops instead. :func:`describe` names the kernel in use, for
 provenance.
 """
@@ -19,13 +20,15 @@ from typing import NamedTuple
 
 import torch
 
+from assocmem.cpu_pin import host_capability
+
 FOLDER = Path(__file__).parent
 
 
 SOURCE = FOLDER / "kernels.c"  # what the libraries are built from (setup.py)
 
 
-# Built libraries (setup.py), best first → the capabilities of torch.backends.cpu that run them.
+# Built libraries (setup.py), best first → the CPU capabilities that run them.
 VARIANTS = {
     "avx512": {"AVX512"},
     "avx2": {"AVX512", "AVX2"},
@@ -93,8 +96,11 @@ def library_path(variant: str) -> Path | None:
 
 
 def runnable() -> list[str]:
-    """The variants this CPU can run, best first (by ``torch.backends.cpu`` capability)."""
-    capability = torch.backends.cpu.get_cpu_capability()
+    """The variants this CPU can run, best first: by the instructions it really has
+    (:func:`assocmem.cpu_pin.host_capability`), not by ATen's capability, which the pin holds
+    at AVX2 (the variants give the same bits, so the best is only faster); by
+    ``torch.backends.cpu``'s capability where the CPU's flags cannot be read."""
+    capability = host_capability() or torch.backends.cpu.get_cpu_capability()
     return [name for name, needs in VARIANTS.items() if needs is None or capability in needs]
 
 
