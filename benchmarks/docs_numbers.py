@@ -22,7 +22,10 @@ claims) against the runs of each study at the scale each sentence states; their 
 folders hold. Measured on 2026-11-24 against every study at both scales: 1135 ok, 0 mismatches
 (3 min 22 s); on 2026-11-27 (e33b764 and its page fixes, an Intel Xeon VM under load), the
 quick scale of every study and the full scale of superposition, hierarchy and similar: 811 ok,
-0 mismatches, 282 full only (7 min 52 s; the quick folder alone: 238 ok, 0 mismatches).
+0 mismatches, 282 full only (7 min 52 s; the quick folder alone: 238 ok, 0 mismatches). On
+2026-11-27, after the capacity search's and the trained hierarchy's Adam became the optimiser
+registry's, under ``MKL_CBWR=AVX2,STRICT ATEN_CPU_CAPABILITY=avx2``: the hierarchy at both
+scales, 134 ok, 0 mismatches; ``capacity_3000_steps`` 566 as quoted.
 
 Since the CPU pin (``docs/reproducibility.md``: MKL and ATen held to their AVX2 code by
 ``import assocmem``), a reproduction gives the same bits on any x86-64 CPU with AVX2, so these

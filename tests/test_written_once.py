@@ -39,6 +39,19 @@ def test_every_named_operation_is_defined_once_where_the_table_says():
     assert checked >= 16  # the ops rows name at least this many functions
 
 
+def test_adam_is_written_once():
+    """Adam's bias corrections and second moment appear in the registry's entry alone: every
+    trainer (the capacity frontier's memorize and the trained hierarchy included) steps through
+    ``OPTIMIZERS["adam"]`` (their steps against a reference: tests/test_studies_adam.py)."""
+    update = re.compile(r"1 - beta[12]|beta2\s*\*\*|addcdiv_")
+    writers = sorted(
+        p.relative_to(PACKAGE).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if update.search(p.read_text(encoding="utf-8"))
+    )
+    assert writers == ["training/optimizers/adam.py"]
+
+
 def test_one_device_check_for_every_configuration():
     """The closed-form and training configurations check ``device`` with the same function:
     the same line for the same bad value, and ``cuda:K`` understood by both (refused here only

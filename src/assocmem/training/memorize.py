@@ -13,20 +13,23 @@ search cheap:
   problem are concave after their first rise, so the linear extrapolation overestimates the
   final accuracy and the rule only cuts runs that would fail anyway (up to noise).
 
-Optimiser: Adam (torch.optim's update, bias-corrected) on W from :math:`W = 0`. The logits are
+Optimiser: the registry's Adam (``OPTIMIZERS["adam"]``, bias-corrected, betas (0.9, 0.999) by
+default; :meth:`AdamSettings.optimizer`) on W from :math:`W = 0`. The logits are
 formed as :math:`E (U W)^\top`, O(M d² + N M d) per step instead of the O(N d²) of :math:`E W^\top`:
 with a small M this is the difference between seconds and minutes.
 """
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 
 from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import wrong_tokens
 from assocmem.runtime import flush_denormals
+from assocmem.training.optimizers.base import AbstractOptimizer, Slot
+from assocmem.training.optimizers.registry import OPTIMIZERS
 
 
 @dataclass(frozen=True)
@@ -36,17 +39,26 @@ class MemorizeResult:
     accuracy: torch.Tensor  # (R,) float64
     steps: int
     stopped: str  # "reached" (mean accuracy ≥ τ) | "hopeless" | "budget"
+    memory: torch.Tensor | None = None  # the trained W (R, d, d), where the trainer keeps it
 
 
 @dataclass(frozen=True)
 class AdamSettings:
-    """Full-batch Adam on W: learning rate, betas, eps, step budget and the hopeless rule."""
+    """Full-batch Adam on W: learning rate, betas, eps, step budget and the hopeless rule.
+
+    The step is the optimiser registry's Adam with these betas and eps (:meth:`optimizer`).
+    """
 
     lr: float = 1.0
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
     max_steps: int = 1000
     window: int = 50  # steps between two checks of the hopeless rule (0: never give up early)
+
+    def optimizer(self) -> AbstractOptimizer:
+        """The registry's Adam (``OPTIMIZERS["adam"]``) with these betas and eps."""
+        hyper: dict[str, Any] = {"betas": tuple(self.betas), "eps": self.eps}
+        return OPTIMIZERS["adam"](**hyper)
 
 
 def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -65,7 +77,9 @@ def memorize(
     r"""Train W (R, d, d) from zero by full-batch Adam on the mean cross-entropy over N inputs.
 
     E: (R, N, d) input embeddings; U: (R, M, d) output embeddings; targets: (N,) int64, f*(x).
-    Logits :math:`u_y^\top W e_x` for all (x, y): :math:`E (U W)^\top`, (R, N, M).
+    Each step is the registry's Adam (:meth:`AdamSettings.optimizer`), one learning rate per
+    draw; the result holds the trained W as ``memory``. Logits :math:`u_y^\top W e_x` for all
+    (x, y): :math:`E (U W)^\top`, (R, N, M).
 
     Subnormal floats are flushed to zero while training (then set back to torch's default):
     once memories are stored, most softmax entries underflow, and subnormal arithmetic made
@@ -79,9 +93,10 @@ def _memorize(
     E: torch.Tensor, U: torch.Tensor, targets: torch.Tensor, tau: float, cfg: AdamSettings
 ) -> MemorizeResult:
     runs, n, dim = E.shape
-    beta1, beta2 = cfg.betas
     W = E.new_zeros(runs, dim, dim)
-    first, second = torch.zeros_like(W), torch.zeros_like(W)
+    slot: Slot
+    optimizer, slot = cfg.optimizer(), {}
+    lr = torch.full((runs,), cfg.lr, dtype=W.dtype, device=W.device)  # one rate per run
     U_t = U.transpose(1, 2)  # (R, d, M)
     checkpoint = (0, 0.0)  # (step, mean accuracy) at the last hopeless check
     for step in range(1, cfg.max_steps + 1):
@@ -89,16 +104,14 @@ def _memorize(
         acc = accuracy(logits, targets)
         stop, checkpoint = stop_rule(step, float(acc.mean()), tau, cfg, checkpoint)
         if stop is not None:
-            return MemorizeResult(acc, step - 1, stop)
+            return MemorizeResult(acc, step - 1, stop, W)
         delta = softmax_error(logits, targets).div_(n)  # (R, N, M): d(mean CE)/d(logits)
         grad = torch.bmm(U_t, torch.bmm(delta.transpose(1, 2), E))  # Uᵀ Dᵀ E, (R, d, d)
-        first.lerp_(grad, 1 - beta1)
-        second.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = (second / (1 - beta2**step)).sqrt_().add_(cfg.eps)
-        W.addcdiv_(first, denom, value=-cfg.lr / (1 - beta1**step))
+        optimizer.step(slot, W, grad, lr, step)
     logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))
     acc = accuracy(logits, targets)
-    return MemorizeResult(acc, cfg.max_steps, "reached" if float(acc.mean()) >= tau else "budget")
+    stopped = "reached" if float(acc.mean()) >= tau else "budget"
+    return MemorizeResult(acc, cfg.max_steps, stopped, W)
 
 
 class StopSettings(Protocol):
@@ -138,3 +151,4 @@ def check_settings(settings: AdamSettings) -> None:
         raise ConfigError("max_steps", f"must be an integer ≥ 1, got {settings.max_steps!r}")
     if settings.window < 0:
         raise ConfigError("window", f"must be an integer ≥ 0, got {settings.window!r}")
+    settings.optimizer().validate()

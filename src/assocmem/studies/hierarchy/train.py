@@ -32,6 +32,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import torch
 
@@ -45,8 +46,12 @@ from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads, uses_batched_path
 from assocmem.studies.hierarchy.memory import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
 from assocmem.studies.hierarchy.nmi import nmi_of_runs, null_concept_map
+from assocmem.training.optimizers.base import Slot
+from assocmem.training.optimizers.registry import OPTIMIZERS
 
 BETAS, EPS = (0.9, 0.999), 1e-8
+_HYPER: dict[str, Any] = {"betas": BETAS, "eps": EPS}
+ADAM = OPTIMIZERS["adam"](**_HYPER)  # the registry's Adam, configured
 METRICS = (
     "error_hard",  # the hierarchy with the argmax bottleneck
     "error_soft",  # the hierarchy with the softmax bottleneck (as trained)
@@ -183,22 +188,19 @@ def direct_gradient(
     return (delta @ outputs).mT @ inputs / labels.shape[-1]
 
 
-class _Adam:
-    """Adam on a list of tensors, in place (torch.optim's bias-corrected update)."""
+class _Steps:
+    """The registry's Adam (``ADAM``) on a list of tensors, in place: one slot per tensor
+    and one learning rate for every run (the tensors' leading run axis, if any)."""
 
     def __init__(self, tensors: list[torch.Tensor], lr: float) -> None:
-        self.tensors, self.lr, self.step = tensors, lr, 0
-        self.first = [torch.zeros_like(t) for t in tensors]
-        self.second = [torch.zeros_like(t) for t in tensors]
+        self.tensors, self.step = tensors, 0
+        self.lr = torch.full((1,), lr, dtype=tensors[0].dtype, device=tensors[0].device)
+        self.slots: list[Slot] = [{} for _ in tensors]
 
     def update(self, grads: list[torch.Tensor]) -> None:
         self.step += 1
-        (beta1, beta2), t = BETAS, self.step
-        for tensor, grad, m, v in zip(self.tensors, grads, self.first, self.second, strict=True):
-            m.lerp_(grad, 1 - beta1)
-            v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            denom = (v / (1 - beta2**t)).sqrt_().add_(EPS)
-            tensor.addcdiv_(m, denom, value=-self.lr / (1 - beta1**t))
+        for tensor, grad, slot in zip(self.tensors, grads, self.slots, strict=True):
+            ADAM.step(slot, tensor, grad, self.lr, self.step)
 
 
 def _batches(cfg: BottleneckConfig, trial: int) -> Iterable[torch.Tensor]:
@@ -278,7 +280,7 @@ def fit_trials(cfg: BottleneckConfig, trials: Trials) -> None:
     """Adam on the hierarchy and the direct memory, in place, one step per batch."""
     targets = trials.f1 % cfg.n_outputs
     model, matrix = trials.model, trials.matrix
-    adam, direct_adam = _Adam(model.tensors(), cfg.lr), _Adam([matrix], cfg.lr)
+    adam, direct_adam = _Steps(model.tensors(), cfg.lr), _Steps([matrix], cfg.lr)
     for step in range(trials.ids.shape[-2]):
         x = trials.ids[..., step, :]
         labels = targets.gather(-1, x)
