@@ -1707,6 +1707,14 @@ def e_part_theory(memory: str) -> Callable[[Any], list[float]]:
     return lambda s: [s.predicted_capacity(memory, d) for d in D_PART]
 
 
+def e_exponent(memory: str) -> tuple[Source, ...]:
+    """The fitted exponent of ``memory``'s median ROME capacity vs d and its interval."""
+    return tuple(
+        measure(f"{memory} capacity exponent {what}", lambda s, i=i: s.exponent(memory)[i])
+        for i, what in enumerate(("", "low", "high"))
+    )
+
+
 EDITING_PART = [
     e_part_row("| threshold, ROME C = I: capacity (median) | ⟦9⟧ | ⟦13⟧ | ⟦27⟧ | ⟦60⟧ | ⟦119⟧ | ⟦259⟧ "
                "| ⟦531⟧ |", e_medians(E_THR)),
@@ -1718,9 +1726,15 @@ EDITING_PART = [
                e_medians(E_TRAINED)),
     e_part_row("| threshold, ROME C = Σpeeᵀ | ⟦30⟧ | ⟦64⟧ | ⟦176⟧ | ⟦287⟧ | ⟦710⟧ | ⟦867⟧ | ⟦967⟧ |",
                e_medians(E_THR, "rome_cov")),
-    Quoted(EDI, "linear in d, exponent ⟦1.015⟧ [⟦0.98⟧, ⟦1.09⟧]",
+    Quoted(EDI, "linear in d, exponent ⟦1.015⟧ [⟦0.98⟧, ⟦1.09⟧] (⟦0.52⟧·d at d = 1024), while the "
+           "theory's grows as ⟦0.78⟧",
            (claim("editing-capacity", "exponent"), claim("editing-capacity", "exponent_low"),
-            claim("editing-capacity", "exponent_high"))),
+            claim("editing-capacity", "exponent_high"),
+            measure("threshold median capacity / d, d = 1024", lambda s: s.medians(E_THR)[-1]
+                    / 1024),
+            measure("theory: log-log slope from d = 16 to 1024", lambda s: math.log(
+                s.predicted_capacity(E_THR, 1024) / s.predicted_capacity(E_THR, 16))
+                / math.log(64)))),
     Quoted(EDI, "(ratios ⟦0.56⟧, ⟦0.49⟧, ⟦0.54⟧ at d = 256, 512, 1024",
            tuple(claim("editing-theory", f"predicted_over_measured_d{d}") for d in (256, 512, 1024))),
     Quoted(EDI, "edits holding after 64 others ⟦0.979⟧ ± ⟦0.004⟧ at worst (d = 1024); stored-token "
@@ -1736,8 +1750,11 @@ EDITING_PART = [
             claim("editing-covariance", "resolved_cells"),
             *(claim("editing-theory-damage", f"{w}_d{d}") for d in (512, 1024)
               for w in ("measured", "predicted")))),
-    Quoted(EDI, "they catch up, ⟦313⟧ against ⟦531⟧ at d = 1024",
-           (claim("editing-trained", "trained_d1024"), claim("editing-trained", "threshold_d1024"))),
+    Quoted(EDI, "(exponent ⟦1.45⟧ [⟦1.42⟧, ⟦1.49⟧]: they catch up, ⟦313⟧ against ⟦531⟧ at d = 1024)",
+           (*e_exponent(E_TRAINED),
+            claim("editing-trained", "trained_d1024"), claim("editing-trained", "threshold_d1024"))),
+    Quoted(EDI, "The q = p memory's capacity does grow, slowly (exponent ⟦0.59⟧ [⟦0.49⟧, ⟦0.68⟧])",
+           e_exponent(E_POP)),
 ]  # fmt: skip
 
 
