@@ -27,7 +27,8 @@ quick scale of every study and the full scale of superposition, hierarchy and si
 registry's, under ``MKL_CBWR=AVX2,STRICT ATEN_CPU_CAPABILITY=avx2``: the hierarchy at both
 scales, 134 ok, 0 mismatches; ``capacity_3000_steps`` 566 as quoted. The full scales re-run
 under the pin on that VM (2026-11-27): vocabulary 157 ok (59 quoted numbers moved, the page
-updated), noise-threshold 126 ok and the editing part 70 ok (nothing moved), 0 mismatches.
+updated), noise-threshold 126 ok, similar 225 ok and the editing part 70 ok (nothing moved),
+0 mismatches.
 
 Since the CPU pin (``docs/reproducibility.md``: MKL and ATen held to their AVX2 code by
 ``import assocmem``), a reproduction gives the same bits on any x86-64 CPU with AVX2, so these
