@@ -68,6 +68,7 @@ def is_x86_64() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64")
 
 
+@functools.cache
 def host_capability() -> str | None:
     """The best capability this CPU really has, whatever ATen was told (``"AVX512"``,
     ``"AVX2"`` or ``"DEFAULT"``), or None where it cannot be read (not Linux x86-64)."""

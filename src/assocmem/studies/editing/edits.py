@@ -176,10 +176,11 @@ def edit_value(
     row: (M,) the token's scores; gram: (M, M) :math:`U U^\top`."""
     direction = gram[:, new] - gram[:, old]  # u_y · (u_new − u_old)
     reach = direction[new] - direction  # c_y
-    with np.errstate(over="ignore", invalid="ignore"):  # past float64: inf or NaN, which stop
-        gaps = row[new] - row  # the sequence (edit_steps)
-        need = [(margin - gaps[y]) / reach[y] for y in range(len(row)) if y != new and reach[y] > 0]
-    return float(np.max([0.0, *need])), direction
+    passable = reach > 0  # c_new = 0: the new output itself is never among them
+    # past float64's range λ is inf or NaN, which stops the sequence (edit_steps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        need = (margin - (row[new] - row[passable])) / reach[passable]
+    return float(np.max(need, initial=0.0)), direction
 
 
 def erase_value(row: np.ndarray, gram: np.ndarray, old: int) -> tuple[float, np.ndarray]:
