@@ -21,7 +21,7 @@ from assocmem.studies.facts.capacity import (
     memory_parameters,
     search_capacity,
 )
-from assocmem.studies.facts.kind import build_facts_capacity
+from assocmem.studies.facts.kind import build_facts_capacity, search
 from assocmem.studies.facts.memories import (
     TrainSettings,
     hidden_units,
@@ -175,7 +175,7 @@ def test_capacity_exponent_recovers_an_exact_power():
         ({"dim": 1}, "dim"),
         ({"tau": 1.0}, "tau"),
         ({"rel_tol": 0}, "rel_tol"),
-        ({"device": "cuda"}, "device"),
+        ({"device": "tpu"}, "device"),
         ({"bogus": 1}, "bogus"),
     ],
 )
@@ -234,3 +234,33 @@ def test_a_study_spec_parses_in_a_fresh_process():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == 5 * 3 * 4
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+
+@cuda
+@pytest.mark.parametrize(("memory", "optimizer"), [("linear", "adam"), ("mlp", "sgd")])
+def test_trained_search_on_cuda_is_deterministic_and_agrees_with_cpu(memory, optimizer):
+    """The same search on CUDA twice: identical metrics (deterministic algorithms, TF32 off);
+    against the CPU (the same E, U, f* and initial W_in, drawn on the CPU): float32 rounding
+    only, so every evaluation's accuracy within 2/N of the CPU's (a fact or two of N at most
+    flips) and N* within one bisection step (rel_tol)."""
+    values = {"memory": memory, "optimizer": optimizer, "dim": 16, "seed": 1}
+    on_cuda = build_facts_capacity({**values, "device": "cuda"})
+    first, again = search(on_cuda), search(on_cuda)
+    assert first == again
+    cpu = search(build_facts_capacity(values))
+    assert abs(math.log(first["n_star"] / cpu["n_star"])) <= 2 * on_cuda.rel_tol
+    at_cpu = dict(map(tuple, cpu["evaluations"]))
+    for n, acc in first["evaluations"]:
+        if n in at_cpu:
+            assert abs(acc - at_cpu[n]) <= 2 / n + 1e-12
+
+
+@cuda
+def test_closed_form_search_on_cuda_agrees_with_cpu():
+    """The outer-product search on CUDA: N* within one bisection step of the CPU's."""
+    a = search_capacity("closed_form", 32, trials=2, seed=0, device="cuda")
+    b = search_capacity("closed_form", 32, trials=2, seed=0)
+    assert abs(math.log(a.n_star / b.n_star)) <= 0.07

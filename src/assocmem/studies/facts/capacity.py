@@ -61,10 +61,11 @@ def memory_parameters(memory: str, dim: int, n_facts: int) -> tuple[int, int]:
 
 
 def facts_problem(
-    n_facts: int, dim: int, trials: int, seed: int
+    n_facts: int, dim: int, trials: int, seed: int, device: str = "cpu"
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The trials' E (R, N, d) and U (R, N, d), Gaussian ``N(0, 1/d)``, and f* (N,): a random
-    permutation; each drawn from streams keyed by (seed, N, d, trial)."""
+    permutation; each drawn from streams keyed by (seed, N, d, trial). Drawn on the CPU, then
+    moved to ``device``: every device trains on the same bits."""
     draws = [
         (
             draw_embeddings(
@@ -77,7 +78,8 @@ def facts_problem(
         for t in range(trials)
     ]
     targets = random_targets(n_facts, n_facts, rng.generator(seed, "targets", n_facts))
-    return torch.stack([e for e, _ in draws]), torch.stack([u for _, u in draws]), targets
+    E = torch.stack([e for e, _ in draws]).to(device)
+    return E, torch.stack([u for _, u in draws]).to(device), targets.to(device)
 
 
 @dataclass(frozen=True)
@@ -89,14 +91,16 @@ class Evaluation:
     lr: float | None = None
 
 
-def closed_form_evaluation(n_facts: int, dim: int, trials: int, seed: int) -> Evaluation:
+def closed_form_evaluation(
+    n_facts: int, dim: int, trials: int, seed: int, device: str = "cpu"
+) -> Evaluation:
     """Mean top-1 accuracy of the outer-product memory of N uniform facts, M = N, random f*."""
-    cfg = closed_form_config(n_facts, dim, trials, seed)
+    cfg = closed_form_config(n_facts, dim, trials, seed, device=device)
     return Evaluation(n_facts, 1.0 - float(run_closed_form(cfg).errors.mean()))
 
 
 def closed_form_config(
-    n_facts: int, dim: int, trials: int, seed: int, sampler: str = "auto"
+    n_facts: int, dim: int, trials: int, seed: int, sampler: str = "auto", device: str = "cpu"
 ) -> ClosedFormConfig:
     """The closed-form configuration of :func:`closed_form_evaluation` (q uniform, α = 0; the
     sampler chosen by cost, exact in law either way)."""
@@ -113,6 +117,7 @@ def closed_form_config(
         embedding="gaussian",
         output_embedding="gaussian",
         memory_gb=2.0,
+        device=device,
     )
 
 
@@ -124,14 +129,15 @@ def trained_evaluation(
     settings: TrainSettings,
     lrs: Sequence[float],
     tau: float,
+    device: str = "cpu",
 ) -> Evaluation:
-    """Train ``trials`` memories at every lr of ``lrs`` in one tensor program; the best lr's
-    mean accuracy. Stops once one lr's mean reaches τ (or none can)."""
-    E, U, targets = facts_problem(n_facts, dim, trials, seed)
+    """Train ``trials`` memories at every lr of ``lrs`` in one tensor program on ``device``;
+    the best lr's mean accuracy. Stops once one lr's mean reaches τ (or none can)."""
+    E, U, targets = facts_problem(n_facts, dim, trials, seed, device)
     k = len(lrs)
     E, U = E.repeat(k, 1, 1), U.repeat(k, 1, 1)  # runs: lr-major, trials within
     init = rng.generator(seed, "init", n_facts, dim)
-    rates = torch.tensor(lrs, dtype=torch.float32).repeat_interleave(trials)
+    rates = torch.tensor(lrs, dtype=torch.float32, device=device).repeat_interleave(trials)
     result = train_memory(E, U, targets, init, tau=tau, settings=settings, lrs=rates, groups=k)
     per_lr = result.accuracy.view(k, trials).mean(1)
     best = int(per_lr.argmax())
@@ -159,17 +165,21 @@ def search_capacity(
     lrs: Sequence[float] = (),
     rel_tol: float = 0.03,
     factor: float = 1.25,
+    device: str = "cpu",
 ) -> CapacityPoint:
-    """The largest N stored at mean accuracy ≥ τ by one memory kind at dimension d."""
+    """The largest N stored at mean accuracy ≥ τ by one memory kind at dimension d, every
+    evaluation computed on ``device``."""
     seen: dict[int, Evaluation] = {}
 
     def accuracy(n: int) -> float:
         if n not in seen:
             if memory == "closed_form":
-                seen[n] = closed_form_evaluation(n, dim, trials, seed)
+                seen[n] = closed_form_evaluation(n, dim, trials, seed, device)
             else:
                 assert settings is not None and lrs
-                seen[n] = trained_evaluation(n, dim, trials, seed, settings, lrs, tau)
+                seen[n] = trained_evaluation(
+                    n, dim, trials, seed, settings, lrs, tau, device=device
+                )
         return seen[n].accuracy
 
     guess = frontier_guess(dim, None, GUESS_CONSTANT[memory])

@@ -90,10 +90,9 @@ def build_facts_capacity(values: Mapping[str, Any]) -> FactsCapacityConfig:
     rel_tol = merged["rel_tol"]
     if isinstance(rel_tol, bool) or not isinstance(rel_tol, int | float) or not 0 < rel_tol < 1:
         raise ConfigError("rel_tol", f"must be a number in (0, 1), got {rel_tol!r}")
-    if merged["device"] != "cpu":
-        raise ConfigError(
-            "device", f"the facts capacity searches run on cpu, got {merged['device']!r}"
-        )
+    from assocmem.runtime import check_device  # torch: only once a spec is built
+
+    check_device(merged["device"])
     return FactsCapacityConfig(
         memory=memory,
         optimizer=optimizer,
@@ -104,7 +103,7 @@ def build_facts_capacity(values: Mapping[str, Any]) -> FactsCapacityConfig:
         lrs=_lrs(merged["lrs"], memory, optimizer),
         max_steps=int_at_least("max_steps", merged["max_steps"], 1) if optimizer != "none" else 600,
         rel_tol=float(rel_tol),
-        device="cpu",
+        device=merged["device"],
     )
 
 
@@ -125,6 +124,7 @@ def search(cfg: FactsCapacityConfig) -> dict[str, Any]:
         settings=settings,
         lrs=cfg.lrs,
         rel_tol=cfg.rel_tol,
+        device=cfg.device,
     )
     bits = bits_per_parameter(cfg.memory, cfg.dim, point.n_star, point.accuracy)
     evaluations = [[e.n_facts, e.accuracy] for e in point.evaluations]

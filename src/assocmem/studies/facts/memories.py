@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from assocmem.ops.cross_entropy import softmax_error
-from assocmem.runtime import flush_denormals
+from assocmem.runtime import device_numerics, flush_denormals
 from assocmem.training.memorize import MemorizeResult, accuracy, stop_rule
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
 
@@ -56,13 +56,16 @@ def trained_parameters(model: str, dim: int) -> int:
     return dim * dim if model == "linear" else 2 * dim * hidden_units(dim)
 
 
-def init_params(model: str, runs: int, dim: int, generator: torch.Generator) -> Params:
-    """Zero W (linear); W_in ~ N(0, 1/d) and W_out = 0 (MLP). Shapes (R, ·, ·), float32."""
+def init_params(
+    model: str, runs: int, dim: int, generator: torch.Generator, device: torch.device | str = "cpu"
+) -> Params:
+    """Zero W (linear); W_in ~ N(0, 1/d) and W_out = 0 (MLP). Shapes (R, ·, ·), float32, on
+    ``device`` (W_in drawn on the CPU, so every device starts from the same bits)."""
     if model == "linear":
-        return {"W": torch.zeros(runs, dim, dim)}
+        return {"W": torch.zeros(runs, dim, dim, device=device)}
     h = hidden_units(dim)
     w_in = torch.randn(runs, h, dim, generator=generator) / dim**0.5
-    return {"W_in": w_in, "W_out": torch.zeros(runs, dim, h)}
+    return {"W_in": w_in.to(device), "W_out": torch.zeros(runs, dim, h, device=device)}
 
 
 def logits_and_grads(
@@ -105,14 +108,16 @@ def train_memory(
 ) -> MemorizeResult:
     """Train R memories (one per draw of E, U) until a group's mean accuracy reaches τ.
 
-    E: (R, N, d); U: (R, M, d); targets: (N,). ``lrs`` (R,): a learning rate per run (default
-    ``settings.lr``); the runs form ``groups`` consecutive equal groups (one per learning rate),
-    and training stops once the best group's mean accuracy reaches τ, or when none can (the
-    hopeless rule on that best mean). Returns each run's accuracy (uniform over the N facts;
-    ties count as errors), the steps taken and why it stopped.
+    E: (R, N, d); U: (R, M, d); targets: (N,), all on one device (CUDA runs under
+    :func:`~assocmem.runtime.device_numerics`: deterministic, TF32 off). ``lrs`` (R,): a
+    learning rate per run (default ``settings.lr``); the runs form ``groups`` consecutive equal
+    groups (one per learning rate), and training stops once the best group's mean accuracy
+    reaches τ, or when none can (the hopeless rule on that best mean). Returns each run's
+    accuracy (uniform over the N facts; ties count as errors), the steps taken and why it
+    stopped.
     """
-    rates = torch.full((E.shape[0],), settings.lr) if lrs is None else lrs
-    with flush_denormals():
+    rates = torch.full((E.shape[0],), settings.lr, device=E.device) if lrs is None else lrs
+    with flush_denormals(), device_numerics(E.device):
         return _train(E, U, targets, generator, tau, settings, rates, groups)
 
 
@@ -127,7 +132,7 @@ def _train(
     groups: int,
 ) -> MemorizeResult:
     runs, _, dim = E.shape
-    params = init_params(cfg.model, runs, dim, generator)
+    params = init_params(cfg.model, runs, dim, generator, E.device)
     optimizer = cfg.entry()
     slots: dict[str, dict[str, torch.Tensor]] = {name: {} for name in params}
     checkpoint = (0, 0.0)

@@ -24,7 +24,7 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.ops.top1 import wrong_in_blocks
-from assocmem.runtime import flush_denormals
+from assocmem.runtime import check_device, device_numerics, flush_denormals
 from assocmem.studies.facts.capacity import bits_per_parameter, facts_problem
 from assocmem.studies.facts.memories import (
     MODELS,
@@ -110,12 +110,12 @@ def train_minibatch(
     run's final accuracy (R,), the steps taken, why it stopped and the evaluation curve;
     ``log`` is called with one line per evaluation.
     """
-    with flush_denormals():
+    with flush_denormals(), device_numerics(E.device):
         runs, n, dim = E.shape
-        params = init_params(settings.model, runs, dim, init)
+        params = init_params(settings.model, runs, dim, init, E.device)
         optimizer = settings.entry()
         slots: dict[str, dict[str, torch.Tensor]] = {name: {} for name in params}
-        lr = torch.full((runs,), settings.lr)
+        lr = torch.full((runs,), settings.lr, device=E.device)
         curve: list[tuple[int, float]] = []
         step = 0
         while True:
@@ -127,7 +127,7 @@ def train_minibatch(
                 if curve[-1][1] >= tau or step == settings.max_steps:
                     stopped = "reached" if curve[-1][1] >= tau else "budget"
                     return acc, step, stopped, tuple(curve)
-            rows = torch.randint(n, (batch_size,), generator=batches)  # i.i.d. uniform facts
+            rows = torch.randint(n, (batch_size,), generator=batches).to(E.device)  # i.i.d. uniform
             _, grads = logits_and_grads(settings.model, params, E[:, rows], U, targets[rows])
             step += 1
             for name, param in params.items():
@@ -147,6 +147,7 @@ def minibatch_facts(
     tau: float = 1.0,
     trials: int = 1,
     seed: int = 0,
+    device: str = "cpu",
     log: Callable[[str], None] | None = None,
 ) -> MinibatchResult:
     """Train ``trials`` memories of N facts (M = N, uniform, f* a random permutation) on
@@ -171,6 +172,9 @@ def minibatch_facts(
         Stop at the first evaluation whose mean accuracy over the trials is ≥ τ (1: all facts).
     trials, seed : int
         Independent draws of E and U trained together; the seed of every stream.
+    device : str, default "cpu"
+        Where the memories train (``cuda`` or ``cuda:K`` on a GPU); the problem and the
+        batches are drawn on the CPU, so every device trains on the same facts.
     log : callable, optional
         Called with one line per evaluation (``print`` to follow a long run).
 
@@ -187,7 +191,8 @@ def minibatch_facts(
     if optimizer not in OPTIMIZERS:
         raise unknown_name("optimizer", "value", optimizer, OPTIMIZERS)
     settings = TrainSettings(model=model, optimizer=optimizer, lr=lr, max_steps=max_steps)
-    E, U, targets = facts_problem(n_facts, dim, trials, seed)
+    check_device(device)
+    E, U, targets = facts_problem(n_facts, dim, trials, seed, device)
     acc, steps, stopped, curve = train_minibatch(
         E, U, targets, settings=settings, batch_size=batch_size, eval_every=eval_every, tau=tau,
         init=rng.generator(seed, "init", n_facts, dim),
