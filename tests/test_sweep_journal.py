@@ -6,16 +6,20 @@ a resumed search must call them only for the N its journal lacks.
 """
 
 import os
+import random
 import signal
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
+from test_sweep_reliability import in_child, rows
 
 import assocmem.studies.facts.capacity as capacity
+from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.journal import open_journals, read_journals
 from assocmem.sweep.results import load_results
@@ -45,6 +49,7 @@ class Evaluations:
         self.calls: list[int] = []
         self.kill_at: int | None = None
         self.how = "sigkill"
+        self.pause = 0.0  # seconds before each evaluation (so a kill from outside lands inside)
         for name in ("closed_form_evaluation", "trained_evaluation"):
             monkeypatch.setattr(capacity, name, self.wrap(getattr(capacity, name)))
 
@@ -54,30 +59,11 @@ class Evaluations:
                 if self.how == "sigkill":
                     os.kill(os.getpid(), signal.SIGKILL)
                 raise RuntimeError("interrupted")
+            time.sleep(self.pause)
             self.calls.append(n)
             return evaluate(n, *args)
 
         return counted
-
-
-def in_child(target: Any) -> int:
-    """Run ``target()`` in a forked process; its exit code, or -signal if it was killed."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        code = 1
-        try:
-            torch.set_num_threads(1)
-            target()
-            code = 0
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
-def rows(db: Path) -> list[tuple[str, str, str]]:
-    with closing(sqlite3.connect(db)) as conn:
-        return conn.execute("SELECT hash, status, metrics FROM runs ORDER BY hash").fetchall()
 
 
 @pytest.fixture
@@ -128,6 +114,53 @@ def test_killed_search_resumes_from_its_journal(
     assert report.skipped == int(killed_after >= 7)  # the closed-form run was committed
     assert rows(db) == rows(ref_db)  # bit for bit, the evaluations included
     assert read_journals(db) == {}  # deleted with the final record
+
+
+def progress(db: Path) -> int:
+    """Evaluations kept: journaled, or in a committed record (the closed-form search: 7)."""
+    try:
+        return sum(map(len, read_journals(db).values())) + 7 * len(rows(db))
+    except (ConfigError, sqlite3.OperationalError):  # no database, or no schema yet
+        return 0
+
+
+def test_killed_at_random_moments_from_outside(
+    tmp_path: Path, spec: Path, reference: tuple[Path, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGKILL from outside at a random instant after each new evaluation is kept (in the next
+    evaluation, a journal write, a commit), three times; the resume makes only the evaluations
+    neither journaled nor committed, and stores the reference records."""
+    ref_db, ref_calls = reference
+    evaluations = Evaluations(monkeypatch)
+    evaluations.pause = 0.05  # in the child: a kill from outside lands inside the search
+    db = tmp_path / "random.db"
+    rng = random.Random(3)
+    history = []
+    for _ in range(3):
+        before = progress(db)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                torch.set_num_threads(1)  # as DataLoader workers do after a fork
+                run_sweep(spec, db)
+            finally:
+                os._exit(0)
+        try:
+            deadline = time.monotonic() + 60
+            while progress(db) == before and time.monotonic() < deadline:
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.12))
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            status = os.waitpid(pid, 0)[1]
+        assert os.WIFSIGNALED(status), "the sweep ended before the kill"
+        history.append(progress(db))
+    assert 0 < history[0] < history[-1] < len(ref_calls)
+    evaluations.pause = 0.0
+    run_sweep(spec, db)
+    assert evaluations.calls == ref_calls[history[-1] :]  # nothing evaluated twice
+    assert rows(db) == rows(ref_db)
+    assert read_journals(db) == {}
 
 
 def test_failed_search_keeps_its_journal_for_a_retry(
@@ -202,7 +235,7 @@ def test_a_database_without_the_journal_table_reads_and_resumes(
     assert pd_rows.reset_index(drop=True).equals(pd_ref.reset_index(drop=True))
 
 
-def test_a_journal_entry_is_all_or_nothing(tmp_path: Path) -> None:
+def test_a_journal_entry_is_committed_when_set(tmp_path: Path) -> None:
     """An entry written is committed at once (another connection sees it); values come back as
     strict JSON (a non-finite float as None)."""
     db = tmp_path / "journal.db"
