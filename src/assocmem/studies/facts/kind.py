@@ -197,7 +197,8 @@ class FactsCapacityKind(RunKind):
 
 
 class EvaluationMemo(MutableMapping[int, "Evaluation"]):
-    """A run's journal seen as the memo of :func:`~assocmem.studies.facts.capacity.search_capacity`:
+    """A run's journal as the memo of a search
+    (:func:`~assocmem.studies.facts.capacity.search_capacity`):
     N → :class:`~assocmem.studies.facts.capacity.Evaluation`, stored under ``"evaluation/N"``
     as ``[accuracy, lr]`` (JSON floats round-trip exactly; a non-finite accuracy, stored as
     null, comes back NaN)."""
