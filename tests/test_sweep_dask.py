@@ -3,12 +3,16 @@
 import os
 import signal
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from test_sweep_journal import SPEC as FACTS_SPEC
+from test_sweep_journal import Evaluations
 
 from assocmem.cli import main
 from assocmem.sweep.execute import Hooks, run_sweep
+from assocmem.sweep.journal import read_journals
 
 distributed = pytest.importorskip("distributed")
 
@@ -61,6 +65,42 @@ def test_worker_killed_mid_sweep_still_completes(tmp_path: Path, cluster) -> Non
     reference = tmp_path / "local.db"
     run_sweep(spec, reference)
     assert rows(db) == rows(reference)  # every run recorded once, same numbers as local
+
+
+def journal_times(db: Path) -> dict[str, float]:
+    with closing(sqlite3.connect(db)) as conn:
+        return dict(conn.execute("SELECT key, created FROM partial").fetchall())
+
+
+def test_workers_resume_from_and_write_the_journal(
+    tmp_path: Path, cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A facts search failed locally after two journaled evaluations; retried on the cluster,
+    the worker reads them (rewrites neither), journals the evaluations it makes, and the
+    record equals a local sweep's."""
+    spec = tmp_path / "facts.toml"
+    spec.write_text(FACTS_SPEC)
+    reference = tmp_path / "reference.db"
+    run_sweep(spec, reference)
+    db = tmp_path / "journal.db"
+    evaluations = Evaluations(monkeypatch)
+    evaluations.how, evaluations.kill_at = "raise", 10  # the trained search's third evaluation
+    assert run_sweep(spec, db).statuses == {"ok": 1, "failed": 1}
+    (kept,) = read_journals(db).values()
+    written = journal_times(db)
+    assert len(kept) == len(written) == 2
+
+    seen: list[tuple[dict, dict]] = []
+    hooks = Hooks(after_compute=lambda batch: seen.append((read_journals(db), journal_times(db))))
+    with distributed.Client(cluster) as client:
+        report = run_sweep(spec, db, client=client, retry_failed=True, hooks=hooks)
+    assert report.written == 1 and len(evaluations.calls) == 9  # none made in this process
+    [(journals, times)] = seen  # the worker's journal, before the driver commits the record
+    (full,) = journals.values()
+    assert len(full) == 4 and set(kept) < set(full)  # as many as the reference search made
+    assert all(times[key] == written[key] for key in kept)  # read, not evaluated again
+    assert rows(db) == rows(reference)
+    assert read_journals(db) == {}
 
 
 @pytest.mark.slow

@@ -3,6 +3,9 @@
 Only the process that runs :func:`run_sweep` writes the database: workers (local or Dask) compute
 a batch and return its records, the driver commits them in one transaction. So a Dask worker
 that dies mid-batch loses nothing that was committed; the scheduler re-runs its batch elsewhere.
+The one exception is a journaled kind's per-run journal (:mod:`assocmem.sweep.journal`): the
+process computing a batch writes its partial results into the same database as it goes, so a
+long run killed half-way resumes from them.
 """
 
 import functools
@@ -23,6 +26,7 @@ from assocmem import __version__
 from assocmem.config.errors import ConfigError
 from assocmem.progress import progress_bar
 from assocmem.runtime import numerics
+from assocmem.sweep.journal import execute_journaled
 from assocmem.sweep.kinds import Outcome, RunKind, get_kind
 from assocmem.sweep.plan import Batch, Plan, Run, make_plan, shard_batches
 from assocmem.sweep.spec import SweepSpec, load_spec
@@ -66,17 +70,29 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}"[:500]
 
 
-def execute_batch(batch: Batch, sweep: str, kind: RunKind | None = None) -> list[RunRecord]:
+def _compute(kind: RunKind, batch: Batch, db: str | Path | None) -> list[Outcome]:
+    """``kind.execute`` on the batch's runs; with one journal per run if the kind keeps them."""
+    configs = [run.config for run in batch.runs]
+    trials = [run.trial for run in batch.runs]
+    if not kind.journaled:
+        return kind.execute(configs, trials)
+    return execute_journaled(kind, configs, trials, [run.key for run in batch.runs], db)
+
+
+def execute_batch(
+    batch: Batch, sweep: str, kind: RunKind | None = None, db: str | Path | None = None
+) -> list[RunRecord]:
     """Compute one batch with its run kind (``kind``, else the registry's entry for
     ``batch.kind``); an exception marks its runs ``failed`` (with the message).
 
     Dask workers get ``kind`` itself, so a kind registered by a module of a higher layer works
-    there too (unpickling it imports that module on the worker)."""
+    there too (unpickling it imports that module on the worker). A journaled kind keeps its
+    runs' partial results in the results database ``db`` (an absolute path on a Dask worker);
+    without it, or where the worker cannot see that file, in memory for this call only."""
     kind = kind or get_kind(batch.kind)
     start = time.perf_counter()
     try:
-        configs = [run.config for run in batch.runs]
-        results: list[Outcome] = kind.execute(configs, [run.trial for run in batch.runs])
+        results = _compute(kind, batch, db)
         message = None
     except Exception as err:  # the sweep goes on; the runs are recorded as failed
         results = [(None, "failed")] * len(batch.runs)
@@ -181,14 +197,17 @@ def check_executor(
             ) from None
 
 
-def _local(batches: Sequence[Batch], sweep: str) -> Iterator[tuple[Batch, list[RunRecord]]]:
+def _local(
+    batches: Sequence[Batch], sweep: str, db: Path
+) -> Iterator[tuple[Batch, list[RunRecord]]]:
     for batch in batches:
-        yield batch, execute_batch(batch, sweep)
+        yield batch, execute_batch(batch, sweep, db=db)
 
 
 def _dask(
     batches: Sequence[Batch],
     sweep: str,
+    db: Path,
     *,
     workers: int | None,
     scheduler: str | None,
@@ -214,7 +233,8 @@ def _dask(
             client = Client(cluster)
     try:
         futures = {
-            client.submit(execute_batch, b, sweep, get_kind(b.kind), pure=False): b for b in batches
+            client.submit(execute_batch, b, sweep, get_kind(b.kind), str(db), pure=False): b
+            for b in batches
         }
         for future in as_completed(futures):
             batch = futures.pop(future)
@@ -248,7 +268,9 @@ def run_sweep(
 
     Validates the spec, the plan and the executor before opening the database. Each batch's
     records are written in one transaction, so a sweep killed at any instant loses no finished
-    run and writes no half record.
+    run and writes no half record. A kind with ``journaled`` set also keeps each run's partial
+    results as they come (:mod:`assocmem.sweep.journal`), so a long run resumes where it was
+    interrupted.
 
     Parameters
     ----------
@@ -308,9 +330,12 @@ def run_sweep(
         report = SweepReport(spec.name, total, total - pending, 0)
         statuses: Counter[str] = Counter()
         if executor == "dask" or client is not None:
-            stream = _dask(todo, spec.name, workers=workers, scheduler=scheduler, client=client)
+            where = Path(db).resolve()  # the workers open the journals by this path
+            stream = _dask(
+                todo, spec.name, where, workers=workers, scheduler=scheduler, client=client
+            )
         else:
-            stream = _local(todo, spec.name)
+            stream = _local(todo, spec.name, Path(db))
         desc = f"sweep {spec.name}"
         with progress_bar(pending, desc, "run", progress, leave=True, smoothing=0.1) as bar:
             for batch, records in stream:

@@ -9,6 +9,11 @@ whole sweeps writing the same file never duplicate a run. WAL mode with a busy t
 several writer processes and readers share the file; the last writer to close switches the file
 back to a rollback journal (best effort), so that a closed database is one file and readers
 (:func:`open_readonly`, SQLite ``mode=ro``) write nothing beside it.
+
+The ``partial`` table holds the journals of runs in progress (:mod:`assocmem.sweep.journal`);
+committing a run's final record (``ok`` or ``diverged``) deletes its entries in the same
+transaction. Readers never need it: a database written before it existed reads and resumes
+(opening it for writing adds the table).
 """
 
 import contextlib
@@ -47,6 +52,17 @@ CREATE TABLE IF NOT EXISTS sweeps (
     created REAL NOT NULL
 );
 """
+# the journals of runs in progress (assocmem.sweep.journal): one JSON value per (run, key)
+PARTIAL_SQL = """
+CREATE TABLE IF NOT EXISTS partial (
+    hash TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (hash, key)
+)
+"""
+SCHEMA_SQL += PARTIAL_SQL
 
 UPSERT_SQL = """
 INSERT INTO runs (hash, kind, sweep, config, metrics, status, message, provenance, created)
@@ -56,6 +72,12 @@ ON CONFLICT (hash) DO UPDATE SET
     status = excluded.status, message = excluded.message, provenance = excluded.provenance,
     created = excluded.created
 WHERE runs.status = 'failed'
+"""
+# a run whose final record is stored needs its journal no more (a failed one keeps it: a retry
+# resumes from it)
+FINISHED_SQL = """
+DELETE FROM partial WHERE hash = ?
+AND EXISTS (SELECT 1 FROM runs WHERE runs.hash = partial.hash AND runs.status != 'failed')
 """
 
 
@@ -149,11 +171,18 @@ class Store:
     ) -> int:
         """Insert one batch's records in one transaction; return how many rows changed."""
         with self.transaction():
-            before = self.conn.total_changes
-            self.conn.executemany(UPSERT_SQL, [record.row() for record in records])
-            changed = self.conn.total_changes - before
+            changed = self.upsert([record.row() for record in records])
             if before_commit is not None:
                 before_commit()  # a test hook: a crash here must lose the whole batch
+        return changed
+
+    def upsert(self, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Inside a transaction: insert rows (:meth:`RunRecord.row`), delete the journals of the
+        runs now finished; return how many rows of ``runs`` changed."""
+        before = self.conn.total_changes
+        self.conn.executemany(UPSERT_SQL, rows)
+        changed = self.conn.total_changes - before
+        self.conn.executemany(FINISHED_SQL, [(row[0],) for row in rows])
         return changed
 
     def count(self) -> int:
@@ -308,7 +337,5 @@ def merge(target: str | Path, sources: Sequence[str | Path]) -> int:
                 for r in read_rows(source)
             ]  # fmt: skip
             with store.transaction():
-                before = store.conn.total_changes
-                store.conn.executemany(UPSERT_SQL, rows)
-                added += store.conn.total_changes - before
+                added += store.upsert(rows)
     return added

@@ -18,7 +18,7 @@ parameters (d² linear, 2dh MLP, d² for the outer-product memory's W).
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -166,20 +166,33 @@ def search_capacity(
     rel_tol: float = 0.03,
     factor: float = 1.25,
     device: str = "cpu",
+    memo: MutableMapping[int, Evaluation] | None = None,
 ) -> CapacityPoint:
     """The largest N stored at mean accuracy ≥ τ by one memory kind at dimension d, every
-    evaluation computed on ``device``."""
+    evaluation computed on ``device``.
+
+    ``memo`` (N → :class:`Evaluation`), when given, receives each evaluation as soon as it is
+    made, and answers the N it already holds instead of training again: a search interrupted
+    and resumed with the same memo (a sweep run's journal) makes the same evaluations in the
+    same order and returns the same point, bit for bit. Only the N the search visits are
+    read from it and reported in ``evaluations``.
+    """
     seen: dict[int, Evaluation] = {}
+
+    def evaluate(n: int) -> Evaluation:
+        if memory == "closed_form":
+            return closed_form_evaluation(n, dim, trials, seed, device)
+        assert settings is not None and lrs
+        return trained_evaluation(n, dim, trials, seed, settings, lrs, tau, device=device)
 
     def accuracy(n: int) -> float:
         if n not in seen:
-            if memory == "closed_form":
-                seen[n] = closed_form_evaluation(n, dim, trials, seed, device)
+            if memo is not None and n in memo:
+                seen[n] = memo[n]
             else:
-                assert settings is not None and lrs
-                seen[n] = trained_evaluation(
-                    n, dim, trials, seed, settings, lrs, tau, device=device
-                )
+                seen[n] = evaluate(n)
+                if memo is not None:
+                    memo[n] = seen[n]  # kept before the search goes on
         return seen[n].accuracy
 
     guess = frontier_guess(dim, None, GUESS_CONSTANT[memory])

@@ -16,16 +16,24 @@ A spec::
 The science is :mod:`assocmem.studies.facts.capacity`; this kind builds a config from plain
 TOML values, runs the search and reads the record back as a row (N*, the accuracy there, the
 bits stored per parameter).
+
+A search takes hours at d = 256 on a CPU, so the kind is journaled
+(:mod:`assocmem.sweep.journal`): each evaluation (N, mean accuracy, best lr) is kept in the
+run's journal as soon as it is made, and a search interrupted and run again re-uses them
+instead of training again; its record is bit for bit that of an uninterrupted search.
 """
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.sweep.kinds.base import Outcome, RunKind, as_float, base_row, config_columns
+
+if TYPE_CHECKING:
+    from assocmem.studies.facts.capacity import Evaluation
 
 MEMORIES = ("closed_form", "linear", "mlp")  # as capacity.MEMORIES (a test checks)
 OPTIMIZERS = ("sgd", "adam")  # trained memories (registry names); "none" for the closed form
@@ -107,8 +115,11 @@ def build_facts_capacity(values: Mapping[str, Any]) -> FactsCapacityConfig:
     )
 
 
-def search(cfg: FactsCapacityConfig) -> dict[str, Any]:
-    """The search's metrics: N*, the accuracy there, the lr that reached it, the bits stored."""
+def search(
+    cfg: FactsCapacityConfig, journal: MutableMapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The search's metrics: N*, the accuracy there, the lr that reached it, the bits stored;
+    its evaluations kept in (and re-used from) ``journal`` when given."""
     from assocmem.studies.facts.capacity import bits_per_parameter, search_capacity
     from assocmem.studies.facts.memories import TrainSettings
 
@@ -125,6 +136,7 @@ def search(cfg: FactsCapacityConfig) -> dict[str, Any]:
         lrs=cfg.lrs,
         rel_tol=cfg.rel_tol,
         device=cfg.device,
+        memo=None if journal is None else EvaluationMemo(journal),
     )
     bits = bits_per_parameter(cfg.memory, cfg.dim, point.n_star, point.accuracy)
     evaluations = [[e.n_facts, e.accuracy] for e in point.evaluations]
@@ -152,12 +164,20 @@ class FactsCapacityKind(RunKind):
     """One capacity search per point; each its own batch."""
 
     name = "facts_capacity"
+    journaled = True  # a search is hours long: its evaluations survive a kill
 
     def build(self, values: Mapping[str, Any]) -> FactsCapacityConfig:
         return build_facts_capacity(values)
 
-    def execute(self, configs: Sequence[Any], trials: Sequence[int | None]) -> list[Outcome]:
-        return [(search(cfg), "ok") for cfg in configs]
+    def execute(
+        self,
+        configs: Sequence[Any],
+        trials: Sequence[int | None],
+        journals: Sequence[MutableMapping[str, Any]] | None = None,
+    ) -> list[Outcome]:
+        """One search per config, each with its run's journal (none: nothing kept)."""
+        kept = journals if journals is not None else [None] * len(configs)
+        return [(search(cfg, journal), "ok") for cfg, journal in zip(configs, kept, strict=True)]
 
     def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One row: the config fields and :data:`METRICS` (NaN for a failed run)."""
@@ -174,3 +194,35 @@ class FactsCapacityKind(RunKind):
         step = n * n * config.dim * config.trials
         trained = 1 if config.memory == "closed_form" else 900 * len(config.lrs)
         return float(6.0 * step * trained)
+
+
+class EvaluationMemo(MutableMapping[int, "Evaluation"]):
+    """A run's journal as the memo of a search
+    (:func:`~assocmem.studies.facts.capacity.search_capacity`):
+    N → :class:`~assocmem.studies.facts.capacity.Evaluation`, stored under ``"evaluation/N"``
+    as ``[accuracy, lr]`` (JSON floats round-trip exactly; a non-finite accuracy, stored as
+    null, comes back NaN)."""
+
+    PREFIX = "evaluation/"
+
+    def __init__(self, journal: MutableMapping[str, Any]) -> None:
+        self.journal = journal
+
+    def __getitem__(self, n: int) -> "Evaluation":
+        from assocmem.studies.facts.capacity import Evaluation
+
+        accuracy, lr = self.journal[f"{self.PREFIX}{n}"]
+        return Evaluation(n, math.nan if accuracy is None else float(accuracy), lr)
+
+    def __setitem__(self, n: int, evaluation: "Evaluation") -> None:
+        self.journal[f"{self.PREFIX}{n}"] = [evaluation.accuracy, evaluation.lr]
+
+    def __delitem__(self, n: int) -> None:
+        del self.journal[f"{self.PREFIX}{n}"]
+
+    def __iter__(self) -> Iterator[int]:
+        prefix = self.PREFIX
+        return (int(key[len(prefix) :]) for key in self.journal if key.startswith(prefix))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -34,6 +34,9 @@ class RunKind(ABC):
     # the hash keeps (a database written before resumes) and stored records may hold.
     renamed: ClassVar[Mapping[str, str]] = {}
     has_trials: ClassVar[bool] = False  # a spec's top-level ``trials`` gives runs per point
+    # Long runs that keep partial results: ``execute`` is called with a keyword ``journals``,
+    # one mapping per run (:class:`assocmem.sweep.journal.Journal`) that survives a kill.
+    journaled: ClassVar[bool] = False
     default_runs_per_batch: ClassVar[int] = 1
 
     @abstractmethod
@@ -52,6 +55,11 @@ class RunKind(ABC):
 
         Returns one ``(metrics, status)`` per run, in order; status is ``ok`` or ``diverged``
         (a non-finite output). Raising marks every run of the batch ``failed``.
+
+        A kind with :attr:`journaled` takes a third, keyword argument ``journals``: one
+        ``MutableMapping[str, Any]`` per run (JSON-able values; entries set by an earlier,
+        interrupted attempt at the same run are there), or None when called without a
+        database; see :mod:`assocmem.sweep.journal`.
         """
 
     @abstractmethod
