@@ -54,14 +54,14 @@ class Evaluations:
             monkeypatch.setattr(capacity, name, self.wrap(getattr(capacity, name)))
 
     def wrap(self, evaluate: Any) -> Any:
-        def counted(n: int, *args: Any) -> Any:
+        def counted(n: int, *args: Any, **kwargs: Any) -> Any:
             if self.kill_at is not None and len(self.calls) + 1 == self.kill_at:
                 if self.how == "sigkill":
                     os.kill(os.getpid(), signal.SIGKILL)
                 raise RuntimeError("interrupted")
             time.sleep(self.pause)
             self.calls.append(n)
-            return evaluate(n, *args)
+            return evaluate(n, *args, **kwargs)
 
         return counted
 
