@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from test_report import CHROMIUM, chromium_probe
 
+from assocmem.cli import main
 from assocmem.experiments.figure8 import small_dim_geometry
 from assocmem.experiments.reproduce import reproduce
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
@@ -105,6 +106,19 @@ def test_bad_only_item_is_rejected(tmp_path):
     )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "only:" in proc.stderr and not (tmp_path / "r").exists()
+
+
+def test_an_experiment_name_selects_that_experiment_alone(tmp_path, capsys):
+    """``--only figure-6`` draws Figure 6 and nothing else (its item ``6`` draws the same);
+    a misspelt name is refused in one line naming the field, listing items and experiments,
+    with nothing written."""
+    done = reproduce(tmp_path / "a", only=["figure-6"])
+    assert [p.name for p in done.figures] == ["figure-6.png"] and done.claims == []
+    assert main(["reproduce", "--only", "beyond-capcity", "--out", str(tmp_path / "b")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("assocmem: error: only: unknown item or experiment 'beyond-capcity'")
+    assert "did you mean beyond-capacity?" in line and "items (1, 3, 4, memory," in line
+    assert "experiments (figure-1, " in line and not (tmp_path / "b").exists()
 
 
 @pytest.mark.slow
