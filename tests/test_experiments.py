@@ -4,7 +4,14 @@ both scales, and claims that carry the id and figure they are registered under."
 import pytest
 
 from assocmem.experiments.experiment import SCALES, Experiment
-from assocmem.experiments.registry import EXPERIMENTS, ONLY_CHOICES, PAPER_ITEMS, drawn, judged
+from assocmem.experiments.registry import (
+    EXPERIMENTS,
+    ONLY_CHOICES,
+    PAPER_ITEMS,
+    drawn,
+    judged,
+    only_choices,
+)
 from assocmem.experiments.reproduce import Reproduction
 from assocmem.report import Claim
 
@@ -19,12 +26,23 @@ def test_claim_ids_are_unique_across_the_registry():
 
 def test_only_items_are_unchanged():
     paper = ("1", "3", "4", "memory", "5", "6", "7", "8", "table1", "claims")
-    assert paper == PAPER_ITEMS and (*paper, "beyond") == ONLY_CHOICES
+    assert paper == PAPER_ITEMS and (*paper, "beyond") == ONLY_CHOICES[:11]
     assert [e.name for e in drawn({"4", "table1"})] == ["figure-4", "table-1"]
     assert [e.name for e in judged({"4"})] == ["figure-4"]  # a figure judges its own claims
     assert {"figure-1", "rho", "figure-8"} <= {e.name for e in judged({"claims"})}
     assert not any(e.item == "beyond" for e in judged({"claims"}))
     assert all(e.item == "beyond" for e in judged({"beyond"}))  # the studies' own claims
+
+
+def test_only_takes_each_experiment_by_name():
+    """Each registered experiment's name is an ``--only`` choice (after the items, the name
+    ``memory`` once) that selects it alone: its figure or table, and its own claims."""
+    assert ONLY_CHOICES[11:] == tuple(n for n in EXPERIMENTS if n != "memory")
+    assert only_choices() == ONLY_CHOICES  # the studies' folders are registered at import
+    for name, e in EXPERIMENTS.items():
+        assert drawn({name}) == [e], name
+        assert judged({name}) == ([e] if e.claims else []), name
+    assert [e.name for e in drawn({"beyond-capacity", "4"})] == ["figure-4", "beyond-capacity"]
 
 
 @pytest.mark.parametrize("scale", SCALES)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from test_report import CHROMIUM, chromium_probe
 
+from assocmem.cli import main
 from assocmem.experiments.figure8 import small_dim_geometry
 from assocmem.experiments.reproduce import reproduce
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
@@ -107,6 +108,19 @@ def test_bad_only_item_is_rejected(tmp_path):
     assert "only:" in proc.stderr and not (tmp_path / "r").exists()
 
 
+def test_an_experiment_name_selects_that_experiment_alone(tmp_path, capsys):
+    """``--only figure-6`` draws Figure 6 and nothing else (its item ``6`` draws the same);
+    a misspelt name is refused in one line naming the field, listing items and experiments,
+    with nothing written."""
+    done = reproduce(tmp_path / "a", only=["figure-6"])
+    assert [p.name for p in done.figures] == ["figure-6.png"] and done.claims == []
+    assert main(["reproduce", "--only", "beyond-capcity", "--out", str(tmp_path / "b")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("assocmem: error: only: unknown item or experiment 'beyond-capcity'")
+    assert "did you mean beyond-capacity?" in line and "items (1, 3, 4, memory," in line
+    assert "experiments (figure-1, " in line and not (tmp_path / "b").exists()
+
+
 @pytest.mark.slow
 def test_quick_reproduction_in_a_browser(tmp_path):
     """The main job: every figure displays, every claim checked at quick scale passes."""
@@ -124,15 +138,19 @@ def test_quick_reproduction_in_a_browser(tmp_path):
         assert probe["claims"] == 17
 
 
+ISSUE_7 = ["beyond-noise", "beyond-laws", "beyond-capacity"]  # its experiments, by name
+
+
 @pytest.mark.slow
 def test_beyond_section_then_reuse(tmp_path):
     """Issue 7 in the report: three figures and the capacity table; a re-run trains nothing
-    and searches nothing (the frontier searches are runs of the store, like the trainings)."""
-    path = reproduce(tmp_path, only=["beyond"]).report
-    for key in ("beyond-noise", "beyond-laws", "beyond-capacity"):
+    and searches nothing (the frontier searches are runs of the store, like the trainings).
+    Only issue 7's experiments are run: the rest of ``--beyond`` has tests of its own."""
+    path = reproduce(tmp_path, only=ISSUE_7).report
+    for key in ISSUE_7:
         assert (tmp_path / "figures" / f"{key}.png").exists()
     text = path.read_text()
     assert "Capacity frontier" in text and text.count("<tr>") >= 5
-    again = _provenance(reproduce(tmp_path, only=["beyond"]).report)
+    again = _provenance(reproduce(tmp_path, only=ISSUE_7).report)
     assert again["runs_written_now"] == 0
     assert not list(tmp_path.glob("capacity-*.json"))  # no cache beside the store

@@ -1,7 +1,7 @@
 """User-facing errors: one line, naming the field and what is allowed."""
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 class ConfigError(ValueError):
@@ -37,7 +37,13 @@ def did_you_mean(name: object, allowed: Iterable[str]) -> str:
 
 
 def unknown_name(
-    field: str, what: str, name: object, allowed: Iterable[str], listed: str = "allowed"
+    field: str,
+    what: str,
+    name: object,
+    allowed: Iterable[str],
+    listed: str = "allowed",
+    *,
+    groups: Mapping[str, Iterable[str]] | None = None,
 ) -> ConfigError:
     """The error for a name that is not registered: ``FIELD: unknown WHAT 'NAME'; did you mean
     X? allowed: A, B, …`` (no ``'NAME'`` when it is the field, as for an unknown key).
@@ -54,8 +60,13 @@ def unknown_name(
         The registered names, in the order to list them.
     listed : str, default "allowed"
         The word before the list (``"stored"`` for the names a database holds).
+    groups : mapping of str to iterable of str, optional
+        The same names listed by group instead (``allowed: items (A, B); experiments (C)``).
     """
     names = [str(a) for a in allowed]
     hint = did_you_mean(name, names)
     named = "" if name == field else f" {name!r}"  # a key: the field is the name
-    return ConfigError(field, f"unknown {what}{named}; {hint}{listed}: {', '.join(names)}")
+    shown = ", ".join(names)
+    if groups is not None:
+        shown = "; ".join(f"{label} ({', '.join(map(str, g))})" for label, g in groups.items())
+    return ConfigError(field, f"unknown {what}{named}; {hint}{listed}: {shown}")

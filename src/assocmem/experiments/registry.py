@@ -49,13 +49,19 @@ def paper_items() -> tuple[str, ...]:
     return (*dict.fromkeys(i for i in items if i is not None), CLAIMS_ITEM)
 
 
+def only_groups() -> dict[str, tuple[str, ...]]:
+    """The ``reproduce --only`` choices in two groups, as the error and the docs list them:
+    "items" (:func:`paper_items`, then "beyond": each draws every experiment of its item) and
+    "experiments" (each registered experiment's name, in report order, not already an item:
+    it selects that experiment alone)."""
+    items = (*paper_items(), BEYOND)
+    return {"items": items, "experiments": tuple(n for n in EXPERIMENTS if n not in items)}
+
+
 def only_choices() -> tuple[str, ...]:
-    """Every ``reproduce --only`` item: :func:`paper_items`, then "beyond"."""
-    return (*paper_items(), BEYOND)
-
-
-PAPER_ITEMS = paper_items()  # at import (the CLI's choices); reproduce() reads the functions
-ONLY_CHOICES = only_choices()
+    """Every ``reproduce --only`` choice: the items, then the experiments' names
+    (:func:`only_groups`, flattened)."""
+    return tuple(name for group in only_groups().values() for name in group)
 
 
 def register_experiment(experiment: Experiment) -> Experiment:
@@ -95,20 +101,28 @@ def register_experiment(experiment: Experiment) -> Experiment:
 
 
 def drawn(items: set[str]) -> list[Experiment]:
-    """The experiments whose figure or table the ``--only`` items ask for, in report order."""
-    return [e for e in EXPERIMENTS.values() if e.item in items]
+    """The experiments whose figure or table the ``--only`` choices ask for (by item or by
+    name), in report order."""
+    return [e for e in EXPERIMENTS.values() if e.item in items or e.name in items]
 
 
 def judged(items: set[str]) -> list[Experiment]:
     """The experiments whose claims are judged: every paper experiment under the "claims" item,
-    every study beyond the paper under the "beyond" item, and a figure's own claims under its
-    item ("4" judges claims 1–4)."""
-    return [
-        e
-        for e in EXPERIMENTS.values()
-        if e.claims and ((BEYOND if e.item == BEYOND else CLAIMS_ITEM) in items or e.item in items)
-    ]
+    every study beyond the paper under the "beyond" item, a figure's own claims under its
+    item ("4" judges claims 1–4), and an experiment's own claims under its name."""
+    return [e for e in EXPERIMENTS.values() if e.claims and _judging_choices(e) & items]
+
+
+def _judging_choices(experiment: Experiment) -> set[str | None]:
+    """The ``--only`` choices that judge ``experiment``'s claims: its section ("beyond" or
+    "claims"), its item and its name."""
+    section = BEYOND if experiment.item == BEYOND else CLAIMS_ITEM
+    return {section, experiment.item, experiment.name}
 
 
 for _experiment in deferred_experiments():  # the studies' folders, then other packages'
     register_experiment(_experiment)
+
+# at import, the studies' folders included (the CLI's choices); reproduce() reads the functions
+PAPER_ITEMS = paper_items()
+ONLY_CHOICES = only_choices()

@@ -28,6 +28,7 @@ from assocmem.experiments.registry import (
     drawn,
     judged,
     only_choices,
+    only_groups,
     paper_items,
 )
 from assocmem.experiments.runner import run_experiments
@@ -82,13 +83,16 @@ class Reproduction:
 
 
 def selected(scale: str, only: Sequence[str] | None) -> tuple[list[Experiment], list[Experiment]]:
-    """The experiments to draw and to judge for ``only`` (default: every paper item)."""
+    """The experiments to draw and to judge for ``only`` (default: every paper item): each
+    choice an item (``"4"``, ``"claims"``, ``"beyond"``) or an experiment's name
+    (``"beyond-capacity"``, that experiment alone); see
+    :func:`~assocmem.experiments.registry.only_groups`."""
     if scale not in SCALES:
         raise unknown_name("scale", "scale", scale, SCALES)
     items = set(only or paper_items())
     allowed = only_choices()
     for item in sorted(items - set(allowed)):
-        raise unknown_name("only", "item", item, allowed)
+        raise unknown_name("only", "item or experiment", item, allowed, groups=only_groups())
     return drawn(items), judged(items)
 
 
@@ -113,8 +117,10 @@ def reproduce(
     scale : {"quick", "full"}, default "quick"
         "quick" runs fewer trials and seeds; "full" the paper's settings.
     only : sequence of str, optional
-        Items to draw (``"1"``, ``"3"``, ``"4"``, ``"memory"``, ..., ``"claims"``, ``"beyond"``);
-        default every paper item.
+        What to draw and judge, default every paper item: items (``"1"``, ``"3"``, ``"4"``,
+        ``"memory"``, ..., ``"claims"``, ``"beyond"``) and experiments' names (``"figure-4"``,
+        ``"rho"``, ``"beyond-capacity"``, ...: that experiment alone, its figure, table and
+        claims); :func:`~assocmem.experiments.registry.only_choices` lists them all.
     executor : {"local", "dask"}, default "local"
     workers : int, optional
         Dask workers.
@@ -134,7 +140,7 @@ def reproduce(
     Raises
     ------
     ConfigError
-        For an unknown item, scale, executor or a negative seed (before anything runs).
+        For an unknown ``only`` choice, scale, executor or a negative seed (before anything runs).
 
     Notes
     -----
