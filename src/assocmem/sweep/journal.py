@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from assocmem.sweep.kinds.base import Outcome, RunKind
-from assocmem.sweep.store import BUSY_TIMEOUT_S, PARTIAL_SQL, open_readonly, to_json
+from assocmem.sweep.store import (
+    BUSY_TIMEOUT_S,
+    PARTIAL_SQL,
+    Transaction,
+    open_readonly,
+    to_json,
+)
 
 
 class Journal(MutableMapping[str, Any]):
@@ -68,7 +74,7 @@ class Journal(MutableMapping[str, Any]):
     def __setitem__(self, key: str, value: Any) -> None:
         text = to_json(value)
         if self.conn is not None:
-            with _immediate(self.conn):
+            with Transaction(self.conn):
                 self.conn.execute(
                     "INSERT OR REPLACE INTO partial (hash, key, value, created) "
                     "VALUES (?, ?, ?, ?)",
@@ -79,7 +85,7 @@ class Journal(MutableMapping[str, Any]):
     def __delitem__(self, key: str) -> None:
         del self._entries[key]
         if self.conn is not None:
-            with _immediate(self.conn):
+            with Transaction(self.conn):
                 self.conn.execute(
                     "DELETE FROM partial WHERE hash = ? AND key = ?", (self.run_key, key)
                 )
@@ -89,18 +95,6 @@ class Journal(MutableMapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-@contextlib.contextmanager
-def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """One ``BEGIN IMMEDIATE … COMMIT`` (ROLLBACK on an exception)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 @contextlib.contextmanager
@@ -119,7 +113,7 @@ def open_journals(db: str | Path | None, run_keys: Sequence[str]) -> Iterator[li
         if conn is not None:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             conn.execute("PRAGMA synchronous = FULL")
-            with _immediate(conn):
+            with Transaction(conn):
                 conn.execute(PARTIAL_SQL)
         yield [Journal(conn, key) for key in run_keys]
     finally:

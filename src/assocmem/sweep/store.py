@@ -149,8 +149,8 @@ class Store:
                 "db", f"cannot use {str(path)!r} as a results database: {err}"
             ) from None
 
-    def transaction(self) -> "_Transaction":
-        return _Transaction(self.conn)
+    def transaction(self) -> "Transaction":
+        return Transaction(self.conn)
 
     def done_keys(self, *, retry_failed: bool = False) -> set[str]:
         """Hashes of the runs already recorded (``failed`` ones count unless retried)."""
@@ -203,7 +203,7 @@ class Store:
         self.close()
 
 
-class _Transaction:
+class Transaction:
     """``BEGIN IMMEDIATE`` (take the write lock up front, so no deadlock upgrade) … COMMIT."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
