@@ -22,8 +22,10 @@ import assocmem.studies.facts.capacity as capacity
 from assocmem.config.errors import ConfigError
 from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.journal import open_journals, read_journals
+from assocmem.sweep.plan import make_plan, summary
 from assocmem.sweep.results import load_results
-from assocmem.sweep.store import Store, open_readonly
+from assocmem.sweep.spec import load_spec
+from assocmem.sweep.store import Merged, Store, done_keys_readonly, merge, open_readonly
 
 # two searches: the outer product at d = 24 (7 evaluations), a linear memory trained by SGD at
 # d = 8 (4 evaluations, two lrs × two trials, 100 steps); under a second on this VM
@@ -114,6 +116,35 @@ def test_killed_search_resumes_from_its_journal(
     assert report.skipped == int(killed_after >= 7)  # the closed-form run was committed
     assert rows(db) == rows(ref_db)  # bit for bit, the evaluations included
     assert read_journals(db) == {}  # deleted with the final record
+
+
+def test_merge_carries_the_journal_of_a_run_in_progress(
+    tmp_path: Path, spec: Path, reference: tuple[Path, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep killed in one database resumes in the one it is merged into; a journal is copied
+    whole from the first source holding one (never mixed with a second source's), and never
+    for a run the target has finished."""
+    ref_db, ref_calls = reference
+    evaluations = Evaluations(monkeypatch)
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    for db, killed_after in ((first, 8), (second, 9)):  # 1 and 2 of the trained search's
+        evaluations.kill_at = killed_after + 1
+        assert in_child(lambda db=db: run_sweep(spec, db)) == -signal.SIGKILL
+    assert [len(kept) for kept in read_journals(second).values()] == [2]
+    target = tmp_path / "merged.db"
+    assert merge(target, [first, second]) == Merged(runs=1, journals=1)
+    assert read_journals(target) == read_journals(first)  # the first source's, whole
+    assert merge(target, [second]) == Merged(runs=0, journals=0)  # one journal a run
+    plan = summary(make_plan(load_spec(spec)), done_keys_readonly(target), None,
+                   read_journals(target))  # fmt: skip
+    assert (plan["pending_runs"], plan["in_progress"], plan["journal_entries"]) == (1, 1, 1)
+
+    evaluations.kill_at = None
+    run_sweep(spec, target)
+    assert evaluations.calls == ref_calls[8:]  # resumed from the carried evaluation
+    assert rows(target) == rows(ref_db)
+    assert merge(target, [second]) == Merged(runs=0, journals=0)  # finished: nothing carried
+    assert read_journals(target) == {}
 
 
 def progress(db: Path) -> int:

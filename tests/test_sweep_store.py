@@ -13,7 +13,7 @@ from assocmem.sweep.execute import run_sweep
 from assocmem.sweep.kinds import RUN_KINDS
 from assocmem.sweep.plan import make_plan
 from assocmem.sweep.spec import load_spec
-from assocmem.sweep.store import RunRecord, Store, done_keys_readonly, merge, read_rows
+from assocmem.sweep.store import Merged, RunRecord, Store, done_keys_readonly, merge, read_rows
 
 SPEC = """
 name = "small"
@@ -179,8 +179,8 @@ def test_merge_shard_databases(spec: Path, tmp_path: Path) -> None:
     for k, part in enumerate(parts, start=1):
         run_sweep(spec, part, shard=(k, 3))
     target = tmp_path / "all.db"
-    assert merge(target, parts) == 20
-    assert merge(target, parts) == 0
+    assert merge(target, parts) == Merged(runs=20, journals=0)
+    assert merge(target, parts) == Merged(runs=0, journals=0)
     reference = tmp_path / "ref.db"
     run_sweep(spec, reference)
     assert table(target) == table(reference)

@@ -118,7 +118,9 @@ def _register_merge(commands: Any) -> None:
     merge = commands.add_parser(
         "merge",
         help="merge shard databases into one",
-        description="Copy every run of the SOURCE databases into TARGET (no duplicates).",
+        description="Copy every run of the SOURCE databases into TARGET (no duplicates), and "
+        "the journals of runs still in progress (a run interrupted in a SOURCE resumes in "
+        "TARGET).",
     )
     merge.add_argument("target", metavar="TARGET", help="database to merge into (created)")
     merge.add_argument("sources", nargs="+", metavar="SOURCE", help="databases to read")
@@ -135,7 +137,7 @@ def run_command(args: argparse.Namespace) -> int:
     from assocmem.sweep.execute import check_executor, run_sweep
     from assocmem.sweep.plan import make_plan, parse_shard, summary
     from assocmem.sweep.spec import check_spec_memory, load_spec
-    from assocmem.sweep.store import check_writable, done_keys_readonly
+    from assocmem.sweep.store import check_writable, done_keys_readonly, read_journals
 
     spec = load_spec(args.spec)
     shard = parse_shard(args.shard) if args.shard else None
@@ -145,7 +147,7 @@ def run_command(args: argparse.Namespace) -> int:
         check_writable(args.db)
     plan = make_plan(spec)
     if args.dry_run:
-        info = summary(plan, done_keys_readonly(args.db), shard)
+        info = summary(plan, done_keys_readonly(args.db), shard, read_journals(args.db))
         if args.format == "json":
             print_json(info)
         else:
@@ -239,11 +241,18 @@ def _cell(value: Any) -> Any:
 def merge_command(args: argparse.Namespace) -> int:
     from assocmem.sweep.store import merge
 
-    added = merge(args.target, args.sources)
+    merged = merge(args.target, args.sources)
     if args.format == "json":
-        print_json({"target": args.target, "sources": args.sources, "added": added})
+        print_json(
+            {"target": args.target, "sources": args.sources, "added": merged.runs,
+             "journals": merged.journals}
+        )  # fmt: skip
     else:
-        print(f"merged {added} runs into {args.target}")
+        n = merged.journals
+        carried = {0: "", 1: "; 1 run in progress resumes there from its journal"}.get(
+            n, f"; {n} runs in progress resume there from their journals"
+        )
+        print(f"merged {merged.runs} runs into {args.target}{carried}")
     return 0
 
 

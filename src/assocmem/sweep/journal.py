@@ -38,9 +38,11 @@ from assocmem.sweep.store import (
     BUSY_TIMEOUT_S,
     PARTIAL_SQL,
     Transaction,
-    open_readonly,
+    read_journals,
     to_json,
 )
+
+# read_journals lives with the store's other readers; importable from here too
 
 
 class Journal(MutableMapping[str, Any]):
@@ -142,23 +144,6 @@ def execute_journaled(
     execute = cast(_JournaledExecute, kind.execute)
     with open_journals(db, run_keys) as journals:
         return execute(configs, trials, journals=journals)
-
-
-def read_journals(path: str | Path) -> dict[str, dict[str, Any]]:
-    """Every journal entry of a results database, read-only: run hash → key → value (empty for
-    a database written before journals existed, or with no run in progress)."""
-    conn = open_readonly(path)
-    try:
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        if "partial" not in tables:
-            return {}
-        found = conn.execute("SELECT hash, key, value FROM partial ORDER BY hash, key")
-        journals: dict[str, dict[str, Any]] = {}
-        for run_key, key, value in found:
-            journals.setdefault(run_key, {})[key] = json.loads(value)
-        return journals
-    finally:
-        conn.close()
 
 
 __all__ = ["Journal", "execute_journaled", "open_journals", "read_journals"]

@@ -11,7 +11,7 @@ are formed from the whole spec, before any filtering, so they, and the shard tha
 one, do not change when a sweep resumes.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,13 +115,22 @@ def run_work(run: Run) -> float:
     return get_kind(run.kind).work(run.config)
 
 
-def summary(plan: Plan, done: set[str], shard: tuple[int, int] | None = None) -> dict[str, Any]:
-    """What ``--dry-run`` prints: runs, batches, how many are already done, the work left."""
+def summary(
+    plan: Plan,
+    done: set[str],
+    shard: tuple[int, int] | None = None,
+    journals: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """What ``--dry-run`` prints: runs, batches, how many are already done, the work left, and
+    the pending runs a kill interrupted (``journals``: run hash → its journal's entries,
+    :func:`~assocmem.sweep.store.read_journals`), which resume from their journal's entries."""
     mine = shard_batches(plan.batches, shard)
     runs = [run for batch in mine for run in batch.runs]
     pending = [run for run in runs if run.key not in done]
     pending_batches = sum(any(r.key not in done for r in b.runs) for b in mine)
     work = sum(run_work(run) for run in pending)
+    journals = journals or {}
+    started = [run for run in pending if journals.get(run.key)]
     return {
         "name": plan.spec.name,
         "kind": plan.spec.kind,
@@ -131,6 +140,8 @@ def summary(plan: Plan, done: set[str], shard: tuple[int, int] | None = None) ->
         "done": len(runs) - len(pending),
         "pending_runs": len(pending),
         "pending_batches": pending_batches,
+        "in_progress": len(started),
+        "journal_entries": sum(len(journals[run.key]) for run in started),
         "estimated_gflop": round(2 * work / 1e9, 3),
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
         "largest_batch": max((len(b.runs) for b in mine), default=0),

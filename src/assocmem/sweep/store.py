@@ -185,6 +185,19 @@ class Store:
         self.conn.executemany(FINISHED_SQL, [(row[0],) for row in rows])
         return changed
 
+    def carry_journals(self, entries: Sequence[tuple[str, str, str, float]]) -> int:
+        """Inside a transaction: insert journal entries (hash, key, value, created) of the runs
+        with neither a final record nor a journal here; return how many runs got one."""
+        finished = {row[0] for row in self.conn.execute(
+            "SELECT hash FROM runs WHERE status != 'failed'")}  # fmt: skip
+        present = {row[0] for row in self.conn.execute("SELECT DISTINCT hash FROM partial")}
+        skip = finished | present
+        wanted = [entry for entry in entries if entry[0] not in skip]
+        self.conn.executemany(
+            "INSERT INTO partial (hash, key, value, created) VALUES (?, ?, ?, ?)", wanted
+        )
+        return len({entry[0] for entry in wanted})
+
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
@@ -311,6 +324,32 @@ def _decode(row: Iterable[Any]) -> dict[str, Any]:
     }
 
 
+def journal_rows(path: str | Path) -> list[tuple[str, str, str, float]]:
+    """Every journal entry of a results database as stored, (hash, key, JSON value, created),
+    read-only (none for a missing database or one written before journals existed)."""
+    if not Path(path).exists():
+        return []
+    conn = open_readonly(path)
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if "partial" not in tables:
+            return []
+        query = "SELECT hash, key, value, created FROM partial ORDER BY hash, key"
+        return [(run, key, value, created) for run, key, value, created in conn.execute(query)]
+    finally:
+        conn.close()
+
+
+def read_journals(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Every journal entry of a results database, read-only: run hash → key → value (empty for
+    a missing database, one written before journals existed, or one with no run in
+    progress)."""
+    journals: dict[str, dict[str, Any]] = {}
+    for run_key, key, value, _ in journal_rows(path):
+        journals.setdefault(run_key, {})[key] = json.loads(value)
+    return journals
+
+
 def done_keys_readonly(path: str | Path) -> set[str]:
     """The recorded hashes of a database, without creating it (empty if it does not exist)."""
     if not Path(path).exists():
@@ -322,12 +361,27 @@ def done_keys_readonly(path: str | Path) -> set[str]:
         conn.close()
 
 
-def merge(target: str | Path, sources: Sequence[str | Path]) -> int:
-    """Copy every run of ``sources`` into ``target`` (same no-duplicate rules as a sweep)."""
+@dataclass(frozen=True)
+class Merged:
+    """What :func:`merge` copied: runs, and the journals of runs still in progress."""
+
+    runs: int
+    journals: int
+
+
+def merge(target: str | Path, sources: Sequence[str | Path]) -> Merged:
+    """Copy every run of ``sources`` into ``target`` (same no-duplicate rules as a sweep), and
+    the journals of the runs still in progress (:mod:`assocmem.sweep.journal`), so that a run
+    interrupted where a source was written resumes where the target is.
+
+    A journal is copied whole or not at all: only for a run that ``target`` has no final
+    (``ok`` or ``diverged``) record of and no journal entry for; the first source holding one
+    wins. So a resumed run never mixes the evaluations of two attempts.
+    """
     for source in sources:
         open_readonly(source).close()  # every source is checked before the target is touched
     check_writable(target)
-    added = 0
+    added = carried = 0
     with Store(target) as store:
         for source in sources:
             rows = [
@@ -338,4 +392,7 @@ def merge(target: str | Path, sources: Sequence[str | Path]) -> int:
             ]  # fmt: skip
             with store.transaction():
                 added += store.upsert(rows)
-    return added
+        for source in sources:
+            with store.transaction():
+                carried += store.carry_journals(journal_rows(source))
+    return Merged(added, carried)
