@@ -34,12 +34,12 @@ from assocmem import (
     run_sequence,
     train,
 )
+from assocmem.analysis.edit_theory import EditPrediction
 from assocmem.analysis.theory import zipf
 from assocmem.cli import main
 from assocmem.ops.population import correct
 from assocmem.studies.editing.claims import CLAIMS
 from assocmem.studies.editing.runs import closed_form_trial_memory, law
-from assocmem.studies.editing.theory import EditPrediction
 from assocmem.sweep.kinds import get_kind
 
 METHODS = [("replace", "edit"), ("replace", "erase"), ("rome", "edit"), ("rome", "erase"),

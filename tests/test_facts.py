@@ -195,9 +195,9 @@ def test_closed_form_ignores_optimizer_settings():
 def test_large_m_quadrature_matches_predict(n_outputs, dim):
     """The large-M quadrature (grouped classes, one fixed grid) against predict.py's union-grid
     quadrature of the same model, where both run: N = 60, Zipf α = 1.5, random targets."""
+    from assocmem.analysis.large_m import REFERENCE, token_success_large_m
     from assocmem.analysis.predict import EmbeddingLaw, token_success
     from assocmem.laws.tokens import random_targets, zipf_probabilities
-    from assocmem.studies.facts.theory import REFERENCE, token_success_large_m
 
     n = 60
     p = zipf_probabilities(n, 1.5).numpy()

@@ -1,4 +1,4 @@
-"""The factual-recall study's theory of the error law (studies/facts/theory.py, summary.py): it is
+"""The factual-recall study's theory of the error law (analysis/large_m.py, summary.py): it is
 predicted at the (M, d) of the stored runs, for their N, α and target draws."""
 
 import numpy as np
@@ -68,9 +68,9 @@ def test_the_quadrature_is_within_1e_4_of_the_reference(n_inputs, n_outputs, dim
     61 nodes, 31 fail); the groups and the norm nodes at M = N = 200 (more classes than groups),
     d = 16 (the widest norms: 3 nodes fail)."""
     from assocmem import rng
+    from assocmem.analysis.large_m import REFERENCE, Quadrature, predict_errors_large_m
     from assocmem.analysis.predict import EmbeddingLaw
     from assocmem.laws.tokens import random_targets, zipf_probabilities
-    from assocmem.studies.facts.theory import REFERENCE, Quadrature, predict_errors_large_m
 
     p = zipf_probabilities(n_inputs, 2.0).numpy()
     law = EmbeddingLaw("gaussian", "spherical", output_d_max=512)

@@ -156,6 +156,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from assocmem.analysis.edit_theory import EditPrediction, edit_value_moments, predict_edits
     from assocmem.analysis.fit import PowerLawFit, fit_power_law, fit_scaling
     from assocmem.analysis.joint_fit import JointFit, fit_joint
     from assocmem.analysis.lr_selection import select_lr
@@ -219,7 +220,6 @@ if TYPE_CHECKING:
     )
     from assocmem.studies.editing.runs import EditingConfig, run_editing
     from assocmem.studies.editing.sequence import EditSequence, run_sequence
-    from assocmem.studies.editing.theory import EditPrediction, edit_value_moments, predict_edits
     from assocmem.studies.hierarchy.memory import HierarchyConfig
     from assocmem.studies.hierarchy.run import HierarchyResult, run_hierarchy
     from assocmem.studies.hierarchy.theory import predict_hard, predict_hierarchy

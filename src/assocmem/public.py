@@ -138,9 +138,9 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "run_sequence": ("assocmem.studies.editing.sequence", "run_sequence"),
     "EditingConfig": ("assocmem.studies.editing.runs", "EditingConfig"),
     "run_editing": ("assocmem.studies.editing.runs", "run_editing"),
-    "EditPrediction": ("assocmem.studies.editing.theory", "EditPrediction"),
-    "edit_value_moments": ("assocmem.studies.editing.theory", "edit_value_moments"),
-    "predict_edits": ("assocmem.studies.editing.theory", "predict_edits"),
+    "EditPrediction": ("assocmem.analysis.edit_theory", "EditPrediction"),
+    "edit_value_moments": ("assocmem.analysis.edit_theory", "edit_value_moments"),
+    "predict_edits": ("assocmem.analysis.edit_theory", "predict_edits"),
     # Studies beyond the paper, one at a time (``assocmem STUDY``)
     "run_study": ("assocmem.experiments.study", "run_study"),
     "run_experiments": ("assocmem.experiments.runner", "run_experiments"),

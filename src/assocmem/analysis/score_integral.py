@@ -169,7 +169,7 @@ def token_success(
     Tokens sharing a class and a weight have the same prediction, so the integral runs once per
     distinct :math:`(f^*(x), q(x))` pair (a few for thresholds, N for :math:`q = p`). ``extra``
     (M,), if given, is added to each class's interference ``Q_y`` (e.g. the associations that edits
-    of the memory add: :mod:`assocmem.studies.editing.theory`); the totals stay ≥ 0.
+    of the memory add: :mod:`assocmem.analysis.edit_theory`); the totals stay ≥ 0.
     """
     totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # (M,) Σ_{class} q²
     if extra is not None:

@@ -335,7 +335,7 @@ def editing_figure(
         The ``editing`` and ``editing_sizes`` records (:meth:`EditingKind.rows`); ``sizes`` may
         be empty.
     theory : mapping
-        (memory, α, N, d) → the :class:`~assocmem.studies.editing.theory.EditPrediction` (None
+        (memory, α, N, d) → the :class:`~assocmem.analysis.edit_theory.EditPrediction` (None
         for trained memories).
     dim : int
         The d of the panels at one d.

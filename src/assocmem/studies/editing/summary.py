@@ -1,6 +1,6 @@
 """Summaries of stored editing runs (:class:`~assocmem.studies.editing.kind.EditingKind` rows):
 means with two standard errors over trials, capacities with their spread and fitted exponent,
-breaks by frequency rank, and the theory (:mod:`assocmem.studies.editing.theory`) at the
+breaks by frequency rank, and the theory (:mod:`assocmem.analysis.edit_theory`) at the
 settings of the runs. Frames in, frames out: the editing study's claims and figure read these."""
 
 import functools
@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 from pandas.core.groupby import SeriesGroupBy
 
+from assocmem.analysis.edit_theory import EditPrediction, predict_edits
 from assocmem.analysis.fit import fit_power_law
 from assocmem.ops.stats import grouped_mean_se
 from assocmem.studies.editing.runs import TRAINED, EditingConfig, law, scheme_weights
-from assocmem.studies.editing.theory import EditPrediction, predict_edits
 
 MEMORY_KEYS = ["memory", "alpha", "n_inputs", "dim"]
 

@@ -219,7 +219,7 @@ def claim_error_theory_large_m(frames: Any, scale: str) -> Claim:
     tol = tolerances("facts-6")
     statement = (
         "Under Zipf (α = 2, N = 1000, random f*), the M − 1-competitor theory (predict.py's "
-        "model, by the large-M quadrature of studies/facts/theory.py) gives the error of q = p at "
+        "model, by the large-M quadrature of analysis/large_m.py) gives the error of q = p at "
         f"infinite data within {tol['tolerance']} (+ 2 s.e.) for M = 50, 500 and N at every "
         f"d ≥ {tol['min_dim']}"
     )

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 
 from assocmem import rng
+from assocmem.analysis.large_m import predict_errors_large_m
 from assocmem.analysis.predict import embedding_law, predict_config
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.laws.tokens import random_targets, zipf_probabilities
 from assocmem.ops.stats import mean_se
 from assocmem.studies.facts.capacity import capacity_exponent
-from assocmem.studies.facts.theory import predict_errors_large_m
 
 KIND_NAMES = {
     ("closed_form", "none"): "outer product (closed form)",
@@ -92,7 +92,7 @@ def predicted_errors(cfg: ClosedFormConfig, n_draws: int = 2) -> pd.DataFrame:
 
 
 def predicted_errors_large_m(cfg: ClosedFormConfig, n_draws: int = 2) -> pd.DataFrame:
-    """The same prediction by the large-M quadrature (:mod:`assocmem.studies.facts.theory`),
+    """The same prediction by the large-M quadrature (:mod:`assocmem.analysis.large_m`),
     averaged over the random targets of the first ``n_draws`` trials (the engine's streams)."""
     probs = zipf_probabilities(cfg.n_inputs, cfg.alpha).numpy()
     dims = sorted(set(cfg.dims))
