@@ -29,13 +29,15 @@ function of k/d, and the capacity is :math:`k^* = (M d / 2\kappa) \log(1 + \vare
 is the relative rise of the interference that raises the error by 10 % (docs: beyond/editing.md).
 """
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import ndtr
 
+from assocmem.analysis.large_m import token_success_large_m
 from assocmem.analysis.predict import EmbeddingLaw, token_success
 from assocmem.config.errors import ConfigError
 
@@ -45,7 +47,10 @@ STEPS = 120  # trapezoid points of λ's survival function over [0, top] ...
 FINE = 60  # ... and across each of its two steps
 SIGMA_GRID = 24  # σ values at which the cost of an edit is tabulated (log-spaced)
 REPRESENTATIVES = 64  # edited weights: the band's quantiles (each edit draws one uniformly)
-LEVELS = 10  # interference rises at which the other tokens' error is computed (interpolated)
+# above this M the other tokens' error is integrated by the large-M quadrature (analysis/large_m.py:
+# seconds at M = N = 1000), at or below it by predict.py's union grid (O(N·M²) a node: minutes
+# at M = 50); the two agree within 1e-3 where both run (tests/test_facts_earlier.py)
+LARGE_M = 20
 
 
 def edit_value_moments(
@@ -163,6 +168,7 @@ def predict_edits(
     rise: float = 0.1,
     max_edits: int = 512,
     law: EmbeddingLaw | None = None,
+    large_m: bool | None = None,
 ) -> EditPrediction:
     r"""The predicted error of the other tokens after k edits, and the edit capacity.
 
@@ -188,6 +194,10 @@ def predict_edits(
         before the edits.
     law : EmbeddingLaw, optional
         Default: Gaussian E, spherical U (the study's).
+    large_m : bool, optional
+        Integrate the other tokens' error by the large-M quadrature
+        (:func:`~assocmem.analysis.large_m.token_success_large_m`) rather than predict.py's
+        union grid; default: where M > :data:`LARGE_M` (the same model either way).
 
     Returns
     -------
@@ -212,29 +222,45 @@ def predict_edits(
     else:
         growth = interference_growth(q[low - 1 : high], q, n_outputs, dim, margin * sigma, steps)
 
-    def error(rise_: float) -> float:
-        extra = np.full(n_outputs, rise_)
-        return float(probs @ (1.0 - token_success(q, targets, n_outputs, dim, law, extra)))
+    grouped = n_outputs > LARGE_M if large_m is None else large_m
 
-    # The error is a smooth increasing function of the interference rise: computed at 0 and
-    # at LEVELS log-spaced rises between the first edit's and the last's, interpolated in log.
-    positive = growth[growth > 0]
-    errors_k = np.full(steps + 1, error(0.0))
-    if positive.size:
-        levels = np.geomspace(positive.min(), positive.max(), LEVELS)
-        table = np.array([error(level) for level in levels])
-        inside = growth > 0
-        errors_k[inside] = np.interp(np.log(growth[inside]), np.log(levels), table)
-        below = np.minimum(growth[inside] / levels[0], 1.0)  # linear from 0 to the first level
-        errors_k[inside] = np.where(
-            growth[inside] < levels[0],
-            errors_k[0] + below * (table[0] - errors_k[0]),
-            errors_k[inside],
-        )
+    @functools.cache
+    def error(level: float) -> float:
+        """The other tokens' error with every class total raised by ``level``."""
+        extra = np.full(n_outputs, level)
+        if grouped:
+            success = token_success_large_m(q, targets, n_outputs, dim, law, extra=extra)
+        else:
+            success = token_success(q, targets, n_outputs, dim, law, extra)
+        return float(probs @ (1.0 - success))
+
     grid = np.array([0, *ks])
-    above = np.flatnonzero(errors_k[1:] > errors_k[0] * (1 + rise))
-    capacity = float(above[0] + 1) if above.size else float("inf")
-    return EditPrediction(grid, growth[grid], errors_k[grid], capacity)
+    errors = np.array([error(float(growth[k])) for k in grid])
+    capacity = _first_rise(growth, error, errors[0] * (1 + rise))
+    return EditPrediction(grid, growth[grid], errors, capacity)
 
 
-__all__ = ["EditPrediction", "edit_value_moments", "interference_growth", "predict_edits"]
+def _first_rise(growth: np.ndarray, error: Callable[[float], float], threshold: float) -> float:
+    """The first k ≥ 1 with ``error(growth[k]) > threshold``, inf if none: a binary search over
+    the sorted rises (the error increases with the interference rise), so about log₂ K
+    evaluations of the error, each exact (no interpolation between rises)."""
+    levels = np.unique(growth[1:])
+    if not levels.size or error(float(levels[-1])) <= threshold:
+        return float("inf")
+    low, high = -1, levels.size - 1  # error(levels[high]) > threshold; levels[low] is not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if error(float(levels[middle])) > threshold:
+            high = middle
+        else:
+            low = middle
+    return float(np.argmax(growth[1:] >= levels[high]) + 1)
+
+
+__all__ = [
+    "LARGE_M",
+    "EditPrediction",
+    "edit_value_moments",
+    "interference_growth",
+    "predict_edits",
+]

@@ -87,15 +87,21 @@ def token_success_large_m(
     dim: int,
     law: EmbeddingLaw | None = None,
     quadrature: Quadrature = Quadrature(),
+    extra: np.ndarray | None = None,
 ) -> np.ndarray:
     """Predicted P(retrieved) of each token at dimension d, shape (N,) (predict.py's model).
 
     q: (N,) the weights; targets: (N,) f*(x) in [0, M). The law's ``n_norm_nodes`` is the
-    quadrature's ``norm_nodes``.
+    quadrature's ``norm_nodes``. ``extra`` (M,), if given, is added to each class's
+    interference ``Q_y`` as in :func:`~assocmem.analysis.score_integral.token_success` (the
+    associations edits add: :func:`~assocmem.analysis.edit_theory.predict_edits`); the totals
+    stay ≥ 0.
     """
     law = replace(law or EmbeddingLaw(), n_norm_nodes=quadrature.norm_nodes)
     grid = np.linspace(-8.0, 8.0, quadrature.grid_nodes)
     totals = np.bincount(targets, weights=q**2, minlength=n_outputs)  # Q_y
+    if extra is not None:
+        totals = np.maximum(totals + np.asarray(extra, dtype=np.float64), 0.0)
     means, sizes, group = class_groups(totals, quadrature.exact, quadrature.bins)
     v_diag, v_off = law.output_gram_variances(dim)
     own = np.maximum(totals[targets] - q**2, 0.0)  # Q_c without x
