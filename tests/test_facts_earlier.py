@@ -12,8 +12,10 @@ import torch
 from assocmem.experiments.experiment import parse_sweeps
 from assocmem.experiments.frames import StoredFrames
 from assocmem.studies.editing.runs import EditingConfig, drawn_embeddings, edit_plan
+from assocmem.studies.editing.summary import predicted
 from assocmem.studies.facts.earlier import (
     QUICK_N,
+    capacity_summary,
     earlier_kinds,
     earlier_sweeps,
     edit_capacities,
@@ -89,8 +91,14 @@ def test_edit_capacity_at_m_equals_n_matches_an_explicit_w(tmp_path):
                  "max_edits": N, "checkpoints": [1, 2, 4], "band_edits": 2},
         "axes": {"dim": DIMS},
     }  # fmt: skip
-    caps = edit_capacities(_stored(raw, "edits", tmp_path).edits)
+    frame = _stored(raw, "edits", tmp_path).edits
+    caps = edit_capacities(frame)
     assert len(caps) == len(DIMS) * TRIALS
+    # the theory beside them, at the runs' own settings: the editing study's prediction
+    theory = capacity_summary(frame).set_index("dim")["theory"]
+    for dim in DIMS:
+        study = predicted("threshold:P=d/8", ZIPF, N, dim, N, 1.0, "rome", rise=0.1, max_edits=N)
+        assert study is not None and theory[dim] == study.capacity
     reached = 0
     for _, row in caps.iterrows():
         cfg = EditingConfig(memory="threshold:P=d/8", n_inputs=N, n_outputs=N,

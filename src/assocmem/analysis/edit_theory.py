@@ -38,8 +38,9 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import ndtr
 
 from assocmem.analysis.large_m import token_success_large_m
-from assocmem.analysis.predict import EmbeddingLaw, token_success
+from assocmem.analysis.predict import EmbeddingLaw, scheme_weights, token_success
 from assocmem.config.errors import ConfigError
+from assocmem.laws.tokens import mod_targets, zipf_probabilities
 
 NODES, WEIGHTS = hermegauss(24)  # the new target's standardised score ζ₁
 WEIGHTS = WEIGHTS / WEIGHTS.sum()
@@ -238,6 +239,109 @@ def predict_edits(
     errors = np.array([error(float(growth[k])) for k in grid])
     capacity = _first_rise(growth, error, errors[0] * (1 + rise))
     return EditPrediction(grid, growth[grid], errors, capacity)
+
+
+def edit_value_draws(
+    q: np.ndarray,
+    targets: np.ndarray,
+    n_outputs: int,
+    dim: int,
+    *,
+    margin: float = 1.0,
+    draws: int = 400,
+    seed: int = 0,
+    law: EmbeddingLaw | None = None,
+) -> np.ndarray:
+    r"""Draws of the ROME value λ of one edit (C = I) of a uniformly drawn token to a uniformly
+    drawn other output, in a model that keeps what :func:`edit_value_moments` neglects at
+    M ≫ d: the output Gram and the classes' unequal interference.
+
+    The edited token x (weight q, class c) has wrong scores
+    :math:`s_y \sim \mathcal{N}(0, \sigma_y^2)` independent, with
+    :math:`d \sigma_y^2 = (1 + v_{\mathrm{diag}}) Q_y + v_{\mathrm{off}} (Q - Q_y)` (its class
+    :math:`Q_y = \sum_{x' \in y} q(x')^2` and the leak of every other class through
+    :math:`u_y \cdot u_{y'}`, x itself left out), and :math:`s_c = q + \sigma_c \zeta`. Each
+    output y is passed at the rate :math:`c_y = (u_{y_1} - u_y) \cdot (u_{y_1} - u_c)`, drawn
+    with the Gram entries :math:`u_y \cdot u_{y'} \sim \mathcal{N}(0, v_{\mathrm{off}})` and
+    :math:`|u_y|^2 \sim 1 + \mathcal{N}(0, v_{\mathrm{diag}})`;
+    :math:`\lambda = \max(0, \max_{y \ne y_1, c_y > 0} (m - s_{y_1} + s_y)/c_y)` as
+    :func:`~assocmem.studies.editing.edits.edit_value` computes it (an output with
+    :math:`c_y \le 0` cannot be passed and is left out). The margin m is ``margin`` times the
+    memory's noise :math:`\sqrt{\operatorname{mean}_y \sigma_y^2}`. At M = 5 it is the model of
+    :func:`edit_value_moments` up to O(1/d); at M = N ≫ d the wrong scores concentrate on the
+    stored classes and some output is nearly collinear with y₁ (:math:`c_y` near 0), so λ is
+    larger and heavy-tailed (docs: beyond/facts.md).
+
+    Parameters
+    ----------
+    q, targets : numpy.ndarray, shape (N,)
+        The memory's weights and f*(x) in [0, M).
+    n_outputs, dim : int
+        M and d.
+    margin : float, default 1.0
+        In units of the memory's noise.
+    draws, seed : int
+        Edits drawn, and the seed of their numpy generator.
+    law : EmbeddingLaw, optional
+        Default: Gaussian E, spherical U (the editing study's).
+
+    Returns
+    -------
+    numpy.ndarray, shape (draws,)
+    """
+    law = law or EmbeddingLaw()
+    v_diag, v_off = law.output_gram_variances(dim)
+    totals = np.bincount(targets, weights=q**2, minlength=n_outputs)
+    variance = ((1 + v_diag) * totals + v_off * (totals.sum() - totals)) / dim  # (M,)
+    m = margin * float(np.sqrt(variance.mean()))
+    gen = np.random.default_rng(seed)
+    out = np.empty(draws)
+    for i in range(draws):
+        x = int(gen.integers(q.size))
+        old = int(targets[x])
+        new = (old + 1 + int(gen.integers(n_outputs - 1))) % n_outputs
+        own = variance.copy()
+        own[old] = max(own[old] - (1 + v_diag - v_off) * q[x] ** 2 / dim, 0.0)  # x left out
+        scores = gen.normal(0.0, np.sqrt(own))
+        scores[old] += q[x]
+        g_new, g_old = gen.normal(0.0, np.sqrt(v_off), (2, n_outputs))  # u_y·u_new, u_y·u_old
+        norm_new, norm_old = 1.0 + gen.normal(0.0, np.sqrt(v_diag), 2)
+        g_old[new] = g_new[old]  # u_new·u_old, one entry
+        reach = norm_new - g_old[new] - g_new + g_old  # c_y for y ∉ {new, old}
+        reach[old] = norm_new + norm_old - 2 * g_old[new]
+        passable = reach > 0
+        passable[new] = False
+        need = (m - scores[new] + scores[passable]) / reach[passable]
+        out[i] = max(0.0, float(need.max(initial=0.0)))
+    return out
+
+
+@functools.cache
+def predict_scheme_edits(
+    scheme: str,
+    alpha: float,
+    n_inputs: int,
+    dim: int,
+    n_outputs: int,
+    *,
+    margin: float = 1.0,
+    method: str = "rome",
+    ks: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64),
+    rise: float = 0.1,
+    max_edits: int = 512,
+) -> EditPrediction:
+    r""":func:`predict_edits` for the closed-form memory of a scheme (:mod:`assocmem.schemes`) at
+    infinite data: p Zipf(α) over N tokens (α = 0: uniform), :math:`f^*(x) = x \bmod M`, q the
+    scheme's weights at d (the editing study's memories, at M = 5 and at M = N). Cached: a call
+    takes a second at M = 5 and a few at M = N = 1000; the search stops at
+    ``min(max_edits, N − 1)`` edits (one token is left unedited)."""
+    probs = zipf_probabilities(n_inputs, alpha).double().numpy()
+    targets = mod_targets(n_inputs, n_outputs).numpy()
+    q = scheme_weights(scheme, probs, [dim])[0]
+    return predict_edits(
+        probs, targets, q, dim, n_outputs, method=method, margin=margin, ks=ks, rise=rise,
+        max_edits=min(max_edits, n_inputs - 1),
+    )  # fmt: skip
 
 
 def _first_rise(growth: np.ndarray, error: Callable[[float], float], threshold: float) -> float:

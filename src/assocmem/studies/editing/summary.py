@@ -3,7 +3,6 @@ means with two standard errors over trials, capacities with their spread and fit
 breaks by frequency rank, and the theory (:mod:`assocmem.analysis.edit_theory`) at the
 settings of the runs. Frames in, frames out: the editing study's claims and figure read these."""
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,10 +10,10 @@ import numpy as np
 import pandas as pd
 from pandas.core.groupby import SeriesGroupBy
 
-from assocmem.analysis.edit_theory import EditPrediction, predict_edits
+from assocmem.analysis.edit_theory import EditPrediction, predict_scheme_edits
 from assocmem.analysis.fit import fit_power_law
 from assocmem.ops.stats import grouped_mean_se
-from assocmem.studies.editing.runs import TRAINED, EditingConfig, law, scheme_weights
+from assocmem.studies.editing.runs import TRAINED
 
 MEMORY_KEYS = ["memory", "alpha", "n_inputs", "dim"]
 
@@ -120,7 +119,6 @@ def break_fractions(frame: pd.DataFrame, k: int) -> pd.DataFrame:
     return out.reset_index()
 
 
-@functools.cache
 def predicted(
     memory: str,
     alpha: float,
@@ -133,15 +131,11 @@ def predicted(
     rise: float = 0.1,
     max_edits: int = 512,
 ) -> EditPrediction | None:
-    """The theory of :func:`predict_edits` for a closed-form memory of the study (None for the
-    trained memory, which has no weights q); cached (it takes about a second)."""
+    """The theory of :func:`~assocmem.analysis.edit_theory.predict_scheme_edits` for a
+    closed-form memory of the study (None for the trained memory, which has no weights q)."""
     if memory == TRAINED:
         return None
-    cfg = EditingConfig(memory=memory, alpha=alpha, n_inputs=n_inputs, dim=dim,
-                        n_outputs=n_outputs)  # fmt: skip
-    probs, targets = law(cfg)
-    q = scheme_weights(cfg, probs)
-    return predict_edits(
-        probs, targets, q, dim, n_outputs, method=method, margin=margin, ks=ks, rise=rise,
-        max_edits=min(max_edits, n_inputs - 1),
+    return predict_scheme_edits(
+        memory, alpha, n_inputs, dim, n_outputs, margin=margin, method=method, ks=ks, rise=rise,
+        max_edits=max_edits,
     )  # fmt: skip

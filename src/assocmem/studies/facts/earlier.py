@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from assocmem.analysis.edit_theory import predict_scheme_edits
 from assocmem.experiments.experiment import RawSpec, shipped_sweep
 from assocmem.experiments.measure import margin, median_se
 from assocmem.experiments.tolerances import tolerances
@@ -38,6 +39,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "facts_editing": {"trials": 12, "max_dim": 128},
     "facts_parallel": {"trials": 16, "max_dim": 256},
 }
+THEORY_KEYS = ["memory", "alpha", "margin", "rise"]  # with N, M, d and the search: the theory's
 METHOD = "rome"  # the edit capacity of ROME with C = I (the one with a theory; docs/beyond/editing)
 WIDTH_LABELS = {"threshold:P=d/8": r"$q = 1\{x \leq d/8\}$", "population": "$q = p$"}
 
@@ -79,7 +81,8 @@ def _ok(frame: pd.DataFrame) -> pd.DataFrame:
 def edit_capacities(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per editing run's searched ROME (C = I) edit sequence: ``n_inputs``,
     ``n_outputs``, ``dim``, ``trial``, ``capacity`` (edits until the other facts' error rose by
-    ``rise``; capped at ``searched`` where it did not), ``reached`` and ``base_error``."""
+    ``rise``; capped at ``searched`` where it did not), ``reached``, ``base_error`` and the
+    settings the theory needs (``THEORY_KEYS``)."""
     rows = _ok(frame)
     rows = rows[
         (rows["method"] == METHOD)
@@ -87,7 +90,8 @@ def edit_capacities(frame: pd.DataFrame) -> pd.DataFrame:
         & (rows["band"] == "all")
         & (rows["searched"] > 0)
     ].drop_duplicates("hash")
-    out = rows[["n_inputs", "n_outputs", "dim", "trial", "base_error", "searched"]].copy()
+    columns = ["n_inputs", "n_outputs", "dim", "trial", "base_error", "searched", *THEORY_KEYS]
+    out = rows[columns].copy()
     out["reached"] = rows["capacity"].notna().to_numpy()
     out["capacity"] = rows["capacity"].fillna(rows["searched"]).to_numpy(float)
     return out.reset_index(drop=True)
@@ -97,7 +101,10 @@ def capacity_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (N, M, d): the median edit capacity over trials (a capacity not reached counts as the
     search's length), its quartiles, the s.e. of its log
     (:func:`~assocmem.experiments.measure.median_se`), the share of trials that reached the rise,
-    the mean error before the edits and the trials."""
+    the mean error before the edits, the trials, and ``theory``: the interference theory's
+    capacity at the runs' settings
+    (:func:`~assocmem.analysis.edit_theory.predict_scheme_edits`; inf: not within the search).
+    At M = N it runs the large-M quadrature (seconds a d)."""
 
     def one(part: pd.DataFrame) -> pd.Series:
         values = part["capacity"].to_numpy(float)
@@ -113,8 +120,19 @@ def capacity_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
     keys = ["n_inputs", "n_outputs", "dim"]
     caps = edit_capacities(frame)
-    values = [c for c in caps.columns if c not in keys]
+    values = [c for c in caps.columns if c not in keys and c not in THEORY_KEYS]
     summary: pd.DataFrame = caps.groupby(keys)[values].apply(one).reset_index()
+    settings = caps.groupby(keys)[THEORY_KEYS].first().reset_index()
+    summary["theory"] = [
+        predict_scheme_edits(
+            str(r["memory"]), float(r["alpha"]), int(r["n_inputs"]), int(r["dim"]),
+            int(r["n_outputs"]), margin=float(r["margin"]), rise=float(r["rise"]),
+            max_edits=int(searched),
+        ).capacity
+        for r, searched in zip(
+            settings.to_dict("records"), summary["searched"].tolist(), strict=True
+        )
+    ]  # fmt: skip
     return summary
 
 
@@ -231,6 +249,7 @@ def earlier_rows(frames: Any) -> list[list[Any]]:
     for dim in sorted(int(d) for d in caps["dim"].unique()):
         part = caps[caps["dim"] == dim].sort_values("n_outputs")
         shown = " | ".join(_capacity_text(r) for _, r in part.iterrows())
+        shown += " (theory " + " | ".join(_theory_text(r) for _, r in part.iterrows()) + ")"
         sizes = " | ".join(_outputs(r["n_outputs"], r["n_inputs"]) for _, r in part.iterrows())
         label = f"edit capacity (ROME, C = I), M = {sizes}"
         rows.append([label, dim, int(part["trials"].min()), shown, "", "", "", ""])
@@ -254,18 +273,25 @@ def _capacity_text(row: pd.Series) -> str:
     return f"{'>' if row['reached'] < 0.5 else ''}{row['median']:g}"
 
 
+def _theory_text(row: pd.Series) -> str:
+    """The predicted capacity, ``> searched`` where the theory's error does not rise within it."""
+    return f"{row['theory']:g}" if math.isfinite(row["theory"]) else f">{row['searched']:g}"
+
+
 EARLIER_NOTE = (
     " Earlier questions at M = N (Zipf α = 2, closed form): the median number of ROME edits "
     "(C = I) of the threshold memory until the other facts' error rises by 10 % (> : not reached "
-    "in the search of N − 1 edits), and for H heads of d/H (the same scheme, scores summed) the "
-    "error E₁ of one memory of d with the largest relative change over H, at M = 5 | M = N."
+    "in the search of N − 1 edits; in brackets the interference theory's), and for H heads of "
+    "d/H (the same scheme, scores summed) the error E₁ of one memory of d with the largest "
+    "relative change over H, at M = 5 | M = N."
 )
 STYLE: dict[str, Any] = {"marker": "o", "ms": 3, "lw": 1.2, "capsize": 2}
 
 
 def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
-    """(d) the median edit capacity against d at M = 5 and M = N (bars: quartiles; dotted: the
-    N − 1 edits searched); (e) E_H/E₁ of H heads of d/H against d at M = 5 and M = N, for the
+    """(d) the median edit capacity against d at M = 5 and M = N (bars: quartiles; dashed: the
+    interference theory, where it is reached; dotted: the N − 1 edits searched); (e) E_H/E₁
+    of H heads of d/H against d at M = 5 and M = N, for the
     largest H (both schemes; bars: 2 paired s.e.)."""
     caps = capacity_summary(frames.facts_editing)
     groups = list(caps.groupby(["n_outputs", "n_inputs"]))
@@ -274,6 +300,8 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
         bars = [part["median"] - part["q25"], part["q75"] - part["median"]]
         label = f"$M = {_outputs(m, n)}$"
         cap.errorbar(part["dim"], part["median"], yerr=bars, color=color, label=label, **STYLE)
+        theory = part["theory"].where(np.isfinite(part["theory"]))
+        cap.plot(part["dim"], theory, color=color, ls="--", lw=1, label=f"{label}: theory")
     cap.axhline(float(caps["searched"].max()), color="k", ls=":", lw=1, label="edits searched")
     cap.set(xscale="log", yscale="log", xlabel="$d$", ylabel="edits to +10 % error")
     cap.set_title("(d) edit capacity, ROME $C = I$", fontsize=8)
