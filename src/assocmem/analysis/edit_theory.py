@@ -265,7 +265,7 @@ def edit_value_draws(
     with the Gram entries :math:`u_y \cdot u_{y'} \sim \mathcal{N}(0, v_{\mathrm{off}})` and
     :math:`|u_y|^2 \sim 1 + \mathcal{N}(0, v_{\mathrm{diag}})`;
     :math:`\lambda = \max(0, \max_{y \ne y_1, c_y > 0} (m - s_{y_1} + s_y)/c_y)` as
-    :func:`~assocmem.studies.editing.edits.edit_value` computes it (an output with
+    the editing study's ROME computes it (``edit_value``; an output with
     :math:`c_y \le 0` cannot be passed and is left out). The margin m is ``margin`` times the
     memory's noise :math:`\sqrt{\operatorname{mean}_y \sigma_y^2}`. At M = 5 it is the model of
     :func:`edit_value_moments` up to O(1/d); at M = N ≫ d the wrong scores concentrate on the
