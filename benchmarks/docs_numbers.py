@@ -29,6 +29,9 @@ scales, 134 ok, 0 mismatches; ``capacity_3000_steps`` 566 as quoted. The full sc
 under the pin on that VM (2026-11-27): vocabulary 157 ok (59 quoted numbers moved, the page
 updated), noise-threshold 126 ok, similar 225 ok and the editing part 70 ok (nothing moved),
 0 mismatches.
+After the edit theory's capacity became exact (2026-11-27, ``predict_edits`` no longer
+interpolates its error): the editing study's quick folder and its part of the full scale,
+221 ok, 0 mismatches (42 s; the theory's numbers on the page updated with it).
 
 Since the CPU pin (``docs/reproducibility.md``: MKL and ATen held to their AVX2 code by
 ``import assocmem``), a reproduction gives the same bits on any x86-64 CPU with AVX2, so these
