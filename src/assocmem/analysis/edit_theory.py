@@ -142,10 +142,13 @@ def interference_growth(
     total = float(np.sum(q**2)) / n_outputs  # Q̄(0)
     levels = (np.arange(REPRESENTATIVES) + 0.5) / REPRESENTATIVES
     q_edited = np.quantile(np.asarray(q_edited, dtype=np.float64), levels, method="inverted_cdf")
+    # the moments once per distinct weight (a threshold memory's band holds two), then per
+    # representative: each weight's moments are computed alone, so the same numbers
+    distinct, index = np.unique(q_edited, return_inverse=True)
     sigmas = np.sqrt(total / dim) * np.geomspace(1.0, 20.0, SIGMA_GRID)
     cost = np.empty(SIGMA_GRID)  # E[λ² + (q − λ)² − q²] over the band, per σ
     for i, sigma in enumerate(sigmas):
-        mean, square = edit_value_moments(q_edited, margin, sigma, n_outputs)
+        mean, square = (v[index] for v in edit_value_moments(distinct, margin, sigma, n_outputs))
         cost[i] = float(np.mean(2.0 * square - 2.0 * q_edited * mean))
     rise = np.zeros(steps + 1)
     for k in range(steps):

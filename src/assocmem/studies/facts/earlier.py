@@ -126,7 +126,7 @@ def capacity_summary(frame: pd.DataFrame) -> pd.DataFrame:
     summary["theory"] = [
         predict_scheme_edits(
             str(r["memory"]), float(r["alpha"]), int(r["n_inputs"]), int(r["dim"]),
-            int(r["n_outputs"]), margin=float(r["margin"]), rise=float(r["rise"]),
+            int(r["n_outputs"]), margin=float(r["margin"]), ks=(1,), rise=float(r["rise"]),
             max_edits=int(searched),
         ).capacity
         for r, searched in zip(
