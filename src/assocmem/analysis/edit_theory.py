@@ -240,7 +240,7 @@ def predict_edits(
 
     grid = np.array([0, *ks])
     errors = np.array([error(float(growth[k])) for k in grid])
-    capacity = _first_rise(growth, error, errors[0] * (1 + rise))
+    capacity = _first_rise(growth[: max_edits + 1], error, errors[0] * (1 + rise))
     return EditPrediction(grid, growth[grid], errors, capacity)
 
 
