@@ -27,6 +27,13 @@ edits. For an unstored edit :math:`\mathbb{E}[\lambda^2] = \kappa \sigma^2` with
 m/σ and M only, so :math:`\bar{Q} (k) \approx \bar{Q} (0) \exp(2\kappa k/(M d))`: the damage is a
 function of k/d, and the capacity is :math:`k^* = (M d / 2\kappa) \log(1 + \varepsilon^*)` where ε*
 is the relative rise of the interference that raises the error by 10 % (docs: beyond/editing.md).
+
+Where M ≫ d (the facts study's M = N) two assumptions of the value's model fail: the edited
+token's wrong scores sit on the few classes that hold stored facts and leak to the others
+through :math:`u_y \cdot u_{y'}`, and some output is nearly collinear with the new answer, so
+λ is larger than this model's and heavy-tailed. :func:`edit_value_draws` samples λ with both
+(measured against real ROME edits in the tests; docs: beyond/facts.md); the capacity there is
+not predicted by this mean-field recursion.
 """
 
 import functools
@@ -50,7 +57,7 @@ SIGMA_GRID = 24  # σ values at which the cost of an edit is tabulated (log-spac
 REPRESENTATIVES = 64  # edited weights: the band's quantiles (each edit draws one uniformly)
 # above this M the other tokens' error is integrated by the large-M quadrature (analysis/large_m.py:
 # seconds at M = N = 1000), at or below it by predict.py's union grid (O(N·M²) a node: minutes
-# at M = 50); the two agree within 1e-3 where both run (tests/test_facts_earlier.py)
+# at M = 50); the two agree within 1.5e-3 where both run (tests/test_editing.py)
 LARGE_M = 20
 
 
