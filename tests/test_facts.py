@@ -2,9 +2,11 @@
 straightforward implementations, its theory identities, and its command's input checks."""
 
 import math
+import types
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from naive import naive_errors
@@ -21,6 +23,7 @@ from assocmem.studies.facts.capacity import (
     memory_parameters,
     search_capacity,
 )
+from assocmem.studies.facts.experiment import claim_constant
 from assocmem.studies.facts.kind import build_facts_capacity, search
 from assocmem.studies.facts.memories import (
     TrainSettings,
@@ -265,3 +268,34 @@ def test_closed_form_search_on_cuda_agrees_with_cpu():
     a = search_capacity("closed_form", 32, trials=2, seed=0, device="cuda")
     b = search_capacity("closed_form", 32, trials=2, seed=0)
     assert abs(math.log(a.n_star / b.n_star)) <= 0.07
+
+
+def test_claim_constant_counts_the_search_precision_in_its_margin():
+    """facts-1's s.e. holds the search's resolution (a factor 1 + rel_tol on N*): seeds that
+    agree, as the discrete search makes them do, leave a finite margin, not ±1e16 s.e."""
+
+    def frames(stars, rel_tol=0.03, dim=256):
+        rows = pd.DataFrame(
+            {
+                "status": "ok",
+                "memory": "linear",
+                "optimizer": "adam",
+                "dim": dim,
+                "seed": range(len(stars)),
+                "n_star": stars,
+                "rel_tol": rel_tol,
+            }
+        )
+        return types.SimpleNamespace(facts=rows, facts_closed=rows.iloc[:0])
+
+    same = claim_constant(frames([5500, 5500, 5500]), "full")
+    c = 256**2 / (5500 * math.log(5500))
+    precision = c * 0.03 / math.sqrt(12) * (1 + 1 / math.log(5500))
+    assert same.passed and same.measured["constant"] == pytest.approx(c)
+    assert same.measured["constant_se"] == pytest.approx(precision, rel=1e-6)
+    assert same.margin_se == pytest.approx((1.7 - c) / precision, rel=1e-6)
+    # seeds that differ add their own s.e. in quadrature; a finer search narrows it
+    spread = claim_constant(frames([5000, 5500, 6000]), "full").measured["constant_se"]
+    assert spread > precision
+    finer = claim_constant(frames([5500] * 3, rel_tol=0.003), "full").measured["constant_se"]
+    assert finer == pytest.approx(precision / 10, rel=1e-6)
