@@ -23,7 +23,7 @@ from assocmem.studies.facts.capacity import (
     memory_parameters,
     search_capacity,
 )
-from assocmem.studies.facts.experiment import claim_constant
+from assocmem.studies.facts.experiment import claim_bits, claim_constant
 from assocmem.studies.facts.kind import build_facts_capacity, search
 from assocmem.studies.facts.memories import (
     TrainSettings,
@@ -270,9 +270,9 @@ def test_closed_form_search_on_cuda_agrees_with_cpu():
     assert abs(math.log(a.n_star / b.n_star)) <= 0.07
 
 
-def test_claim_constant_counts_the_search_precision_in_its_margin():
-    """facts-1's s.e. holds the search's resolution (a factor 1 + rel_tol on N*): seeds that
-    agree, as the discrete search makes them do, leave a finite margin, not ±1e16 s.e."""
+def test_claims_count_the_search_precision_in_their_margins():
+    """facts-1's and facts-3's s.e. hold the search's resolution (a factor 1 + rel_tol on N*):
+    seeds that agree, as the discrete search makes them do, leave a finite margin, not 1e15 s.e."""
 
     def frames(stars, rel_tol=0.03, dim=256):
         rows = pd.DataFrame(
@@ -284,6 +284,8 @@ def test_claim_constant_counts_the_search_precision_in_its_margin():
                 "seed": range(len(stars)),
                 "n_star": stars,
                 "rel_tol": rel_tol,
+                "bits_per_parameter": np.asarray(stars) * np.log2(stars) / dim**2,
+                "bits_per_parameter_with_embeddings": 0.0,
             }
         )
         return types.SimpleNamespace(facts=rows, facts_closed=rows.iloc[:0])
@@ -299,3 +301,8 @@ def test_claim_constant_counts_the_search_precision_in_its_margin():
     assert spread > precision
     finer = claim_constant(frames([5500] * 3, rel_tol=0.003), "full").measured["constant_se"]
     assert finer == pytest.approx(precision / 10, rel=1e-6)
+    bits = claim_bits(frames([5500, 5500, 5500]), "full")
+    b = 5500 * math.log2(5500) / 256**2
+    assert bits.passed and bits.margin_se == pytest.approx(
+        (b - 0.5) / (b * 0.03 / math.sqrt(12) * (1 + 1 / math.log(5500))), rel=1e-6
+    )

@@ -72,6 +72,14 @@ def _rows(frames: Any) -> pd.DataFrame:
     return capacity_rows(frames.facts, frames.facts_closed)
 
 
+def _search_precision(value: float, n_star: float, rel_tol: float) -> float:
+    """The s.d. that the search's resolution leaves on ``value`` ∝ (N* ln N*)^±1.
+
+    A search resolves N* to a factor 1 + rel_tol: a uniform error of s.d. rel_tol/√12 on
+    N*/N*, the same for every seed (not averaged away), of which N* ln N* moves (1 + 1/ln N*)."""
+    return abs(value) * float(rel_tol) / math.sqrt(12) * (1 + 1 / math.log(n_star))
+
+
 def claim_constant(frames: Any, scale: str) -> Claim:
     """The trained linear memory (sign-Adam) at its largest d: d²/(N* ln N*) in [low, high]."""
     tol = tolerances("facts-1")
@@ -85,10 +93,7 @@ def claim_constant(frames: Any, scale: str) -> Claim:
     part = part[part["dim"] == part["dim"].max()]
     constants = part["dim"] ** 2 / (part["n_star"] * part["n_star"].apply(math.log))
     value, spread = float(constants.median()), float(constants.std(ddof=1) or 0.0)
-    # The search resolves N* to a factor 1 + rel_tol: a uniform error of s.d. rel_tol/√12 on
-    # N*/N*, the same for every seed (not averaged away), and c moves by (1 + 1/ln N*) of it.
-    n_star = float(part["n_star"].median())
-    precision = value * float(part["rel_tol"].max()) / math.sqrt(12) * (1 + 1 / math.log(n_star))
+    precision = _search_precision(value, float(part["n_star"].median()), part["rel_tol"].max())
     se = math.hypot(spread / math.sqrt(len(constants)), precision)
     return Claim(
         "facts-1",
@@ -140,13 +145,23 @@ def claim_bits(frames: Any, scale: str) -> Claim:
         f"{tol['high']} bits per trained parameter at its largest d (trained language "
         "models: ≈ 2, Allen-Zhu and Li 2024)"
     )
-    table = capacity_table(_rows(frames))
+    rows = _rows(frames)
+    table = capacity_table(rows)
     trained = table[table["kind"] != OUTER]
     largest = trained[trained["dim"] == trained.groupby("kind")["dim"].transform("max")]
+    rel_tol = float(rows.loc[rows["kind"] != OUTER, "rel_tol"].max())
     margins = [
-        margin(b, tol["low"], tol["high"], s if s > 0 else 1e-12)
-        for b, s in zip(
-            largest["bits_per_parameter"], largest["bits_per_parameter_se"], strict=True
+        margin(
+            b,
+            tol["low"],
+            tol["high"],
+            math.hypot(s if s > 0 else 0.0, _search_precision(b, n, rel_tol)),
+        )
+        for b, s, n in zip(
+            largest["bits_per_parameter"],
+            largest["bits_per_parameter_se"],
+            largest["n_star"],
+            strict=True,
         )
     ]
     measured = {
@@ -166,7 +181,7 @@ def claim_bits(frames: Any, scale: str) -> Claim:
         passed,
         tolerance=f"every trained kind's mean in [{tol['low']}, {tol['high']}]",
         margin_se=min(margins) if margins else None,
-        margin_note="the worst kind, in s.e. over seeds",
+        margin_note="the worst kind, in s.e.: over seeds and the search's precision together",
     )
 
 
