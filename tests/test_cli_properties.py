@@ -280,7 +280,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 FAST = {words: 3 for words in COMMANDS} | {words: 2 for words in STUDY_COMMANDS}
 FAST |= {"reproduce": 1, "claims": 2, "capacity": 2, "compare-trained": 2, "train": 2}
 SLOW = {words: 8 * n for words, n in FAST.items()} | {words: 8 for words in STUDY_COMMANDS}
-SLOW["facts"] = 5  # a tiny facts run takes about 30 s (searches, two theories): 5 keep it ~3 min
 
 
 def _run(words: str, files: dict[str, str], examples: int) -> None:
