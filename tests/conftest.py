@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # lets tests import the naive re
 
 # Under pytest-xdist (`-n K`, the slow tier) each worker would run torch's default intra-op pool,
 # one thread per core: K × cores threads on the cores. On the 2-core CI VM two `assocmem facts
-# --scale tiny` at once took 136 s so, against 32 s with one thread each. A worker (and the
+# --scale tiny` at once took 136 s, against 32 s with one thread each. A worker (and the
 # processes it starts) gets its share of the cores; records do not depend on the thread count.
 _WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
 if _WORKERS > 1:
