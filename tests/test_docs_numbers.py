@@ -63,6 +63,25 @@ def test_a_number_matches_within_the_rounding_of_its_digits(slope, scale, status
     assert zero.status == ("full only" if scale == "quick" else "ok")
 
 
+@pytest.mark.parametrize(
+    ("mean", "se", "status"),
+    [
+        (0.005973, 3e-5, "ok"),  # its digits
+        (0.006008, 3e-5, "in law"),  # 1.2 s.e. away: another draw of the same law
+        (0.006130, 3e-5, "in law"),  # 5.2 s.e.: within 4·√2 s.e. (5.66)
+        (0.006150, 3e-5, "MISMATCH"),  # 5.9 s.e.
+        (0.006008, 0.0, "MISMATCH"),  # no s.e.: digits only
+    ],
+)
+def test_a_monte_carlo_estimate_is_checked_in_law(mean, se, status):
+    """An :class:`Estimate` may lie within LAW_Z·√2 of its s.e. of the stated value (two
+    hosts' draws), past its digits; reported apart from the numbers that hold their digits."""
+    quote = Q("page.md", "MC mean ⟦0.005973⟧", (("mc", lambda m: DN.Estimate(mean, se)),))
+    (checked,) = DN.check(Fake(0.0), [quote])
+    assert checked.status == status
+    assert checked.measured == mean
+
+
 def test_a_stated_zero_is_exact_and_a_count_is_a_count():
     assert DN.stated_value("0") == (0.0, 1e-12)
     assert DN.stated_value("13")[1] == pytest.approx(0.5)

@@ -109,11 +109,12 @@ def cuda_numerics(device: torch.device | str) -> dict[str, bool]:
 
 def numerics(device: torch.device | str) -> dict[str, Any]:
     """How work on ``device`` computes, for a run's provenance: on CUDA
-    :func:`cuda_numerics`; on the CPU ``{"cpu_pin": {"mkl_cbwr": …, "aten": …}}``, the code
-    paths MKL and ATen run (:func:`assocmem.cpu_pin.in_effect`: ``"AVX2,STRICT"`` and
-    ``"AVX2"`` under the pin, the same bits on every x86-64 host with AVX2)."""
+    :func:`cuda_numerics`; on the CPU ``{"cpu_pin": {"mkl_cbwr": …, "aten": …}, "cpu_vendor":
+    …}``, the code paths MKL and ATen run (:func:`assocmem.cpu_pin.in_effect`: ``"AVX2,STRICT"``
+    on Intel, ``"AUTO,STRICT"`` elsewhere, and ``"AVX2"`` under the pin: the same bits on every
+    x86-64 host of one vendor with AVX2) and the CPU's vendor (None where it cannot be read)."""
     if torch.device(device).type == "cpu":
-        return {"cpu_pin": cpu_pin.in_effect()}
+        return {"cpu_pin": cpu_pin.in_effect(), "cpu_vendor": cpu_pin.cpu_vendor()}
     return cuda_numerics(device)
 
 
