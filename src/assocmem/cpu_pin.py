@@ -56,30 +56,29 @@ MKL_BRANCHES = {
 MKL_STRICT = 0x10000
 
 
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str] | None:
-    """The instruction-set flags of this CPU (Linux: ``/proc/cpuinfo``), or None where they
-    cannot be read (another system)."""
+def cpuinfo_field(name: str, cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
+    """The value of the first line ``name : value`` of ``cpuinfo`` (Linux: ``/proc/cpuinfo``),
+    or None where it cannot be read (another system)."""
     try:
         text = cpuinfo.read_text()
     except OSError:
         return None
     for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.partition(":")[2].split())
+        if line.startswith(name):
+            return line.partition(":")[2].strip()
     return None
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str] | None:
+    """The instruction-set flags of this CPU, or None where they cannot be read."""
+    flags = cpuinfo_field("flags", cpuinfo)
+    return None if flags is None else set(flags.split())
 
 
 def cpu_vendor(cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
     """The CPU's vendor as it names itself (``"GenuineIntel"``, ``"AuthenticAMD"``), or None
-    where it cannot be read (another system)."""
-    try:
-        text = cpuinfo.read_text()
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("vendor_id"):
-            return line.partition(":")[2].strip()
-    return None
+    where it cannot be read."""
+    return cpuinfo_field("vendor_id", cpuinfo)
 
 
 @functools.cache
