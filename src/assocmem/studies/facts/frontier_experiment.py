@@ -92,8 +92,8 @@ def capacity_table(payloads: Sequence[dict[str, Any]]) -> Table:
         "Capacity frontier: the largest N stored with top-1 accuracy ≥ 0.99",
         ["memory", "M", "largest d", "N* (median)", "constant", "95% CI", "N* ∝ d^k: k"],
         [_capacity_row(payload) for payload in payloads],
-        "References for M = N: trained linear memories reach d² ≈ 1.3·N·log N (Nichani, Lee, "
-        "Bietti 2025); the sharp threshold is conjectured at d² ≈ 2·N·log N (Barnfield et al. "
+        "References for M = N: the sharp threshold d² ≈ 2·N·log N (Giorlandino, Goldt and "
+        "Maillard 2026, for a decoupled model; conjectured by Barnfield et al. "
         "2026). With a small M the logits depend on W only through U W (M·d numbers): N* grows "
         "like d.",
     )
