@@ -180,6 +180,11 @@ def test_margins_read_as_a_referee_would():
     )
     html_text = render_html(Report("t", claims=[fragile, null]))
     assert "fragile: 0.63 s.e." in html_text and "would detect ≥ 0.0771" in html_text
+    banded = Claim("4", "s", {}, True, margin_se=-1.0, in_band=True)  # inside the quick band
+    assert margin_text(banded) == "-1 s.e."  # neither fragile nor a pass
+    html_text = render_html(Report("t", claims=[safe, banded]))
+    assert '<span class="band">not refuted at this scale</span>' in html_text
+    assert "1 of 2 checked pass; not refuted at this scale: 4" in html_text
 
 
 def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dict:

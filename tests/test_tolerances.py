@@ -147,3 +147,28 @@ def test_the_quick_scale_passes_a_claim_within_quick_z_standard_errors_only():
     assert quick_verdict(replace(claim, passed=True, margin_se=-9.0), "quick").passed is True
     paper = Claim("1", "s", {}, False, "slope within (0.05 + 6.5 s.e.)", margin_se=-1.0)
     assert quick_verdict(paper, "quick").note == ""  # its tolerance shows the widening
+
+
+def test_a_quick_verdict_outside_the_tolerance_is_not_refuted_and_counted_apart():
+    """Inside the quick band but outside the tolerance as stated, a claim is "not refuted at
+    this scale": no pass in claims.json, the summary line or the report; within its tolerance
+    it passes; past the band it fails; at full scale the band does not exist."""
+    from assocmem.experiments.experiment import quick_verdict
+    from assocmem.report import FAIL, NOT_REFUTED, PASS, Claim, verdict_counts
+
+    claim = Claim("NT-4", "s", {"x": 1.0}, False, "t", margin_se=-3.0)
+    judged = {m: quick_verdict(replace(claim, margin_se=m, passed=m >= 0), "quick") for m in (
+        2.0, -3.0, -6.0
+    )}  # fmt: skip
+    assert [c.verdict for c in judged.values()] == [PASS, NOT_REFUTED, FAIL]
+    assert [c.to_dict()["passed"] for c in judged.values()] == [True, False, False]
+    assert judged[-3.0].to_dict()["verdict"] == "not refuted at this scale"
+    assert quick_verdict(claim, "full").verdict == FAIL
+    paper = Claim("1", "s", {}, True, "slope within (0.05 + 6.5 s.e.)", margin_se=-1.0)
+    assert quick_verdict(paper, "quick").verdict == NOT_REFUTED  # a judge that widened itself
+    claims = [replace(c, id=str(m)) for m, c in judged.items()]
+    claims.append(Claim("x", "s", passed=None))
+    assert (
+        verdict_counts(claims)
+        == "1 of 3 checked pass; not refuted at this scale: -3.0; failing: -6.0"
+    )

@@ -66,9 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json([c.to_dict() for c in claims])
     else:
-        rows = [
-            [c.id, "pass" if c.passed else "FAIL", margin_text(c), measured_text(c)] for c in claims
-        ]
+        rows = [[c.id, c.verdict, margin_text(c), measured_text(c)] for c in claims]
         print(format_table(["claim", "result", "margin", "measured"], rows))
         for c in claims:
             print(textwrap.fill(f"{c.id}: {c.statement}", 100, initial_indent="  ",

@@ -112,8 +112,10 @@ def run(args: argparse.Namespace) -> int:
         if result.table.note:
             print(textwrap.fill(result.table.note, 100))
         print()
-    verdicts = {True: "pass", False: "FAIL", None: "shown"}
-    rows = [[c.id, verdicts[c.passed], format_measured(c.measured)] for c in result.claims]
+    rows = [
+        [c.id, "shown" if c.passed is None else c.verdict, format_measured(c.measured)]
+        for c in result.claims
+    ]
     print(format_table(["claim", "result", "measured"], rows))
     for c in result.claims:
         print(textwrap.fill(f"{c.id}: {c.statement}", 100, initial_indent="  ",

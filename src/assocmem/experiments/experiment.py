@@ -187,18 +187,21 @@ def _shown(spec: SweepSpec) -> dict[str, Any]:
 
 def quick_verdict(claim: Claim, scale: str) -> Claim:
     """``claim`` judged at ``scale``: at the quick scale, a tolerance table with ``quick_z``
-    passes the claim where its margin is at least ``−quick_z`` s.e.
-    (:func:`~assocmem.experiments.measure.at_quick_scale`), and the note says so where the
-    tolerance does not already show the widening."""
+    lets the claim stand where its margin is at least ``−quick_z`` s.e.
+    (:func:`~assocmem.experiments.measure.at_quick_scale`): within its tolerance a pass, outside
+    it "not refuted at this scale" (``in_band``); the note says so where the tolerance does not
+    already show the widening."""
     table = tolerance_tables().get(claim.id)
     z = scale_z(table.values, scale) if table is not None else 0.0
     if not z:
         return claim
     passed = at_quick_scale(claim.passed, claim.margin_se, z)
+    in_band = bool(passed) and claim.margin_se is not None and claim.margin_se < 0
     if f"{z:g} s.e." in claim.tolerance:  # the judge widened its tolerance itself
-        return replace(claim, passed=passed)
-    rule = f"quick scale: passes within {z:g} s.e. outside the tolerance (quick_z)"
-    return replace(claim, passed=passed, note="; ".join(n for n in (claim.note, rule) if n))
+        return replace(claim, passed=passed, in_band=in_band)
+    rule = f"quick scale: not refuted within {z:g} s.e. outside the tolerance (quick_z)"
+    note = "; ".join(n for n in (claim.note, rule) if n)
+    return replace(claim, passed=passed, in_band=in_band, note=note)
 
 
 def tolerance_history(claim_id: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from assocmem.experiments.registry import (
 )
 from assocmem.experiments.runner import run_experiments
 from assocmem.figures import save
-from assocmem.report import Claim, FigureEntry, Report, write_report
+from assocmem.report import Claim, FigureEntry, Report, verdict_counts, write_report
 from assocmem.runtime import check_device
 from assocmem.sweep.execute import SweepReport, check_executor, provenance
 from assocmem.sweep.plan import expand_runs
@@ -68,12 +68,9 @@ class Reproduction:
     def summary(self) -> str:
         """A few lines: claims passed of those checked (the failing named), figures, time."""
         checked = [c for c in self.claims if c.passed is not None]
-        failing = [c.id for c in checked if not c.passed]
-        verdict = f"claims: {len(checked) - len(failing)} of {len(checked)} checked pass"
+        verdict = f"claims: {verdict_counts(self.claims)}"
         if not self.claims:
             verdict = "claims: none judged in this call (they are judged with --only claims)"
-        if failing:
-            verdict += f"; failing: {', '.join(failing)}"
         if len(checked) < len(self.claims):
             verdict += f" ({len(self.claims) - len(checked)} shown, not judged)"
         figures = f"figures: {len(self.figures)} written to {self.report.parent / 'figures'}"

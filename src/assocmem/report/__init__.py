@@ -40,6 +40,8 @@ class FigureEntry:
 
 Measured = dict[str, float]
 FRAGILE = 2.0  # a claim whose statistic lies less than this many s.e. inside its tolerance
+# The verdicts: within the tolerance; outside it but inside the quick scale's widened band; out.
+PASS, NOT_REFUTED, FAIL, NOT_JUDGED = "pass", "not refuted at this scale", "FAIL", "not judged"
 DETECTABLE_SE = 2.8  # s.e. of a difference detected with 80 % power by a 5 % two-sided test
 
 
@@ -57,7 +59,10 @@ class Claim:
     measured : dict
         The measured numbers, by name.
     passed : bool or None
-        The verdict; None when not judged at this scale (``note`` says why).
+        Whether the claim stands at this scale; None when not judged at this scale (``note``
+        says why). At the quick scale a claim stands within its tolerance widened by
+        ``quick_z`` s.e.; where it stands only thanks to that widening, ``in_band`` is set and
+        :attr:`verdict` reads "not refuted at this scale", counted apart from passes.
     tolerance : str
         What passes.
     figure : str
@@ -82,6 +87,9 @@ class Claim:
     units : dict
         The unit of a measured quantity, by name, where :func:`unit_of` would not read it
         right from the name ("" for a pure number).
+    in_band : bool
+        At the quick scale: its statistic lies outside the tolerance as stated, inside the
+        band the quick scale widens it to (negative ``margin_se``, at least ``−quick_z``).
     """
 
     id: str
@@ -98,6 +106,17 @@ class Claim:
     detectable: float | None = None
     paper: Measured = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    in_band: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """:data:`PASS` (within its tolerance), :data:`NOT_REFUTED` (outside it, inside the
+        quick scale's band), :data:`FAIL` or :data:`NOT_JUDGED`."""
+        if self.passed is None:
+            return NOT_JUDGED
+        if not self.passed:
+            return FAIL
+        return NOT_REFUTED if self.in_band else PASS
 
     def unit(self, key: str) -> str:
         """The unit of the measured quantity ``key`` ("" for a pure number)."""
@@ -111,7 +130,9 @@ class Claim:
             "statement": self.statement,
             "measured": {k: json_number(v) for k, v in self.measured.items()},
             "tolerance": self.tolerance,
-            "passed": None if self.passed is None else bool(self.passed),  # numpy bools too
+            # numpy bools too; a claim only not refuted at the quick scale is no pass
+            "passed": None if self.passed is None else bool(self.passed) and not self.in_band,
+            "verdict": self.verdict,
             "note": self.note,
             "tolerance_since": self.tolerance_since,
             "revisions": self.revisions,
@@ -165,6 +186,7 @@ table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } .pass { color: #176e2c; font-weight: bold; }
 .fail { color: #b00020; font-weight: bold; } .skip { color: #777; }
+.band { color: #8a5a00; font-weight: bold; }
 details pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
 nav a { margin-right: 1em; }
 """
@@ -181,10 +203,22 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], table_id: str 
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _verdict(passed: bool | None) -> str:
-    if passed is None:
-        return '<span class="skip">not checked</span>'
-    return '<span class="pass">pass</span>' if passed else '<span class="fail">FAIL</span>'
+def _verdict(claim: Claim) -> str:
+    css = {PASS: "pass", NOT_REFUTED: "band", FAIL: "fail", NOT_JUDGED: "skip"}[claim.verdict]
+    text = "not checked" if claim.verdict == NOT_JUDGED else claim.verdict
+    return f'<span class="{css}">{text}</span>'
+
+
+def verdict_counts(claims: list[Claim]) -> str:
+    """ "P of C checked pass" (C: the claims judged at this scale), with the claims only not
+    refuted at this scale counted apart and named, and the failing named."""
+    checked = [c for c in claims if c.passed is not None]
+    text = f"{sum(c.verdict == PASS for c in checked)} of {len(checked)} checked pass"
+    for verdict, label in ((NOT_REFUTED, NOT_REFUTED), (FAIL, "failing")):
+        ids = [c.id for c in checked if c.verdict == verdict]
+        if ids:
+            text += f"; {label}: {', '.join(ids)}"
+    return text
 
 
 def _figure(entry: FigureEntry) -> str:
@@ -213,7 +247,7 @@ def _claim_row(claim: Claim, anchors: set[str], titles: dict[str, str]) -> list[
         _esc(measured_text(claim)),
         _tolerance_cell(claim),
         _esc(margin_text(claim)),
-        _verdict(claim.passed),
+        _verdict(claim),
         _esc(claim.note),
     ]
 
@@ -224,9 +258,9 @@ def margin_text(claim: Claim) -> str:
     if claim.margin_se is None:
         return claim.margin_note or "—"
     text = f"{claim.margin_se:.3g} s.e."
-    if claim.passed and claim.margin_se < FRAGILE:
+    if claim.verdict == PASS and claim.margin_se < FRAGILE:
         text = f"fragile: {text}"
-    if claim.detectable is not None and claim.passed:
+    if claim.detectable is not None and claim.verdict == PASS:
         text = f"no difference detected (would detect ≥ {claim.detectable:.3g}); {text}"
     return text + (f" ({claim.margin_note})" if claim.margin_note else "")
 
@@ -300,15 +334,13 @@ def render_html(report: Report) -> str:
     )
     notes = "".join(f"<li>{_esc(n)}</li>" for n in report.notes)
     provenance = _provenance(report.provenance)
-    passed = sum(c.passed is True for c in report.claims)
-    checked = sum(c.passed is not None for c in report.claims)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{_esc(report.title)}</title>"
         f"<style>{STYLE}</style></head><body><h1>{_esc(report.title)}</h1>"
         f"<p class='subtitle'>{_esc(report.subtitle)}</p><nav>{nav}</nav>"
         + (
-            f"<h2>Claims of the paper ({passed} of {checked} checked pass)</h2>{claims}"
+            f"<h2>Claims of the paper ({_esc(verdict_counts(report.claims))})</h2>{claims}"
             if report.claims
             else ""
         )
