@@ -251,6 +251,11 @@ def _theory_claim(
     merged = merged[merged["dim"] >= tol["min_dim"]]
     if merged.empty:
         return Claim(claim_id, statement, {}, None, tolerance="", note="no rows at those M")
+    if merged["error_se"].isna().any():  # one trial: no s.e., so no tolerance to judge by
+        return Claim(
+            claim_id, statement, {"points": float(len(merged))}, None, tolerance="",
+            note="one trial per point: its standard errors are undefined, so not judged",
+        )  # fmt: skip
     gap = (merged["error"] - merged["predicted"]).abs()
     allowed = tol["tolerance"] + 2 * merged["error_se"]
     worst = int((gap - allowed).argmax())
