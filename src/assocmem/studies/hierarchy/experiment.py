@@ -167,7 +167,7 @@ def claim_soft(frames: Any, scale: str) -> Claim:
     rows = rows[rows["dim"] >= tol["min_dim"]]
     # the s.e. of a difference at picked schemes includes the pick (a bootstrap of the trials)
     slack = rows["diff"] + k * rows["diff_sem_pick"]
-    worst = rows.loc[slack.idxmin()] if len(rows) else None
+    worst = rows.loc[slack.idxmin()] if slack.notna().any() else None  # NaN: one trial, no s.e.
     measured = {"points": float(len(rows)), "beaten": float((slack < 0).sum())}
     margins = [
         margin(d, -k * se, math.inf, se)
