@@ -312,14 +312,14 @@ def test_the_theory_claims_with_one_trial_are_shown_not_judged():
     """One trial per point leaves the s.e. undefined (NaN): the theory claims then say so
     instead of failing on an all-NaN margin (a run with --trials 1 ended in a traceback)."""
     from assocmem.experiments.tolerances import tolerances
-    from assocmem.studies.facts.experiment import _theory_claim
+    from assocmem.studies.facts.experiment import theory_claim
 
     tol = tolerances("facts-5")
     rows = pd.DataFrame({
         "dim": [64, 128], "n_outputs": [5, 5], "error": [0.1, 0.05],
         "predicted": [0.11, 0.05], "error_se": [math.nan, math.nan],
     })  # fmt: skip
-    shown = _theory_claim("facts-5", "s", rows, tol)
+    shown = theory_claim("facts-5", "s", rows, tol)
     assert shown.passed is None and "undefined" in shown.note
-    judged = _theory_claim("facts-5", "s", rows.assign(error_se=[0.01, 0.01]), tol)
+    judged = theory_claim("facts-5", "s", rows.assign(error_se=[0.01, 0.01]), tol)
     assert judged.passed is True and judged.margin_se is not None

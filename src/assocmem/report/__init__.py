@@ -110,8 +110,8 @@ class Claim:
 
     @property
     def verdict(self) -> str:
-        """:data:`PASS` (within its tolerance), :data:`NOT_REFUTED` (outside it, inside the
-        quick scale's band), :data:`FAIL` or :data:`NOT_JUDGED`."""
+        """ "pass" (within its tolerance), "not refuted at this scale" (outside it, inside the
+        quick scale's band), "FAIL" or "not judged"."""
         if self.passed is None:
             return NOT_JUDGED
         if not self.passed:

@@ -230,7 +230,7 @@ def claim_error_theory(frames: Any, scale: str) -> Claim:
         f"gives the error of q = p at infinite data within {tol['tolerance']} (+ 2 s.e.) "
         f"for M = 5 at every d ≥ {tol['min_dim']}"
     )
-    return _theory_claim("facts-5", statement, _error_vs_theory(frames, False), tol)
+    return theory_claim("facts-5", statement, _error_vs_theory(frames, False), tol)
 
 
 def claim_error_theory_large_m(frames: Any, scale: str) -> Claim:
@@ -242,12 +242,13 @@ def claim_error_theory_large_m(frames: Any, scale: str) -> Claim:
         f"infinite data within {tol['tolerance']} (+ 2 s.e.) for M = 50, 500 and N at every "
         f"d ≥ {tol['min_dim']}"
     )
-    return _theory_claim("facts-6", statement, _error_vs_theory(frames, True), tol)
+    return theory_claim("facts-6", statement, _error_vs_theory(frames, True), tol)
 
 
-def _theory_claim(
-    claim_id: str, statement: str, merged: pd.DataFrame, tol: dict[str, Any]
-) -> Claim:
+def theory_claim(claim_id: str, statement: str, merged: pd.DataFrame, tol: dict[str, Any]) -> Claim:
+    """A theory claim judged on ``merged`` (rows of dim, n_outputs, error, error_se, predicted):
+    every point at d ≥ ``min_dim`` within the tolerance + 2 s.e.; not judged where one trial
+    leaves the s.e. undefined."""
     merged = merged[merged["dim"] >= tol["min_dim"]]
     if merged.empty:
         return Claim(claim_id, statement, {}, None, tolerance="", note="no rows at those M")
