@@ -116,9 +116,9 @@ def pinnable() -> bool:
 @functools.cache
 def mkl_branch() -> str | None:
     """The code path MKL runs (``"AVX2,STRICT"``, ``"AUTO,STRICT"``, ``"OFF"`` where MKL
-    chooses by CPU without reproducibility), read
-    from MKL itself, or None where torch's MKL cannot be asked (no MKL, not Linux). Loads
-    torch, and fixes MKL's setting (read once per process): call it after :func:`pin`."""
+    chooses by CPU without reproducibility), read from MKL itself, or None where torch's MKL
+    cannot be asked (no MKL, not Linux). Loads torch, and fixes MKL's setting (read once per
+    process): call it after :func:`pin`."""
     import torch  # noqa: PLC0415 (this module loads no torch when assocmem is imported)
 
     try:
