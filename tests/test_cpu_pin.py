@@ -169,7 +169,8 @@ def test_the_pinned_bits_are_those_recorded_on_a_host_of_this_vendor():
     if vendor is None or not path.exists():
         pytest.skip(f"no record for {cpu_pin.cpu_vendor()} (python tests/test_cpu_pin.py > {path})")
     recorded = json.loads(path.read_text())
-    assert recorded["torch"].split("+")[0] == torch_version(), "records name their torch version"
+    if recorded["torch"].split("+")[0] != torch_version():  # another torch: other code, other bits
+        pytest.skip(f"{path.name} holds torch {recorded['torch']}'s bits, not {torch_version()}'s")
     here = trained()
     assert here["in_effect"] == recorded["in_effect"]
     assert record(here["metrics"]) == record(recorded["metrics"]), f"{path.name}: other bits"
@@ -182,11 +183,9 @@ def torch_version() -> str:
 
 
 if __name__ == "__main__":  # a host's record, for tests/data/host-bits/VENDOR.json
-    import platform
-
     measured = trained()
     print(json.dumps({
-        "host": platform.processor() or platform.machine(),
+        "host": cpu_pin.cpuinfo_field("model name"),
         "vendor": cpu_pin.cpu_vendor(),
         "capability": cpu_pin.host_capability(),
         "torch": torch_version(),
