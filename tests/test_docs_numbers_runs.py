@@ -167,8 +167,7 @@ class Predicted:
             and (r["dim"] >= 30 or not key.endswith("large_d"))
             and r["rel_error"] is not None  # None: an MC mean of 0, not in the summary
         ]
-        se = max(r["predicted"] * r["mc_sem"] / r["mc_mean"] ** 2 for r in read)
-        return DN.Estimate(100 * row[key], 100 * se)
+        return DN.Estimate(100 * row[key], rel_se(read))
 
     def largest_rel(self, dims: Any) -> Any:
         """The largest |relative error| in % over both settings' records at ``dims``, as a
@@ -179,8 +178,7 @@ class Predicted:
             for r in getattr(self, s)["records"]
             if dims(r["dim"]) and r["rel_error"] is not None  # None: an MC mean of 0
         ]
-        se = max(r["predicted"] * r["mc_sem"] / r["mc_mean"] ** 2 for r in rows)
-        return DN.Estimate(100 * max(abs(r["rel_error"]) for r in rows), 100 * se)
+        return DN.Estimate(100 * max(abs(r["rel_error"]) for r in rows), rel_se(rows))
 
     def trials(self, setting: str) -> int:
         return int(getattr(self, setting)["config"]["trials"])
@@ -200,6 +198,12 @@ class Predicted:
             if (r["scheme"], r["n_samples"]) == (scheme, n_samples)
         ]
         return max(rows, key=lambda r: abs(r["rel_error"]))
+
+
+def rel_se(records: list[dict[str, Any]]) -> float:
+    """The largest s.e. in % of the relative errors pred/MC − 1 of ``records`` (delta method:
+    pred·sem/MC²), a bound on the s.e. of their median or maximum."""
+    return 100 * max(r["predicted"] * r["mc_sem"] / r["mc_mean"] ** 2 for r in records)
 
 
 PREDICT = "docs/beyond/predict.md"

@@ -75,6 +75,7 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str] | None:
     return None if flags is None else set(flags.split())
 
 
+@functools.cache  # read once: every CPU record's provenance names it
 def cpu_vendor(cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
     """The CPU's vendor as it names itself (``"GenuineIntel"``, ``"AuthenticAMD"``), or None
     where it cannot be read."""

@@ -127,8 +127,13 @@ def _check(
         ("n_queries", n_queries, 0),
     ):
         int_at_least(name, value, low)
+    check_queries(queries)
+
+
+def check_queries(queries: str) -> None:
+    """A ConfigError unless ``queries`` is one of :data:`QUERIES`."""
     if queries not in QUERIES:
         raise unknown_name("queries", "query source", queries, QUERIES)
 
 
-__all__ = ["GENERATOR_VERSION", "QUERIES", "Contexts", "mqar_contexts"]
+__all__ = ["GENERATOR_VERSION", "QUERIES", "Contexts", "check_queries", "mqar_contexts"]

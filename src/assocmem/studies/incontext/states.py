@@ -31,10 +31,10 @@ import torch
 
 from assocmem import rng
 from assocmem.config.checks import int_at_least, positive_number
-from assocmem.config.errors import ConfigError, unknown_name
+from assocmem.config.errors import ConfigError
 from assocmem.embeddings import check_kind, draw_embeddings
 from assocmem.ops.population import wrong_tokens
-from assocmem.studies.incontext.contexts import QUERIES, Contexts
+from assocmem.studies.incontext.contexts import Contexts, check_queries
 
 QUERY_BLOCK = 4096  # query keys read at once by softmax attention: (R, block, T) scores
 LOGITS_BUDGET = 2**24  # logits (R × keys × M) computed at once for the law's error: 128 MB
@@ -140,8 +140,7 @@ def _draw(
 def key_weights(contexts: Contexts, queries: str = "context") -> torch.Tensor:
     """(R, N) float64: how each key is asked, its share of the context's pairs ``"context"`` or
     its probability ``"law"``; each row sums to 1."""
-    if queries not in QUERIES:
-        raise unknown_name("queries", "query source", queries, QUERIES)
+    check_queries(queries)
     r, n = contexts.targets.shape
     if queries == "law":
         return contexts.probs.expand(r, n).clone()
@@ -179,10 +178,11 @@ def recall_error(
     :func:`key_weights` says (in float64 throughout): under ``"context"`` the mean over the
     context's T positions of the error at the key written there; under ``"law"`` every key,
     :data:`LOGITS_BUDGET` logits at a time."""
-    weights = key_weights(contexts, queries)
+    check_queries(queries)
     keys, values = context_embeddings(contexts, dim, embedding=embedding, seed=seed)
     if queries == "context":
         return wrong_at(rule, contexts, keys, values, contexts.keys).double().mean(1)
+    weights = key_weights(contexts, "law")
     r, n = weights.shape
     block = max(1, LOGITS_BUDGET // (r * contexts.n_values))
     error = torch.zeros(r, dtype=torch.float64)
