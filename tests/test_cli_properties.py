@@ -324,6 +324,7 @@ SMALLEST = {
     "noise-threshold": ["--trials", "1", "--dims", "64", "--n-samples", "1000", "--alpha", "2"],
     "editing": ["--trials", "1", "--dim", "32", "--alpha", "2"],
     "similar": ["--trials", "1"],
+    "incontext": ["--trials", "1", "--alpha", "0", "--contexts", "2"],
     "vocabulary": ["--trials", "1", "--dims", "64", "--n-samples", "1000"],
 }  # fmt: skip
 

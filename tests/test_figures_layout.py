@@ -34,6 +34,7 @@ TINY = (
     "editing",
     "similar",
     "facts",
+    "incontext",
 )
 
 
@@ -56,7 +57,8 @@ def _drawn(name: str) -> Figure:
     return figure
 
 
-SLOW = {"beyond-capacity", "facts"}  # frontier searches: ~35 s (capacity), ~80 s (facts, tiny)
+SLOW = {"beyond-capacity", "facts", "incontext"}  # frontier searches: ~35 s (capacity), ~80 s
+# (facts, tiny); the in-context capacities at large T ~30 s
 
 
 def _case(name: str) -> object:

@@ -19,6 +19,7 @@ BUILT_IN = (  # one line a study, in report order
     "editing",
     "similar",
     "facts",
+    "incontext",
 )
 
 for _study in BUILT_IN:

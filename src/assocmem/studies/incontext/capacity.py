@@ -3,9 +3,12 @@ included) while the mean recall stays at least τ, found by the core's bracketin
 
 from dataclasses import dataclass
 
+import torch
+
 from assocmem.analysis.frontier import largest_n_bracketed
 from assocmem.config.checks import int_at_least
-from assocmem.studies.incontext.contexts import mqar_contexts
+from assocmem.laws.tokens import zipf_probabilities
+from assocmem.studies.incontext.contexts import Contexts, mqar_contexts
 from assocmem.studies.incontext.states import Rule, recall_error
 
 
@@ -21,13 +24,24 @@ class Task:
     queries: str = "context"
     embedding: str = "gaussian"
     seed: int = 0
+    n_queries: int = 0  # 0: every key read; Q: Q sampled queries a context
+    first: int = 0  # the streams' index of the first context
+
+    def contexts_at(self, n_pairs: int) -> Contexts:
+        """The task's R contexts of T = ``n_pairs`` pairs."""
+        return mqar_contexts(
+            self.contexts, n_pairs, self.n_keys, self.n_values, alpha=self.alpha,
+            n_queries=self.n_queries, queries=self.queries, seed=self.seed, first=self.first,
+        )  # fmt: skip
+
+    def probs(self) -> torch.Tensor:
+        """The keys' law p, (N,) float64."""
+        return zipf_probabilities(self.n_keys, self.alpha)
 
 
 def mean_recall(rule: Rule, task: Task, dim: int, n_pairs: int) -> float:
     """1 − the mean recall error over the task's R contexts of T = ``n_pairs`` pairs."""
-    contexts = mqar_contexts(
-        task.contexts, n_pairs, task.n_keys, task.n_values, alpha=task.alpha, seed=task.seed
-    )
+    contexts = task.contexts_at(n_pairs)
     errors = recall_error(
         rule, contexts, dim, queries=task.queries, embedding=task.embedding, seed=task.seed
     )
@@ -42,16 +56,17 @@ def capacity(
     tau: float = 0.99,
     rel_tol: float = 0.02,
     max_pairs: int = 10**5,
+    guess: int | None = None,
 ) -> int:
     """T*(d): the largest T with mean recall ≥ τ, to ``rel_tol`` (0 where one pair already
     fails; ``max_pairs`` where it never does). The contexts of every T are prefixes of the
-    longest, so recall falls with T along one draw."""
+    longest, so recall falls with T along one draw. The search starts at ``guess`` (default d)."""
     int_at_least("dim", dim, 1)
     int_at_least("max_pairs", max_pairs, 1)
     return largest_n_bracketed(
         lambda t: mean_recall(rule, task, dim, t),
         tau,
-        guess=dim,
+        guess=dim if guess is None else guess,
         rel_tol=rel_tol,
         n_min=1,
         n_max=max_pairs,

@@ -13,7 +13,7 @@ contexts drawn beside it, and the first T pairs of a longer context are those of
 (the keys are the law's nested samples, :func:`~assocmem.laws.tokens.sample_tokens`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -45,6 +45,9 @@ class Contexts:
         The law p of the keys.
     n_values : int
         M.
+    first : int
+        The index of the first context among those of its seed: context r here is context
+        ``first + r`` of the streams (its embeddings are drawn from the same index).
     """
 
     keys: torch.Tensor
@@ -53,11 +56,33 @@ class Contexts:
     queries: torch.Tensor
     probs: torch.Tensor
     n_values: int
+    first: int = 0
 
     @property
     def n_pairs(self) -> int:
         """T, the pairs written per context (repeats included)."""
         return self.keys.shape[1]
+
+    @property
+    def n_contexts(self) -> int:
+        """R, the contexts held."""
+        return self.keys.shape[0]
+
+    def prefix(self, n_pairs: int) -> "Contexts":
+        """The same contexts cut to their first T pairs: the contexts the generator draws at T
+        (its keys are nested samples), with no sampled queries (those were drawn for the whole
+        context)."""
+        asked = self.queries if n_pairs == self.n_pairs else self.queries[:, :0]
+        return replace(self, keys=self.keys[:, :n_pairs], values=self.values[:, :n_pairs],
+                       queries=asked)  # fmt: skip
+
+    def select(self, start: int, stop: int) -> "Contexts":
+        """Contexts ``start … stop − 1`` of these (their streams' indices kept)."""
+        rows = slice(start, stop)
+        return replace(
+            self, keys=self.keys[rows], values=self.values[rows], targets=self.targets[rows],
+            queries=self.queries[rows], first=self.first + start,
+        )  # fmt: skip
 
 
 def mqar_contexts(
@@ -70,6 +95,7 @@ def mqar_contexts(
     n_queries: int = 0,
     queries: str = "context",
     seed: int = 0,
+    first: int = 0,
 ) -> Contexts:
     r"""Draw R MQAR contexts: T keys from Zipf(α) over N keys, a fresh f: [N] → [M] each.
 
@@ -91,15 +117,19 @@ def mqar_contexts(
         Where the queries come from: the context's own pairs, or the law p.
     seed : int, default 0
         Streams ``incontext_keys``, ``incontext_map`` and ``incontext_queries`` per context.
+    first : int, default 0
+        The index of the first context drawn: contexts ``first … first + R − 1`` of the seed's
+        streams (so trials of one seed draw disjoint contexts).
 
     Returns
     -------
     Contexts
     """
     _check(n_contexts, n_pairs, n_keys, n_values, n_queries, queries)
+    int_at_least("first", first, 0)
     probs = zipf_probabilities(n_keys, alpha)
     keys, maps, asked = [], [], []
-    for r in range(n_contexts):
+    for r in range(first, first + n_contexts):
         drawn = sample_tokens(probs, n_pairs, rng.generator(seed, "incontext_keys", r))
         f = torch.randint(n_values, (n_keys,), generator=rng.generator(seed, "incontext_map", r))
         ask = rng.generator(seed, "incontext_queries", r)
@@ -113,7 +143,7 @@ def mqar_contexts(
     targets = torch.stack(maps)
     keys_t = torch.stack(keys)
     values = targets.gather(1, keys_t)
-    return Contexts(keys_t, values, targets, torch.stack(asked), probs, n_values)
+    return Contexts(keys_t, values, targets, torch.stack(asked), probs, n_values, first)
 
 
 def _check(
