@@ -4,9 +4,9 @@ incontext``; docs: beyond/incontext.md).
 
 Its settings are the shipped specs ``incontext`` (every rule, α ∈ {0, 1, 1.5, 2}, N = 1000,
 M = 8), ``incontext_softmax`` (softmax attention's capacity at large T) and ``incontext_mqar``
-(the MQAR benchmark's sizes); the quick scale keeps d ≤ 32 in the first, d ≤ 24 and N = 2^17 in
-the second, d ≤ 128 in the third, two trials each. The claims read their tolerances from the
-``[claims.ID]`` tables of ``incontext``.
+(the MQAR benchmark's sizes); the quick scale keeps d ≤ 32 and α ∈ {0, 1.5} in the first,
+d ≤ 24 and N = 2^17 in the second, d ≤ 128 in the third, two trials each. The claims read their
+tolerances from the ``[claims.ID]`` tables of ``incontext``.
 """
 
 import copy
@@ -34,6 +34,7 @@ from assocmem.sweep.kinds import register_kind
 NAMES = ("incontext", "incontext_softmax", "incontext_mqar")
 SPEC = shipped_sweep("incontext")
 TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPEC["claims"]}
+QUICK_ALPHAS = [0.0, 1.5]  # the quick scale's Zipf exponents (full: 0, 1, 1.5, 2)
 QUICK = {  # per sweep: the quick scale's changes to the shipped spec
     "incontext": {"dims": [16, 32], "n_pairs": [4, 16, 64, 256, 1024]},
     "incontext_softmax": {
@@ -61,6 +62,8 @@ def sweeps(scale: str) -> dict[str, RawSpec]:
         if scale == "quick":
             raw["trials"] = 2
             raw["base"].update(copy.deepcopy(QUICK[name]))
+            if "alpha" in raw.get("axes", {}):
+                raw["axes"]["alpha"] = list(QUICK_ALPHAS)
             if "theory_contexts" in raw.get("zip", {}):  # the gated state's theory: full only
                 raw["zip"]["theory_contexts"] = [min(n, 2) * (g == 1) for n, g in zip(
                     raw["zip"]["theory_contexts"], raw["zip"]["gate"], strict=True)]  # fmt: skip

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from assocmem.figures.style import new_figure
 
@@ -48,16 +49,24 @@ def _against_t(ax: Axes, c: pd.DataFrame, alpha: float, dim: int) -> None:
            title=f"error vs $T$, $\\alpha = {alpha:g}$, $d = {dim}$")  # fmt: skip
 
 
+def _dims_axis(ax: Axes, dims: pd.Series) -> None:
+    """A log d axis labelled at the measured d."""
+    ticks = sorted(int(d) for d in dims.unique())
+    ax.set_xticks(ticks, [str(d) for d in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _against_d(ax: Axes, c: pd.DataFrame, n_pairs: int) -> None:
     rows = c[(c["alpha"] == 0) & (c["n_pairs"] == n_pairs)]
     for memory, g in rows.groupby("memory", sort=False):
-        g = g.sort_values("dim")
+        g = g[g["error"] > 0].sort_values("dim")  # a log axis: an error of 0 is left out
         ax.errorbar(g["dim"], g["error"], yerr=2 * g["se"], color=_colour(str(memory)), marker="o",
                     ms=3, lw=1.2, capsize=2)  # fmt: skip
         if g["predicted"].notna().any():
             ax.plot(g["dim"], g["predicted"], color=_colour(str(memory)), ls="--", lw=1)
     ax.set(xscale="log", yscale="log", xlabel="dimension $d$", ylabel="recall error",
            title=f"error vs $d$, $\\alpha = 0$, $T = {n_pairs}$")  # fmt: skip
+    _dims_axis(ax, rows["dim"])
 
 
 def _capacity(ax: Axes, caps: pd.DataFrame) -> None:
@@ -68,6 +77,7 @@ def _capacity(ax: Axes, caps: pd.DataFrame) -> None:
                     color=_colour(str(memory)), marker="s", ms=3, lw=1.2, capsize=2)  # fmt: skip
     ax.set(xscale="log", yscale="log", xlabel="dimension $d$", ylabel="capacity $T^*(d)$",
            title="capacity at 99 % recall, $\\alpha = 0$")  # fmt: skip
+    _dims_axis(ax, rows["dim"])
 
 
 def _softmax(ax: Axes, caps: pd.DataFrame, n_keys: int) -> None:
