@@ -4,8 +4,9 @@ incontext``; docs: beyond/incontext.md).
 
 Its settings are the shipped specs ``incontext`` (every rule, α ∈ {0, 1, 1.5, 2}, N = 1000,
 M = 8), ``incontext_softmax`` (softmax attention's capacity at large T) and ``incontext_mqar``
-(the MQAR benchmark's sizes); the quick scale keeps d ≤ 32 and α ∈ {0, 1.5} in the first,
-d ≤ 24 and N = 2^17 in the second, d ≤ 128 in the third, two trials each. The claims read their
+(the MQAR benchmark's sizes); the quick scale keeps d ≤ 32, α ∈ {0, 1.5} and T* ≤ 1024 in the
+first, d ≤ 24 and N = 2^15 in the second, d ≤ 128, 10 contexts and T* ≤ 256 in the third, two
+trials each. The claims read their
 tolerances from the ``[claims.ID]`` tables of ``incontext``.
 """
 
@@ -36,13 +37,13 @@ SPEC = shipped_sweep("incontext")
 TOLERANCES = {claim_id: tolerances(claim_id) for claim_id in SPEC["claims"]}
 QUICK_ALPHAS = [0.0, 1.5]  # the quick scale's Zipf exponents (full: 0, 1, 1.5, 2)
 QUICK = {  # per sweep: the quick scale's changes to the shipped spec
-    "incontext": {"dims": [16, 32], "n_pairs": [4, 16, 64, 256, 1024]},
+    "incontext": {"dims": [16, 32], "n_pairs": [4, 16, 64, 256, 1024], "max_pairs": 1024},
     "incontext_softmax": {
         "dims": [16, 20, 24],
-        "n_keys": 2**17,
+        "n_keys": 2**15,
         "n_pairs": [16, 64, 256, 1024, 4096],
     },
-    "incontext_mqar": {"dims": [64, 128]},
+    "incontext_mqar": {"dims": [64, 128], "contexts": 10, "max_pairs": 256},
 }
 HEBBIAN = (memory_label("hebbian", 1.0, 1, 1.0), memory_label("hebbian", 1.0, 1, 0.95))
 ORDER = (  # claim IC-2: each memory stores more than the next, at every d (α = 0)
