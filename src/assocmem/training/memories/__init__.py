@@ -1,0 +1,28 @@
+"""Trained memories behind one interface (:class:`AbstractMemory`), one file each, by name in
+:data:`MEMORIES`; the one trainer (:mod:`assocmem.training.trainer`) trains any of them."""
+
+from assocmem.training.memories.base import (
+    AbstractMemory,
+    Batch,
+    State,
+    mean_cross_entropy,
+    rows_of,
+)
+from assocmem.training.memories.embeddings import LearnedEmbeddingsMemory, ReluMemory
+from assocmem.training.memories.key_value import KeyValueMemory
+from assocmem.training.memories.matrix import MatrixMemory
+from assocmem.training.memories.registry import MEMORIES, register_memory
+
+__all__ = [
+    "MEMORIES",
+    "AbstractMemory",
+    "Batch",
+    "KeyValueMemory",
+    "LearnedEmbeddingsMemory",
+    "MatrixMemory",
+    "ReluMemory",
+    "State",
+    "mean_cross_entropy",
+    "register_memory",
+    "rows_of",
+]
