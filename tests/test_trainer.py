@@ -252,3 +252,21 @@ def test_a_memory_from_a_users_module_trains_on_sequences(tmp_path, monkeypatch)
 def test_accuracy_counts_ties_as_errors():
     scores = torch.tensor([[[1.0, 1.0], [2.0, 0.0]]])
     assert accuracy(scores, torch.tensor([0, 0])).tolist() == [0.5]
+
+
+def test_heads_gradient_is_autograds_of_the_summed_scores():
+    heads = MEMORIES["heads"]()
+    gen = torch.Generator().manual_seed(6)
+    state = {
+        "E": torch.randn(R, 2, N, D, generator=gen, dtype=torch.float64),
+        "U": torch.randn(R, 2, M, D, generator=gen, dtype=torch.float64),
+        "W": torch.randn(R, 2, D, D, generator=gen, dtype=torch.float64),
+    }
+    tokens = torch.randint(N, (R, 5), generator=gen)
+    batch = Batch(TARGETS[tokens], tokens)
+    scores, grads = heads.gradients(state, batch)
+    auto_scores, auto_grads = AbstractMemory.gradients(heads, state, batch)  # by autograd
+    torch.testing.assert_close(scores, auto_scores)
+    torch.testing.assert_close(grads["W"], auto_grads["W"], rtol=1e-10, atol=1e-12)
+    naive = sum(state["E"][:, h] @ state["W"][:, h].mT @ state["U"][:, h].mT for h in range(2))
+    torch.testing.assert_close(heads.scores(state, None), naive)

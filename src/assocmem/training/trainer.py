@@ -149,6 +149,7 @@ def train(
     every: int = 1,
     evaluate: Callable[[State], torch.Tensor] | None = None,
     on_evaluate: Callable[[Reading], None] | None = None,
+    flush: bool = True,
 ) -> TrainResult:
     """Train R runs of ``memory`` until ``stop`` stops every run.
 
@@ -168,15 +169,18 @@ def train(
     stop : StopRule
         When each run stops (:mod:`assocmem.training.stop`).
     every : int, default 1
-        Steps between two evaluations.
+        Steps between two evaluations; 0: only where a stop rule asks (:meth:`StopRule.due`).
     evaluate : callable, optional
         The accuracy (R,) float64 of a state over every input; default: from the step's scores
         under full batch, else the memory's scores of every input.
     on_evaluate : callable, optional
         Called with each evaluation's :class:`~assocmem.training.stop.Reading`.
+    flush : bool, default True
+        Flush subnormal floats to zero while training (False: keep torch's default, for the
+        loops that ran without it and keep their bits).
     """
     device = lr.device
-    with flush_denormals(), device_numerics(device):
+    with flush_denormals(flush), device_numerics(device):
         init = memory.init(fixed, generator or torch.Generator().manual_seed(0))
         state = {**fixed, **init}
         loop = _Loop(memory, data, state, optimizer, lr, stop, evaluate)
@@ -213,7 +217,7 @@ class _Loop:
         self.stop.start()
         while True:
             grads = None
-            if step % every == 0 or self.stop.due(step):
+            if (every and step % every == 0) or self.stop.due(step):
                 reading, grads = self.read(step)
                 self.curve.append(reading)
                 if on_evaluate is not None:

@@ -9,6 +9,7 @@ from assocmem.training.memories.base import (
     rows_of,
 )
 from assocmem.training.memories.embeddings import LearnedEmbeddingsMemory, ReluMemory
+from assocmem.training.memories.heads import HeadsMemory
 from assocmem.training.memories.key_value import KeyValueMemory
 from assocmem.training.memories.matrix import MatrixMemory
 from assocmem.training.memories.registry import MEMORIES, register_memory
@@ -17,6 +18,7 @@ __all__ = [
     "MEMORIES",
     "AbstractMemory",
     "Batch",
+    "HeadsMemory",
     "KeyValueMemory",
     "LearnedEmbeddingsMemory",
     "MatrixMemory",

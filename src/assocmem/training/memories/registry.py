@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from assocmem.training.memories.base import AbstractMemory
 from assocmem.training.memories.embeddings import LearnedEmbeddingsMemory, ReluMemory
+from assocmem.training.memories.heads import HeadsMemory
 from assocmem.training.memories.key_value import KeyValueMemory
 from assocmem.training.memories.matrix import MatrixMemory
 
@@ -15,9 +16,10 @@ MemoryT = TypeVar("MemoryT", bound=AbstractMemory)
 
 MEMORIES: dict[str, type[AbstractMemory]] = {
     entry.name: entry
-    for entry in (MatrixMemory, KeyValueMemory, ReluMemory, LearnedEmbeddingsMemory)
+    for entry in (MatrixMemory, KeyValueMemory, ReluMemory, LearnedEmbeddingsMemory, HeadsMemory)
 }
-"""The memories by name (``"matrix"``, ``"mlp"``, ``"relu"``, ``"learned"``); construct one with
+"""The memories by name (``"matrix"``, ``"mlp"``, ``"relu"``, ``"learned"``,
+``"heads"``); construct one with
 its hyper-parameters (``MEMORIES["mlp"](width=8)``)."""
 
 
