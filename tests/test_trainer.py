@@ -270,3 +270,32 @@ def test_heads_gradient_is_autograds_of_the_summed_scores():
     torch.testing.assert_close(grads["W"], auto_grads["W"], rtol=1e-10, atol=1e-12)
     naive = sum(state["E"][:, h] @ state["W"][:, h].mT @ state["U"][:, h].mT for h in range(2))
     torch.testing.assert_close(heads.scores(state, None), naive)
+
+
+@pytest.mark.parametrize("runs", [(), (R,)])
+def test_series_and_hidden_first_gradients_are_autograds(runs):
+    """The memories in series and the matrix memory formed hidden states first, with a run
+    axis or none (one run), against the autograd default of the interface."""
+    gen = torch.Generator().manual_seed(7)
+
+    def draw(*shape):
+        return torch.randn(*runs, *shape, generator=gen, dtype=torch.float64)
+
+    tokens = torch.randint(N, (*runs, 6), generator=gen)
+    batch = Batch(TARGETS[tokens], tokens)
+    series = {"E": draw(N, D), "U": draw(M, D), "W1": draw(D, D), "keys": draw(3, D)}
+    series |= {"values": draw(3, D), "W2": draw(D, D)}
+    direct = {"E": draw(N, D), "U": draw(M, D), "W": draw(D, D)}
+    for memory, state in ((MEMORIES["series"](), series), (MEMORIES["matrix"](True), direct)):
+        scores, grads = memory.gradients(state, batch)
+        if not runs:  # the interface's autograd reads a run axis
+            state = {k: v[None] for k, v in state.items()}
+            batch1 = Batch(batch.targets[None], tokens[None])
+            grads = {k: v[None] for k, v in grads.items()}
+            scores = scores[None]
+        else:
+            batch1 = batch
+        auto_scores, auto_grads = AbstractMemory.gradients(memory, state, batch1)
+        torch.testing.assert_close(scores, auto_scores)
+        for name in memory.learned:
+            torch.testing.assert_close(grads[name], auto_grads[name], rtol=1e-10, atol=1e-12)

@@ -70,7 +70,8 @@ class BestGroupMean(Statistic):
 
 @dataclass
 class Reading:
-    """What an evaluation measured at ``steps`` taken: accuracy (R,) float64 and, where a rule
+    """What an evaluation measured at ``steps`` taken: accuracy (R,) float64 (NaN where nothing
+    asked for it: a stop rule of the step count alone, outside the schedule) and, where a rule
     asks for it (:attr:`StopRule.needs_loss`), each run's mean loss (R,)."""
 
     steps: int
@@ -82,6 +83,7 @@ class StopRule(ABC):
     """Which runs stop at an evaluation, and why (``reason``)."""
 
     reason: str = "stopped"
+    needs_accuracy: bool = True  # False: the rule reads the step count alone
     needs_loss: bool = False
 
     def start(self) -> None:  # noqa: B027 (a hook: stateless rules have nothing to forget)
@@ -106,6 +108,7 @@ class Steps(StopRule):
 
     steps: int
     reason: str = "budget"
+    needs_accuracy: bool = False
 
     def due(self, steps: int) -> bool:
         return steps >= self.steps
@@ -191,6 +194,7 @@ class TimeBudget(StopRule):
 
     seconds: float
     reason: str = "budget"
+    needs_accuracy: bool = False
     started: float = 0.0
 
     def start(self) -> None:
@@ -206,6 +210,7 @@ class AnyOf(StopRule):
 
     def __init__(self, *rules: StopRule) -> None:
         self.rules = rules
+        self.needs_accuracy = any(rule.needs_accuracy for rule in rules)
         self.needs_loss = any(rule.needs_loss for rule in rules)
         self.reasons: list[str | None] = []
 

@@ -217,8 +217,9 @@ class _Loop:
         self.stop.start()
         while True:
             grads = None
-            if (every and step % every == 0) or self.stop.due(step):
-                reading, grads = self.read(step)
+            scheduled = bool(every) and step % every == 0
+            if scheduled or self.stop.due(step):
+                reading, grads = self.read(step, scheduled)
                 self.curve.append(reading)
                 if on_evaluate is not None:
                     on_evaluate(reading)
@@ -231,9 +232,13 @@ class _Loop:
             for name in self.memory.learned:
                 self.optimizer.step(slots[name], self.state[name], grads[name], lr, step)
 
-    def read(self, step: int) -> tuple[Reading, State | None]:
+    def read(self, step: int, scheduled: bool) -> tuple[Reading, State | None]:
         """The evaluation after ``step`` steps, and the step's gradients where it formed them
-        (full batch: the step's scores are the evaluation's)."""
+        (full batch: the step's scores are the evaluation's). Outside the schedule, for a stop
+        rule of the step count alone, nothing is measured."""
+        if not (scheduled or self.stop.needs_accuracy or self.stop.needs_loss):
+            nothing = torch.full(self.active.shape, float("nan"), dtype=torch.float64)
+            return Reading(step, nothing), None
         if self.evaluate is None and self.data.full_batch:
             batch = self.data.batch(step)
             scores, grads = self.memory.gradients(self.state, batch)

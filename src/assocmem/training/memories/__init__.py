@@ -13,9 +13,11 @@ from assocmem.training.memories.heads import HeadsMemory
 from assocmem.training.memories.key_value import KeyValueMemory
 from assocmem.training.memories.matrix import MatrixMemory
 from assocmem.training.memories.registry import MEMORIES, register_memory
+from assocmem.training.memories.series import SERIES_TENSORS, SeriesMemory, series_gradients
 
 __all__ = [
     "MEMORIES",
+    "SERIES_TENSORS",
     "AbstractMemory",
     "Batch",
     "HeadsMemory",
@@ -23,8 +25,10 @@ __all__ = [
     "LearnedEmbeddingsMemory",
     "MatrixMemory",
     "ReluMemory",
+    "SeriesMemory",
     "State",
     "mean_cross_entropy",
     "register_memory",
     "rows_of",
+    "series_gradients",
 ]

@@ -38,11 +38,11 @@ class Batch:
 
 
 def rows_of(table: torch.Tensor, tokens: torch.Tensor | None) -> torch.Tensor:
-    """``table[r, tokens[r]]`` for every run, (R, B, k) from (R, N, k) and tokens (R, B); the
-    table itself for ``tokens=None`` (every input once)."""
+    """``table[r, tokens[r]]`` for every run, (R, B, k) from (R, N, k) and tokens (R, B) (any
+    leading axes, or none); the table itself for ``tokens=None`` (every input once)."""
     if tokens is None:
         return table
-    return torch.gather(table, 1, tokens[:, :, None].expand(-1, -1, table.shape[2]))
+    return table.gather(-2, tokens[..., None].expand(*tokens.shape, table.shape[-1]))
 
 
 def mean_cross_entropy(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -11,15 +11,23 @@ from assocmem.training.memories.embeddings import LearnedEmbeddingsMemory, ReluM
 from assocmem.training.memories.heads import HeadsMemory
 from assocmem.training.memories.key_value import KeyValueMemory
 from assocmem.training.memories.matrix import MatrixMemory
+from assocmem.training.memories.series import SeriesMemory
 
 MemoryT = TypeVar("MemoryT", bound=AbstractMemory)
 
 MEMORIES: dict[str, type[AbstractMemory]] = {
     entry.name: entry
-    for entry in (MatrixMemory, KeyValueMemory, ReluMemory, LearnedEmbeddingsMemory, HeadsMemory)
+    for entry in (
+        MatrixMemory,
+        KeyValueMemory,
+        ReluMemory,
+        LearnedEmbeddingsMemory,
+        HeadsMemory,
+        SeriesMemory,
+    )
 }
 """The memories by name (``"matrix"``, ``"mlp"``, ``"relu"``, ``"learned"``,
-``"heads"``); construct one with
+``"heads"``, ``"series"``); construct one with
 its hyper-parameters (``MEMORIES["mlp"](width=8)``)."""
 
 
