@@ -170,7 +170,8 @@ def test_give_up_is_the_linear_extrapolation_of_the_last_window():
     rule.start()
     said = []
     for k, mean in [(5, 0.1), (10, 0.2), (20, 0.3), (30, 0.35)]:
-        said.append(bool(rule.stops(Reading(k, torch.tensor([mean], dtype=torch.float64)))[0]))
+        stopped = rule.stops(Reading(k, torch.tensor([mean], dtype=torch.float64)))
+        said.append(stopped is not None and bool(stopped[0]))
     # at 10: 0.2 + 0.02·90 ≥ 0.9; at 20: 0.3 + 0.01·80 ≥ 0.9; at 30: 0.35 + 0.005·70 < 0.9
     assert said == [False, False, False, True]
 

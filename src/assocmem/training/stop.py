@@ -94,8 +94,9 @@ class StopRule(ABC):
         return False
 
     @abstractmethod
-    def stops(self, reading: Reading) -> torch.Tensor:
-        """The runs (R,) bool this rule stops now."""
+    def stops(self, reading: Reading) -> torch.Tensor | None:
+        """The runs (R,) bool this rule stops now; None where it stops none (no tensor formed:
+        a rule read every step costs few ops)."""
 
     def reason_of(self, run: int) -> str:
         """Why run ``run`` stopped at the last :meth:`stops`."""
@@ -113,8 +114,10 @@ class Steps(StopRule):
     def due(self, steps: int) -> bool:
         return steps >= self.steps
 
-    def stops(self, reading: Reading) -> torch.Tensor:
-        return torch.full(reading.accuracy.shape, reading.steps >= self.steps)
+    def stops(self, reading: Reading) -> torch.Tensor | None:
+        return (
+            torch.ones(len(reading.accuracy), dtype=torch.bool) if self.due(reading.steps) else None
+        )
 
 
 @dataclass
@@ -125,9 +128,9 @@ class TargetAccuracy(StopRule):
     statistic: Statistic = field(default_factory=Mean)
     reason: str = "reached"
 
-    def stops(self, reading: Reading) -> torch.Tensor:
-        reached = self.statistic(reading.accuracy) >= self.tau
-        return self.statistic.members(reached.cpu(), len(reading.accuracy))
+    def stops(self, reading: Reading) -> torch.Tensor | None:
+        reached = (self.statistic(reading.accuracy) >= self.tau).cpu()
+        return self.statistic.members(reached, len(reading.accuracy)) if reached.any() else None
 
 
 @dataclass
@@ -150,10 +153,10 @@ class GiveUp(StopRule):
     def start(self) -> None:
         self.checkpoint = (0, 0.0)
 
-    def stops(self, reading: Reading) -> torch.Tensor:
+    def stops(self, reading: Reading) -> torch.Tensor | None:
         k, runs = reading.steps, len(reading.accuracy)
         if not (self.window and k % self.window == 0 and k > 0):
-            return torch.zeros(runs, dtype=torch.bool)
+            return None
         value = self.statistic(reading.accuracy).cpu()
         gain_rate = (value - self.checkpoint[1]) / (k - self.checkpoint[0])
         hopeless = value + gain_rate * (self.max_steps - k) < self.tau
@@ -177,13 +180,13 @@ class Converged(StopRule):
     def start(self) -> None:
         self.history = []
 
-    def stops(self, reading: Reading) -> torch.Tensor:
+    def stops(self, reading: Reading) -> torch.Tensor | None:
         assert reading.loss is not None
         value = self.statistic(reading.loss).cpu()
         past = [v for k, v in self.history if k <= reading.steps - self.window]
         self.history.append((reading.steps, value))
         if not past:
-            return torch.zeros(len(reading.accuracy), dtype=torch.bool)
+            return None
         flat = (value - past[-1]).abs() <= self.tolerance * past[-1].abs()
         return self.statistic.members(flat, len(reading.accuracy))
 
@@ -200,9 +203,9 @@ class TimeBudget(StopRule):
     def start(self) -> None:
         self.started = time.perf_counter()
 
-    def stops(self, reading: Reading) -> torch.Tensor:
+    def stops(self, reading: Reading) -> torch.Tensor | None:
         late = time.perf_counter() - self.started >= self.seconds
-        return torch.full(reading.accuracy.shape, late)
+        return torch.ones(len(reading.accuracy), dtype=torch.bool) if late else None
 
 
 class AnyOf(StopRule):
@@ -221,15 +224,17 @@ class AnyOf(StopRule):
     def due(self, steps: int) -> bool:
         return any(rule.due(steps) for rule in self.rules)
 
-    def stops(self, reading: Reading) -> torch.Tensor:
-        runs = len(reading.accuracy)
-        stopped = torch.zeros(runs, dtype=torch.bool)
-        self.reasons = [None] * runs
+    def stops(self, reading: Reading) -> torch.Tensor | None:
+        stopped: torch.Tensor | None = None
+        self.reasons = [None] * len(reading.accuracy)
         for rule in self.rules:
-            new = rule.stops(reading) & ~stopped
+            new = rule.stops(reading)
+            if new is None:
+                continue
+            new = new if stopped is None else new & ~stopped
             for r in new.nonzero().flatten().tolist():
                 self.reasons[r] = rule.reason
-            stopped |= new
+            stopped = new if stopped is None else stopped | new
         return stopped
 
     def reason_of(self, run: int) -> str:

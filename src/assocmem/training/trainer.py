@@ -223,9 +223,11 @@ class _Loop:
                 self.curve.append(reading)
                 if on_evaluate is not None:
                     on_evaluate(reading)
-                if self.stops(reading):
-                    return self.result()
-                lr = self.lr if bool(self.active.all()) else self.lr * self.active.to(self.lr)
+                stopped = self.stop.stops(reading)
+                if stopped is not None:
+                    if self.record(reading, stopped):
+                        return self.result()
+                    lr = self.lr * self.active.to(self.lr)  # the stopped runs' rate is 0
             if grads is None:
                 _, grads = self.memory.gradients(self.state, self.data.batch(step))
             step += 1
@@ -258,9 +260,10 @@ class _Loop:
         loss = mean_cross_entropy(scores, targets) if self.stop.needs_loss else None
         return Reading(step, acc, loss)
 
-    def stops(self, reading: Reading) -> bool:
-        """Record the runs the stop rule stops now; whether none trains on."""
-        new = self.stop.stops(reading) & self.active
+    def record(self, reading: Reading, stopped: torch.Tensor) -> bool:
+        """Record the runs ``stopped`` (R,) bool the stop rule stops now; whether none trains
+        on."""
+        new = stopped & self.active
         if bool(new.any()):
             self.final_accuracy[new] = reading.accuracy.cpu()[new]
             self.final_steps[new] = reading.steps
