@@ -300,3 +300,38 @@ def test_series_and_hidden_first_gradients_are_autograds(runs):
         torch.testing.assert_close(scores, auto_scores)
         for name in memory.learned:
             torch.testing.assert_close(grads[name], auto_grads[name], rtol=1e-10, atol=1e-12)
+
+
+def _dispatches(fn) -> int:
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count():
+        fn()
+    return Count.calls
+
+
+@pytest.mark.parametrize("name", MEMORY_CASES)
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+def test_ops_per_step_do_not_grow_with_the_runs(name, optimizer):
+    """Batched means batched: the trainer's torch dispatches for R = 2 and R = 7 runs of every
+    registered memory × optimiser are the same (a loop over runs would multiply them)."""
+    memory = MEMORY_CASES[name]()
+
+    def training(runs):
+        gen = torch.Generator().manual_seed(0)
+        fixed = {"E": torch.randn(runs, N, D, generator=gen)}
+        fixed |= {"U": torch.randn(runs, M, D, generator=gen)}
+        fixed["W"] = torch.randn(runs, D, D, generator=gen)
+        lr = torch.full((runs,), 0.1)
+        rule = AnyOf(TargetAccuracy(1.1), GiveUp(1.1, 2, 1000), Steps(4))
+        return lambda: train(memory, FullBatch(TARGETS), fixed=fixed,
+                             optimizer=OPTIMIZERS[optimizer](), lr=lr, stop=rule)  # fmt: skip
+
+    assert _dispatches(training(2)) == _dispatches(training(7))
