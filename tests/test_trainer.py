@@ -335,3 +335,18 @@ def test_ops_per_step_do_not_grow_with_the_runs(name, optimizer):
                              optimizer=OPTIMIZERS[optimizer](), lr=lr, stop=rule)  # fmt: skip
 
     assert _dispatches(training(2)) == _dispatches(training(7))
+
+
+def test_the_facts_memories_take_a_convergence_stop():
+    """The facts study's train_memory with the trainer's convergence rule in place of the
+    searches' rules (what a capacity search by convergence needs)."""
+    from assocmem import rng
+    from assocmem.studies.facts.capacity import facts_problem
+    from assocmem.studies.facts.memories import TrainSettings, train_memory
+
+    E, U, targets = facts_problem(30, 16, 2, 0)
+    settings = TrainSettings(model="linear", optimizer="sgd", lr=5.0, max_steps=3000)
+    rule = AnyOf(Converged(tolerance=0.02, window=20, statistic=Mean()), Steps(3000))
+    result = train_memory(E, U, targets, rng.generator(0, "i"), tau=1.0, settings=settings,
+                          stop=rule)  # fmt: skip
+    assert result.stopped == "converged" and 20 < result.steps < 3000

@@ -27,7 +27,7 @@ import torch
 from assocmem.training.memories import Batch, KeyValueMemory, MatrixMemory
 from assocmem.training.memorize import MemorizeResult, stop_rules
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
-from assocmem.training.stop import BestGroupMean
+from assocmem.training.stop import BestGroupMean, StopRule
 from assocmem.training.trainer import FullBatch, train
 
 MEMORIES: dict[str, MatrixMemory | KeyValueMemory] = {
@@ -100,6 +100,7 @@ def train_memory(
     settings: TrainSettings,
     lrs: torch.Tensor | None = None,
     groups: int = 1,
+    stop: StopRule | None = None,
 ) -> MemorizeResult:
     """Train R memories (one per draw of E, U) until a group's mean accuracy reaches τ.
 
@@ -107,7 +108,8 @@ def train_memory(
     :func:`~assocmem.runtime.device_numerics`: deterministic, TF32 off). ``lrs`` (R,): a
     learning rate per run (default ``settings.lr``); the runs form ``groups`` consecutive equal
     groups (one per learning rate), and training stops once the best group's mean accuracy
-    reaches τ, or when none can (the hopeless rule on that best mean). Returns each run's
+    reaches τ, or when none can (the hopeless rule on that best mean); ``stop`` replaces those
+    rules (any of :mod:`assocmem.training.stop`, e.g. ``Converged``). Returns each run's
     accuracy (uniform over the N facts; ties count as errors), the steps taken and why it
     stopped.
     """
@@ -115,6 +117,6 @@ def train_memory(
     result = train(
         settings.memory(), FullBatch(targets), fixed={"E": E, "U": U},
         optimizer=settings.entry(), lr=rates, generator=generator,
-        stop=stop_rules(tau, settings, BestGroupMean(groups)),
+        stop=stop or stop_rules(tau, settings, BestGroupMean(groups)),
     )  # fmt: skip
     return MemorizeResult(result.accuracy, result.steps, result.stopped)
