@@ -89,7 +89,8 @@ class AbstractMemory(ABC):
 
     def closed_form(self, fixed: State, targets: torch.Tensor, weights: torch.Tensor) -> State:
         """The learned tensors of the closed-form construction with weights q(x) (R, N) and
-        targets f* (N,), where the memory has one (Cabannes et al. 2024, Eq. 4)."""
+        targets f* (N,), where the memory has one: the schemes :math:`W_q` of Cabannes et al.
+        (2024)."""
         raise NotImplementedError(f"the {self.name} memory has no closed form")
 
     def trained_parameters(self, dim: int) -> int:

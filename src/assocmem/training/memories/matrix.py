@@ -1,4 +1,4 @@
-r"""The paper's matrix memory with fixed embeddings (Cabannes et al. 2024, Eq. 2): scores
+r"""The paper's matrix memory with fixed embeddings (Cabannes et al. 2024): scores
 :math:`u_y^\top W e_x`, W (d×d) learned from zero, E and U fixed.
 
 Scores are formed as :math:`E (U W)^\top`, O(M d² + B M d) a step instead of the O(B d²) of
@@ -62,7 +62,7 @@ class MatrixMemory(AbstractMemory):
         return e @ state["W"][run].T
 
     def closed_form(self, fixed: State, targets: torch.Tensor, weights: torch.Tensor) -> State:
-        r""":math:`W = \sum_x q(x)\, u_{f^*(x)} e_x^\top` (Eq. 4), (R, d, d)."""
+        r""":math:`W_q = \sum_x q(x)\, u_{f^*(x)} e_x^\top` with q the weights, (R, d, d)."""
         U_targets = fixed["U"][:, targets]  # (R, N, d)
         return {"W": torch.bmm((U_targets * weights[:, :, None]).transpose(1, 2), fixed["E"])}
 
