@@ -276,6 +276,9 @@ class _Loop:
     def keep(self, runs: torch.Tensor) -> None:
         """Copy the learned tensors of ``runs`` (R,) bool at their stop: with a zero rate their
         state may still drift (weight decay, momentum)."""
+        if not self.kept and bool(runs.eq(self.active).all()):  # every run stops now: no copy
+            self.kept = {name: self.state[name] for name in self.memory.learned}
+            return
         where = runs.to(self.lr.device)
         for name in self.memory.learned:
             value = self.state[name]
