@@ -207,7 +207,7 @@ class BagOfTokens(AbstractMemory):
 
     def init(self, fixed, generator):
         runs, _, dim = fixed["E"].shape
-        return {"W": torch.zeros(runs, dim, dim)}
+        return {"W": fixed["E"].new_zeros(runs, dim, dim)}
 
     def scores(self, state, tokens):
         E = state["E"]
@@ -220,17 +220,19 @@ class BagOfTokens(AbstractMemory):
 '''
 
 
-def test_a_memory_from_a_users_module_trains_on_sequences(tmp_path, monkeypatch):
+def test_a_memory_from_a_users_module_trains_on_sequences_and_in_a_sweep(tmp_path, monkeypatch):
     """A memory defined and registered in a temporary module, trained by the public trainer on
-    sequences (R, B, T) of a stream, with gradients by autograd: no other file touched."""
+    sequences (R, B, T) of a stream, with gradients by autograd, then swept (the ``memory`` run
+    kind: two rates × two seeds, stored and read back): no other file touched."""
+    from assocmem.sweep.execute import run_sweep
+    from assocmem.sweep.results import load_results
+    from assocmem.sweep.spec import parse_spec
+
     (tmp_path / "toy_memory_49.py").write_text(textwrap.dedent(TOY_MODULE), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr("assocmem.training.memories.registry.MEMORIES", dict(MEMORIES))
-    from assocmem.training.memories import registry
-
     module = importlib.import_module("toy_memory_49")
     try:
-        memory = registry.MEMORIES["toy_bag_of_tokens"]()
+        memory = MEMORIES["toy_bag_of_tokens"]()
         assert isinstance(memory, AbstractMemory)
         fixed = {k: v for k, v in _fixed(seed=4).items() if k != "W"}
         gen = torch.Generator().manual_seed(5)
@@ -245,9 +247,22 @@ def test_a_memory_from_a_users_module_trains_on_sequences(tmp_path, monkeypatch)
                        optimizer=OPTIMIZERS["adam"](), lr=torch.full((R,), 0.05), stop=rule,
                        every=20)  # fmt: skip
         assert result.curve[0].accuracy.mean() < 0.5 < result.curve[-1].accuracy.mean()
+
+        spec = parse_spec({
+            "name": "toy", "kind": "memory", "seeds": [0, 1],
+            "base": {"memory": "toy_bag_of_tokens", "n_inputs": 12, "n_outputs": 4, "dim": 8,
+                     "max_steps": 150},
+            "axes": {"lr": [1e-4, 0.05]},
+        })  # fmt: skip
+        db = tmp_path / "toy.db"
+        run_sweep(spec, db)
+        df = load_results(db, kind="memory").sort_values(["lr", "seed"])
+        assert list(df["status"]) == ["ok"] * 4
+        assert (df["accuracy"].to_numpy()[2:] == 1.0).all()  # lr 0.05 stores every input
+        assert (df["accuracy"].to_numpy()[:2] < 1.0).all() and (df["steps"][:2] == 150).all()
     finally:
         sys.modules.pop(module.__name__, None)
-    assert "toy_bag_of_tokens" not in MEMORIES  # the patched registry held it
+        MEMORIES.pop("toy_bag_of_tokens", None)
 
 
 def test_accuracy_counts_ties_as_errors():

@@ -150,6 +150,7 @@ def train(
     evaluate: Callable[[State], torch.Tensor] | None = None,
     on_evaluate: Callable[[Reading], None] | None = None,
     flush: bool = True,
+    init: State | None = None,
 ) -> TrainResult:
     """Train R runs of ``memory`` until ``stop`` stops every run.
 
@@ -175,13 +176,17 @@ def train(
         under full batch, else the memory's scores of every input.
     on_evaluate : callable, optional
         Called with each evaluation's :class:`~assocmem.training.stop.Reading`.
+    init : dict of str to torch.Tensor, optional
+        The learned tensors at step 0 (default: ``memory.init(fixed, generator)``), e.g. each
+        run's drawn from its own generator, so a run never depends on its batch companions.
     flush : bool, default True
         Flush subnormal floats to zero while training (False: keep torch's default, for the
         loops that ran without it and keep their bits).
     """
     device = lr.device
     with flush_denormals(flush), device_numerics(device):
-        init = memory.init(fixed, generator or torch.Generator().manual_seed(0))
+        if init is None:
+            init = memory.init(fixed, generator or torch.Generator().manual_seed(0))
         state = {**fixed, **init}
         loop = _Loop(memory, data, state, optimizer, lr, stop, evaluate)
         return loop.run(every, on_evaluate)
