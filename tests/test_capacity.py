@@ -87,9 +87,9 @@ def test_memorize_matches_torch_adam_on_w():
     assert result.steps == steps and result.stopped == "budget"
     assert float(result.accuracy[0]) == pytest.approx(float(expected))
     # and the same W: compare the logits through a second route
-    from assocmem.training import memorize as module
+    from assocmem.training.trainer import accuracy
 
-    assert module.accuracy((E @ W.T @ U.T).detach()[None], targets).item() == pytest.approx(
+    assert accuracy((E @ W.T @ U.T).detach()[None], targets).item() == pytest.approx(
         float(result.accuracy[0])
     )
 

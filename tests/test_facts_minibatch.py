@@ -12,7 +12,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.studies.facts.capacity import bits_per_parameter, facts_problem
 from assocmem.studies.facts.memories import init_params, logits_and_grads
 from assocmem.studies.facts.minibatch import EVAL_BLOCK, memory_accuracy, minibatch_facts
-from assocmem.training.memorize import accuracy
+from assocmem.training.trainer import accuracy
 
 
 @pytest.mark.parametrize("model", ["linear", "mlp"])

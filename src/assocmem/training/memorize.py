@@ -25,11 +25,11 @@ from typing import Any, Protocol
 
 import torch
 
-from assocmem.ops.cross_entropy import softmax_error
-from assocmem.ops.population import wrong_tokens
-from assocmem.runtime import flush_denormals
-from assocmem.training.optimizers.base import AbstractOptimizer, Slot
+from assocmem.training.memories.matrix import MatrixMemory
+from assocmem.training.optimizers.base import AbstractOptimizer
 from assocmem.training.optimizers.registry import OPTIMIZERS
+from assocmem.training.stop import AnyOf, GiveUp, Mean, Statistic, Steps, TargetAccuracy
+from assocmem.training.trainer import FullBatch, train
 
 
 @dataclass(frozen=True)
@@ -61,11 +61,6 @@ class AdamSettings:
         return OPTIMIZERS["adam"](**hyper)
 
 
-def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Top-1 accuracy uniform over the N inputs (ties count as errors), (R,) float64."""
-    return 1.0 - wrong_tokens(logits, targets).to(torch.float64).mean(1)
-
-
 def memorize(
     E: torch.Tensor,
     U: torch.Tensor,
@@ -77,41 +72,18 @@ def memorize(
     r"""Train W (R, d, d) from zero by full-batch Adam on the mean cross-entropy over N inputs.
 
     E: (R, N, d) input embeddings; U: (R, M, d) output embeddings; targets: (N,) int64, f*(x).
-    Each step is the registry's Adam (:meth:`AdamSettings.optimizer`), one learning rate per
-    draw; the result holds the trained W as ``memory``. Logits :math:`u_y^\top W e_x` for all
-    (x, y): :math:`E (U W)^\top`, (R, N, M).
-
-    Subnormal floats are flushed to zero while training (then set back to torch's default):
-    once memories are stored, most softmax entries underflow, and subnormal arithmetic made
-    CPU steps up to 5× slower (measured at d = 128, N = 1800).
+    The matrix memory (:class:`~assocmem.training.memories.MatrixMemory`, logits
+    :math:`E (U W)^\top`, (R, N, M)) stepped by the one trainer with the registry's Adam
+    (:meth:`AdamSettings.optimizer`), one learning rate per draw, until :func:`stop_rules`
+    stop it; the result holds the trained W as ``memory``.
     """
-    with flush_denormals():
-        return _memorize(E, U, targets, tau, settings or AdamSettings())
-
-
-def _memorize(
-    E: torch.Tensor, U: torch.Tensor, targets: torch.Tensor, tau: float, cfg: AdamSettings
-) -> MemorizeResult:
-    runs, n, dim = E.shape
-    W = E.new_zeros(runs, dim, dim)
-    slot: Slot
-    optimizer, slot = cfg.optimizer(), {}
-    lr = torch.full((runs,), cfg.lr, dtype=W.dtype, device=W.device)  # one rate per run
-    U_t = U.transpose(1, 2)  # (R, d, M)
-    checkpoint = (0, 0.0)  # (step, mean accuracy) at the last hopeless check
-    for step in range(1, cfg.max_steps + 1):
-        logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))  # (R, N, M)
-        acc = accuracy(logits, targets)
-        stop, checkpoint = stop_rule(step, float(acc.mean()), tau, cfg, checkpoint)
-        if stop is not None:
-            return MemorizeResult(acc, step - 1, stop, W)
-        delta = softmax_error(logits, targets).div_(n)  # (R, N, M): d(mean CE)/d(logits)
-        grad = torch.bmm(U_t, torch.bmm(delta.transpose(1, 2), E))  # Uᵀ Dᵀ E, (R, d, d)
-        optimizer.step(slot, W, grad, lr, step)
-    logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))
-    acc = accuracy(logits, targets)
-    stopped = "reached" if float(acc.mean()) >= tau else "budget"
-    return MemorizeResult(acc, cfg.max_steps, stopped, W)
+    cfg = settings or AdamSettings()
+    lr = torch.full((E.shape[0],), cfg.lr, dtype=E.dtype, device=E.device)  # one rate per run
+    result = train(
+        MatrixMemory(), FullBatch(targets), fixed={"E": E, "U": U}, optimizer=cfg.optimizer(),
+        lr=lr, stop=stop_rules(tau, cfg, Mean()),
+    )  # fmt: skip
+    return MemorizeResult(result.accuracy, result.steps, result.stopped, result.state["W"])
 
 
 class StopSettings(Protocol):
@@ -124,21 +96,16 @@ class StopSettings(Protocol):
     def window(self) -> int: ...
 
 
-def stop_rule(
-    step: int, mean: float, tau: float, cfg: StopSettings, checkpoint: tuple[int, float]
-) -> tuple[str | None, tuple[int, float]]:
-    """The two stopping rules before step ``step`` (1-based): ``"reached"`` once the mean
-    accuracy is ≥ τ; ``"hopeless"`` when, at a check (every ``cfg.window`` steps), the gain
-    since the last check extrapolated to the budget cannot reach τ; else None. Returns the
-    verdict and the (step, mean) of the last check."""
-    if mean >= tau:
-        return "reached", checkpoint
-    if cfg.window and (step - 1) % cfg.window == 0 and step > 1:
-        gain_rate = (mean - checkpoint[1]) / (step - 1 - checkpoint[0])
-        if mean + gain_rate * (cfg.max_steps - step + 1) < tau:
-            return "hopeless", checkpoint
-        checkpoint = (step - 1, mean)
-    return None, checkpoint
+def stop_rules(tau: float, cfg: StopSettings, statistic: Statistic) -> AnyOf:
+    """The capacity searches' stop rules on ``statistic`` of the accuracy, in order:
+    ``"reached"`` once it is ≥ τ; ``"budget"`` after ``cfg.max_steps`` steps; ``"hopeless"``
+    when, every ``cfg.window`` steps, the gain since the last check extrapolated to the budget
+    cannot reach τ (:class:`~assocmem.training.stop.GiveUp`)."""
+    return AnyOf(
+        TargetAccuracy(tau, statistic),
+        Steps(cfg.max_steps),
+        GiveUp(tau, cfg.window, cfg.max_steps, statistic),
+    )
 
 
 def check_settings(settings: AdamSettings) -> None:

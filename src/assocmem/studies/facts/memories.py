@@ -9,24 +9,35 @@ Both read fixed random embeddings E (N×d, inputs) and U (M×d, outputs):
   W_in (h×d) drawn ``N(0, 1/d)``, W_out (d×h) from zero; 2dh trained parameters (h = d/2
   matches the linear memory's d²).
 
-The loss is the mean cross-entropy over the N facts (p uniform: every fact once per step);
-R independent draws (trials) are one tensor program of batched matmuls. Gradients are written
-out (checked against autograd in the tests); each parameter moves by the registry optimiser's
-``step``, so SGD and the paper's sign-like Adam (``betas = (0, 0)``) are the same entries every
-trainer uses. The stopping rules are those of :mod:`assocmem.training.memorize` (stop once the
-mean accuracy reaches τ; give up when the last window's gain extrapolated to the budget cannot).
+They are the core's memories (:class:`~assocmem.training.memories.MatrixMemory`,
+:class:`~assocmem.training.memories.KeyValueMemory`), by this study's names in
+:data:`MEMORIES`. The loss is the mean cross-entropy over the N facts (p uniform: every fact
+once per step); R independent draws (trials) are one tensor program of batched matmuls, stepped
+by the one trainer (:func:`assocmem.training.trainer.train`) with an optimiser of the registry,
+so SGD and the paper's sign-like Adam (``betas = (0, 0)``) are the same entries every trainer
+uses. The stopping rules are those of :mod:`assocmem.training.memorize` (stop once the best
+learning rate's mean accuracy reaches τ; give up when the last window's gain extrapolated to the
+budget cannot).
 """
 
 from dataclasses import dataclass
 
 import torch
 
-from assocmem.ops.cross_entropy import softmax_error
-from assocmem.runtime import device_numerics, flush_denormals
-from assocmem.training.memorize import MemorizeResult, accuracy, stop_rule
+from assocmem.training.memories import Batch, KeyValueMemory, MatrixMemory
+from assocmem.training.memorize import MemorizeResult, stop_rules
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
+from assocmem.training.stop import BestGroupMean, StopRule
+from assocmem.training.trainer import FullBatch, train
 
-MODELS = ("linear", "mlp")
+MEMORIES: dict[str, MatrixMemory | KeyValueMemory] = {
+    "linear": MatrixMemory(),
+    "mlp": KeyValueMemory(),
+}
+"""This study's memories by its names: the matrix memory and the MLP key–value memory at
+h = d/2 (the core's :data:`~assocmem.training.memories.MEMORIES` holds them as "matrix" and
+"mlp")."""
+MODELS = tuple(MEMORIES)
 Params = dict[str, torch.Tensor]
 
 
@@ -45,15 +56,19 @@ class TrainSettings:
         """The registry optimiser (Adam as the paper's sign-like Adam, betas (0, 0))."""
         return OPTIMIZERS[self.optimizer]()
 
+    def memory(self) -> MatrixMemory | KeyValueMemory:
+        """The memory of ``model``."""
+        return MEMORIES[self.model]
+
 
 def hidden_units(dim: int) -> int:
     """h with ``2 d h = d²``: the MLP's trained parameters match the linear memory's."""
-    return max(1, dim // 2)
+    return KeyValueMemory().hidden_units(dim)
 
 
 def trained_parameters(model: str, dim: int) -> int:
     """Trained parameters: d² (linear), 2dh (MLP)."""
-    return dim * dim if model == "linear" else 2 * dim * hidden_units(dim)
+    return MEMORIES[model].trained_parameters(dim)
 
 
 def init_params(
@@ -61,11 +76,8 @@ def init_params(
 ) -> Params:
     """Zero W (linear); W_in ~ N(0, 1/d) and W_out = 0 (MLP). Shapes (R, ·, ·), float32, on
     ``device`` (W_in drawn on the CPU, so every device starts from the same bits)."""
-    if model == "linear":
-        return {"W": torch.zeros(runs, dim, dim, device=device)}
-    h = hidden_units(dim)
-    w_in = torch.randn(runs, h, dim, generator=generator) / dim**0.5
-    return {"W_in": w_in.to(device), "W_out": torch.zeros(runs, dim, h, device=device)}
+    shape_only = {"E": torch.empty(runs, 0, dim, device=device)}
+    return MEMORIES[model].init(shape_only, generator)
 
 
 def logits_and_grads(
@@ -75,24 +87,7 @@ def logits_and_grads(
 
     E: (R, N, d); U: (R, M, d); targets: (N,) int64.
     """
-    n = E.shape[1]
-    if model == "linear":
-        W = params["W"]
-        logits = torch.bmm(E, torch.bmm(U, W).transpose(1, 2))  # E (U W)ᵀ
-        delta = softmax_error(logits, targets).div_(n)
-        grad = torch.bmm(U.transpose(1, 2), torch.bmm(delta.transpose(1, 2), E))  # Uᵀ δᵀ E
-        return logits, {"W": grad}
-    w_in, w_out = params["W_in"], params["W_out"]
-    pre = torch.bmm(E, w_in.transpose(1, 2))  # (R, N, h)
-    hidden = pre.clamp(min=0)
-    readout = torch.bmm(U, w_out)  # (R, M, h): U W_out
-    logits = torch.bmm(hidden, readout.transpose(1, 2))  # (R, N, M)
-    delta = softmax_error(logits, targets).div_(n)
-    g_out = torch.bmm(delta, U)  # (R, N, d)
-    grad_out = torch.bmm(g_out.transpose(1, 2), hidden)  # (R, d, h)
-    g_hidden = torch.bmm(delta, readout).mul_(pre > 0)  # (R, N, h)
-    grad_in = torch.bmm(g_hidden.transpose(1, 2), E)  # (R, h, d)
-    return logits, {"W_in": grad_in, "W_out": grad_out}
+    return MEMORIES[model].gradients({"E": E, "U": U, **params}, Batch(targets))
 
 
 def train_memory(
@@ -105,6 +100,7 @@ def train_memory(
     settings: TrainSettings,
     lrs: torch.Tensor | None = None,
     groups: int = 1,
+    stop: StopRule | None = None,
 ) -> MemorizeResult:
     """Train R memories (one per draw of E, U) until a group's mean accuracy reaches τ.
 
@@ -112,39 +108,15 @@ def train_memory(
     :func:`~assocmem.runtime.device_numerics`: deterministic, TF32 off). ``lrs`` (R,): a
     learning rate per run (default ``settings.lr``); the runs form ``groups`` consecutive equal
     groups (one per learning rate), and training stops once the best group's mean accuracy
-    reaches τ, or when none can (the hopeless rule on that best mean). Returns each run's
+    reaches τ, or when none can (the hopeless rule on that best mean); ``stop`` replaces those
+    rules (any of :mod:`assocmem.training.stop`, e.g. ``Converged``). Returns each run's
     accuracy (uniform over the N facts; ties count as errors), the steps taken and why it
     stopped.
     """
     rates = torch.full((E.shape[0],), settings.lr, device=E.device) if lrs is None else lrs
-    with flush_denormals(), device_numerics(E.device):
-        return _train(E, U, targets, generator, tau, settings, rates, groups)
-
-
-def _train(
-    E: torch.Tensor,
-    U: torch.Tensor,
-    targets: torch.Tensor,
-    generator: torch.Generator,
-    tau: float,
-    cfg: TrainSettings,
-    lr: torch.Tensor,
-    groups: int,
-) -> MemorizeResult:
-    runs, _, dim = E.shape
-    params = init_params(cfg.model, runs, dim, generator, E.device)
-    optimizer = cfg.entry()
-    slots: dict[str, dict[str, torch.Tensor]] = {name: {} for name in params}
-    checkpoint = (0, 0.0)
-    for step in range(1, cfg.max_steps + 2):
-        logits, grads = logits_and_grads(cfg.model, params, E, U, targets)
-        acc = accuracy(logits, targets)
-        mean = float(acc.view(groups, -1).mean(1).max())
-        stop, checkpoint = stop_rule(step, mean, tau, cfg, checkpoint)
-        if stop == "reached" or step > cfg.max_steps:
-            break
-        if stop is not None:
-            return MemorizeResult(acc, step - 1, stop)
-        for name, param in params.items():
-            optimizer.step(slots[name], param, grads[name], lr, step)
-    return MemorizeResult(acc, step - 1, "reached" if stop == "reached" else "budget")
+    result = train(
+        settings.memory(), FullBatch(targets), fixed={"E": E, "U": U},
+        optimizer=settings.entry(), lr=rates, generator=generator,
+        stop=stop or stop_rules(tau, settings, BestGroupMean(groups)),
+    )  # fmt: skip
+    return MemorizeResult(result.accuracy, result.steps, result.stopped)

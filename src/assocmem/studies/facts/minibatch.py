@@ -24,16 +24,12 @@ from assocmem import rng
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.ops.top1 import wrong_in_blocks
-from assocmem.runtime import check_device, device_numerics, flush_denormals
+from assocmem.runtime import check_device
 from assocmem.studies.facts.capacity import bits_per_parameter, facts_problem
-from assocmem.studies.facts.memories import (
-    MODELS,
-    Params,
-    TrainSettings,
-    init_params,
-    logits_and_grads,
-)
+from assocmem.studies.facts.memories import MEMORIES, MODELS, Params, TrainSettings
 from assocmem.training.optimizers import OPTIMIZERS
+from assocmem.training.stop import AnyOf, Mean, Reading, Steps, TargetAccuracy
+from assocmem.training.trainer import Minibatches, train
 
 EVAL_BLOCK = 1024  # inputs scored at a time when measuring accuracy: O(block·M) memory
 
@@ -70,20 +66,17 @@ def memory_accuracy(
 ) -> torch.Tensor:
     r"""Top-1 accuracy over all N facts of each run, (R,) float64, scored in blocks.
 
-    E: (R, N, d); U: (R, M, d); targets: (N,). A run's scores are features(x)·u_y with
-    features :math:`W e_x` (linear) or :math:`W_{\mathrm{out}}\,\sigma(W_{\mathrm{in}} e_x)`
-    (MLP): the same numbers as the scores of
+    E: (R, N, d); U: (R, M, d); targets: (N,). A run's scores are features(x)·u_y with the
+    memory's features (:math:`W e_x`, linear; :math:`W_{\mathrm{out}}\,\sigma(W_{\mathrm{in}}
+    e_x)`, MLP): the same numbers as the scores of
     :func:`~assocmem.studies.facts.memories.logits_and_grads`, up to rounding.
     """
+    memory = MEMORIES[model]
     runs = []
     for r in range(E.shape[0]):
 
         def features(start: int, stop: int, r: int = r) -> torch.Tensor:
-            e = E[r, start:stop]  # (b, d)
-            if model == "linear":
-                return (e @ params["W"][r].T).unsqueeze(0)
-            hidden = (e @ params["W_in"][r].T).clamp_(min=0)  # (b, h)
-            return (hidden @ params["W_out"][r].T).unsqueeze(0)
+            return memory.features(params, r, E[r, start:stop]).unsqueeze(0)  # (1, b, d)
 
         wrong = wrong_in_blocks(features, U[r].T, targets, block=EVAL_BLOCK)  # (1, N)
         runs.append(1.0 - wrong.to(torch.float64).mean())
@@ -106,32 +99,27 @@ def train_minibatch(
     """Train R memories (one per draw of E, U) on minibatches of B uniform facts.
 
     E: (R, N, d); U: (R, M, d); targets: (N,). Every run sees the same batch indices (drawn
-    from ``batches``); its parameters start from ``init`` (:func:`init_params`). Returns each
+    from ``batches``); its parameters start from ``init`` (:func:`init_params`). The one
+    trainer steps them, evaluating every ``eval_every`` steps and at the budget. Returns each
     run's final accuracy (R,), the steps taken, why it stopped and the evaluation curve;
     ``log`` is called with one line per evaluation.
     """
-    with flush_denormals(), device_numerics(E.device):
-        runs, n, dim = E.shape
-        params = init_params(settings.model, runs, dim, init, E.device)
-        optimizer = settings.entry()
-        slots: dict[str, dict[str, torch.Tensor]] = {name: {} for name in params}
-        lr = torch.full((runs,), settings.lr, device=E.device)
-        curve: list[tuple[int, float]] = []
-        step = 0
-        while True:
-            if step % eval_every == 0 or step == settings.max_steps:
-                acc = memory_accuracy(settings.model, params, E, U, targets)
-                curve.append((step, float(acc.mean())))
-                if log is not None:
-                    log(f"step {step}: accuracy {curve[-1][1]:.4f}")
-                if curve[-1][1] >= tau or step == settings.max_steps:
-                    stopped = "reached" if curve[-1][1] >= tau else "budget"
-                    return acc, step, stopped, tuple(curve)
-            rows = torch.randint(n, (batch_size,), generator=batches).to(E.device)  # i.i.d. uniform
-            _, grads = logits_and_grads(settings.model, params, E[:, rows], U, targets[rows])
-            step += 1
-            for name, param in params.items():
-                optimizer.step(slots[name], param, grads[name], lr, step)
+    runs = E.shape[0]
+
+    def on_evaluate(reading: Reading) -> None:
+        if log is not None:
+            log(f"step {reading.steps}: accuracy {float(reading.accuracy.mean()):.4f}")
+
+    result = train(
+        settings.memory(), Minibatches(targets, batch_size, batches, runs),
+        fixed={"E": E, "U": U}, optimizer=settings.entry(),
+        lr=torch.full((runs,), settings.lr, device=E.device), generator=init,
+        stop=AnyOf(TargetAccuracy(tau, Mean()), Steps(settings.max_steps)), every=eval_every,
+        evaluate=lambda state: memory_accuracy(settings.model, state, E, U, targets),
+        on_evaluate=on_evaluate,
+    )  # fmt: skip
+    curve = tuple((reading.steps, float(reading.accuracy.mean())) for reading in result.curve)
+    return result.accuracy, result.steps, result.stopped, curve
 
 
 def minibatch_facts(
@@ -208,9 +196,9 @@ def _check(
     eval_every: int, tau: float, trials: int,
 ) -> None:  # fmt: skip
     int_at_least("n_facts", n_facts, 2)
-    int_at_least("dim", dim, 2 if model == "mlp" else 1)
     if model not in MODELS:
         raise ConfigError("model", f"must be one of {', '.join(MODELS)}, got {model!r}")
+    int_at_least("dim", dim, MEMORIES[model].min_dim)
     if not lr > 0:
         raise ConfigError("lr", f"must be a number > 0, got {lr!r}")
     int_at_least("batch_size", batch_size, 1)

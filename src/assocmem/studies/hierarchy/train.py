@@ -41,17 +41,28 @@ from assocmem.config.checks import int_at_least, positive_number
 from assocmem.config.errors import ConfigError
 from assocmem.config.problem import document_problem, problem_field
 from assocmem.laws.tokens import sample_tokens, zipf_probabilities
-from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.runtime import device_numerics, flush_denormals, intra_op_threads, uses_batched_path
 from assocmem.studies.hierarchy.memory import CONCEPT_MAPS, draw_concept_map, hierarchy_dim
 from assocmem.studies.hierarchy.nmi import nmi_of_runs, null_concept_map
-from assocmem.training.optimizers.base import Slot
+from assocmem.training.memories import (
+    SERIES_TENSORS,
+    AbstractMemory,
+    Batch,
+    MatrixMemory,
+    SeriesMemory,
+    rows_of,
+    series_gradients,
+)
 from assocmem.training.optimizers.registry import OPTIMIZERS
+from assocmem.training.stop import Steps
+from assocmem.training.trainer import Stream, train
 
 BETAS, EPS = (0.9, 0.999), 1e-8
 _HYPER: dict[str, Any] = {"betas": BETAS, "eps": EPS}
 ADAM = OPTIMIZERS["adam"](**_HYPER)  # the registry's Adam, configured
+SERIES = SeriesMemory()  # the hierarchy: two memories in series through K concepts
+DIRECT = MatrixMemory(hidden_first=True)  # the direct memory u_yᵀ W e_x at d
 METRICS = (
     "error_hard",  # the hierarchy with the argmax bottleneck
     "error_soft",  # the hierarchy with the softmax bottleneck (as trained)
@@ -152,55 +163,24 @@ class Bottleneck:
 def bottleneck_gradients(
     model: Bottleneck, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """The mean cross-entropy of a batch and its gradients, written out by hand.
+    """The mean cross-entropy of a batch and its gradients, written out by hand
+    (:func:`~assocmem.training.memories.series_gradients`).
 
     inputs (..., B, h): the rows e_x of the batch; outputs (..., M, h): u_y; labels (..., B);
     the model's tensors with the same leading axes (none for one run, (R,) for R runs side by
     side). Returns the loss (...) and the gradients in :meth:`Bottleneck.tensors` order.
     """
-    first, keys, values, second = model.tensors()
-    hidden = inputs @ first.mT  # W₁ e_x, (B, h)
-    weights = torch.softmax(hidden @ keys.mT, dim=-1)  # π, (B, K)
-    mixed = weights @ values  # v, (B, h)
-    logits = (mixed @ second.mT) @ outputs.mT  # (B, M)
-    delta = softmax_error(logits, labels)  # d(CE)/d(logits), (B, M)
-    loss = -torch.log1p(delta.gather(-1, labels[..., None]))[..., 0].mean(-1)  # log1p(p − 1)
-    delta /= labels.shape[-1]
-    back = delta @ outputs  # d/d(W₂ v), (B, h)
-    grad_mixed = back @ second  # (B, h)
-    grad_weights = grad_mixed @ values.mT  # (B, K)
-    grad_scores = weights * (grad_weights - (weights * grad_weights).sum(-1, keepdim=True))
-    grad_hidden = grad_scores @ keys  # (B, h)
-    grads = [
-        grad_hidden.mT @ inputs,
-        grad_scores.mT @ hidden,
-        weights.mT @ grad_mixed,
-        back.mT @ mixed,
-    ]
+    loss, _, grads = series_gradients(model.tensors(), inputs, outputs, labels)
     return loss, grads
 
 
 def direct_gradient(
     matrix: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
-    r"""The gradient of the mean cross-entropy of :math:`u_y^\top W e_x` in W (..., d, d)."""
-    delta = softmax_error((inputs @ matrix.mT) @ outputs.mT, labels)
-    return (delta @ outputs).mT @ inputs / labels.shape[-1]
-
-
-class _Steps:
-    """The registry's Adam (``ADAM``) on a list of tensors, in place: one slot per tensor
-    and one learning rate for every run (the tensors' leading run axis, if any)."""
-
-    def __init__(self, tensors: list[torch.Tensor], lr: float) -> None:
-        self.tensors, self.step = tensors, 0
-        self.lr = torch.full((1,), lr, dtype=tensors[0].dtype, device=tensors[0].device)
-        self.slots: list[Slot] = [{} for _ in tensors]
-
-    def update(self, grads: list[torch.Tensor]) -> None:
-        self.step += 1
-        for tensor, grad, slot in zip(self.tensors, grads, self.slots, strict=True):
-            ADAM.step(slot, tensor, grad, self.lr, self.step)
+    r"""The gradient of the mean cross-entropy of :math:`u_y^\top W e_x` in W (..., d, d): the
+    direct memory's (:data:`DIRECT`), for the rows ``inputs`` (..., B, d) of a batch."""
+    state = {"E": inputs, "U": outputs, "W": matrix}
+    return DIRECT.gradients(state, Batch(labels))[1]["W"]
 
 
 def _batches(cfg: BottleneckConfig, trial: int) -> Iterable[torch.Tensor]:
@@ -271,23 +251,26 @@ def draw_trial(cfg: BottleneckConfig, trial: int) -> Trials:
     return Trials(f1, null, ids, inputs, outputs, model, direct_inputs, direct_outputs, matrix)
 
 
-def _rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """``table[..., index, :]`` run by run: table (..., N, w), index (..., B) → (..., B, w)."""
-    return table.gather(-2, index[..., None].expand(*index.shape, table.shape[-1]))
-
-
 def fit_trials(cfg: BottleneckConfig, trials: Trials) -> None:
-    """Adam on the hierarchy and the direct memory, in place, one step per batch."""
+    """Adam on the hierarchy, then on the direct memory, one step per batch (the two never
+    meet: each its own training by the one trainer); the trained tensors replace the trials'."""
     targets = trials.f1 % cfg.n_outputs
-    model, matrix = trials.model, trials.matrix
-    adam, direct_adam = _Steps(model.tensors(), cfg.lr), _Steps([matrix], cfg.lr)
-    for step in range(trials.ids.shape[-2]):
+    lr = torch.full((1,), cfg.lr, dtype=trials.inputs.dtype, device=trials.inputs.device)
+
+    def batch(step: int) -> Batch:
         x = trials.ids[..., step, :]
-        labels = targets.gather(-1, x)
-        _, grads = bottleneck_gradients(model, _rows(trials.inputs, x), trials.outputs, labels)
-        adam.update(grads)
-        inputs = _rows(trials.direct_inputs, x)
-        direct_adam.update([direct_gradient(matrix, inputs, trials.direct_outputs, labels)])
+        return Batch(targets.gather(-1, x), x)
+
+    def fit(memory: AbstractMemory, fixed: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        data = Stream(targets, batch)
+        stop = Steps(trials.ids.shape[-2])
+        return train(memory, data, fixed=fixed, optimizer=ADAM, lr=lr, stop=stop, every=0).state
+
+    model = dict(zip(SERIES_TENSORS, trials.model.tensors(), strict=True))
+    learned = fit(SERIES, {"E": trials.inputs, "U": trials.outputs, **model})
+    trials.model = Bottleneck(*(learned[name] for name in SERIES_TENSORS))
+    direct = {"E": trials.direct_inputs, "U": trials.direct_outputs, "W": trials.matrix}
+    trials.matrix = fit(DIRECT, direct)["W"]
 
 
 def evaluate_trials(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, float]]:
@@ -300,7 +283,7 @@ def evaluate_trials(cfg: BottleneckConfig, trials: Trials) -> list[dict[str, flo
     readout = model.second.mT @ trials.outputs.mT  # (…, h, M)
     logits = torch.stack(
         [
-            _rows(model.values, picked) @ readout,
+            rows_of(model.values, picked) @ readout,
             torch.softmax(scores, dim=-1) @ model.values @ readout,
             (trials.direct_inputs @ trials.matrix.mT) @ trials.direct_outputs.mT,
         ],

@@ -36,14 +36,16 @@ import torch
 
 from assocmem.embeddings import draw_embeddings
 from assocmem.laws.tokens import mod_targets, sample_tokens, zipf_probabilities
-from assocmem.ops.cross_entropy import softmax_error
 from assocmem.ops.population import PopulationError, wrong_tokens
 from assocmem.ops.scores import memory_scores, one_hot_weights
 from assocmem.rng import generator
 from assocmem.runtime import intra_op_threads
+from assocmem.training.memories import Batch, HeadsMemory
 from assocmem.training.optimizers import OPTIMIZERS, AbstractOptimizer
-from assocmem.training.optimizers.base import Slot
+from assocmem.training.stop import Steps
+from assocmem.training.trainer import Stream, train
 
+HEADS = HeadsMemory()  # the memory trained: H matrix memories, their scores summed
 HEAD_OPTIMIZERS = ("sgd", "adam")  # registry names; adam: the paper's sign-like Adam(β = (0, 0))
 
 
@@ -121,17 +123,9 @@ def summed_logits(E: torch.Tensor, U: torch.Tensor, W: torch.Tensor) -> torch.Te
 def gradient(
     E: torch.Tensor, U: torch.Tensor, W: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
-    r"""The gradient of the mean cross-entropy of the summed logits on one batch, (R, H, d, d).
-
-    tokens, labels: (R, B). :math:`\partial L/\partial W_h = U_h^\top G^\top E_h[\mathrm{tokens}]`
-    with ``G`` (B, M) the softmax minus the one-hot labels, over B.
-    """
-    R, H, _, d = E.shape
-    rows = E.gather(2, tokens[:, None, :, None].expand(R, H, -1, d))  # (R, H, B, d)
-    logits = (rows @ (W.transpose(-1, -2) @ U.transpose(-1, -2))).sum(1)  # (R, B, M)
-    residual = softmax_error(logits, labels).div_(tokens.shape[1])  # (R, B, M)
-    stored = residual.transpose(1, 2)[:, None] @ rows  # Gᵀ E_b: (R, H, M, d)
-    return U.transpose(-1, -2) @ stored
+    r"""The gradient of the mean cross-entropy of the summed logits on one batch, (R, H, d, d):
+    :class:`~assocmem.training.memories.HeadsMemory`'s. tokens, labels: (R, B)."""
+    return HEADS.gradients({"E": E, "U": U, "W": W}, Batch(labels, tokens))[1]["W"]
 
 
 @dataclass(frozen=True)
@@ -247,11 +241,17 @@ def train_heads(
         targets = mod_targets(setting.n_inputs, setting.n_outputs)
         lr = torch.tensor(lrs, dtype=setting.dtype) * setting.lr_factor()
         B = setting.batch_size
-        optimizer = setting.optimizer_entry()
-        slot: Slot = {}  # the optimiser's state (none for SGD and the sign-like Adam)
-        for t in range(setting.steps):
-            batch = tokens[:, t * B : (t + 1) * B]
-            optimizer.step(slot, W, gradient(E, U, W, batch, targets[batch]), lr, t + 1)
+
+        def batch(step: int) -> Batch:  # one pass over the T fresh samples
+            rows = tokens[:, step * B : (step + 1) * B]
+            return Batch(targets[rows], rows)
+
+        result = train(
+            HEADS, Stream(targets, batch), fixed={"E": E, "U": U, "W": W},
+            optimizer=setting.optimizer_entry(), lr=lr, stop=Steps(setting.steps), every=0,
+            flush=False,
+        )  # fmt: skip
+        W = result.state["W"]
         return _results(setting, E, U, W, seeds)
 
 

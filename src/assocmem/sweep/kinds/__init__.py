@@ -9,6 +9,7 @@ from assocmem.config.errors import ConfigError
 from assocmem.plugins import deferred_experiments
 from assocmem.sweep.kinds.base import Outcome, RunKind
 from assocmem.sweep.kinds.closed_form import ClosedFormKind
+from assocmem.sweep.kinds.memory import MemoryKind
 from assocmem.sweep.kinds.train import TrainKind
 
 RUN_KINDS: dict[str, RunKind] = {}
@@ -46,5 +47,6 @@ def get_kind(name: str) -> RunKind:
 
 register_kind(ClosedFormKind())
 register_kind(TrainKind())
+register_kind(MemoryKind())
 
 __all__ = ["RUN_KINDS", "Outcome", "RunKind", "all_kinds", "get_kind", "register_kind"]
