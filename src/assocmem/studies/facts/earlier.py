@@ -1,4 +1,4 @@
-"""The earlier questions at M = N (issue 37, criterion 2d; docs: beyond/facts.md): the editing
+"""The earlier questions at M = N (docs: beyond/facts.md): the editing
 study's edit capacity and the superposition study's equal-width comparison, closed form, with as
 many answers as facts beside their M = 5 results (same N, d, Zipf law, embeddings' streams).
 

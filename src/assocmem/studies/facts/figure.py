@@ -69,9 +69,10 @@ def facts_figure(
         high = seeds.max().reindex(part["dim"]).to_numpy() - part["n_star"].to_numpy()
         cap.errorbar(part["dim"], part["n_star"], yerr=[low, high], color=color, label=kind,
                      **STYLE)  # fmt: skip
-        constant.plot(part["dim"], part["constant"], color=color, label=kind, **_plain())
+        constant.errorbar(part["dim"], part["constant"], color=color, label=kind, **STYLE)
         sloped = part.dropna(subset=["local_slope"])
-        slope.plot(sloped["slope_at"], sloped["local_slope"], color=color, label=kind, **_plain())
+        slope.errorbar(sloped["slope_at"], sloped["local_slope"], color=color, label=kind,
+                       **STYLE)  # fmt: skip
         mean, band = part["bits_per_parameter"], 2 * part["bits_per_parameter_se"]
         bits.errorbar(part["dim"], mean, yerr=[np.minimum(band, mean), band], color=color,
                       label=kind, **STYLE)  # fmt: skip
@@ -105,16 +106,12 @@ def facts_figure(
     return fig
 
 
-def _plain() -> dict[str, Any]:
-    return {"marker": "o", "ms": 3, "lw": 1.2}
-
-
 def _theory_lines(cap: Axes, constant: Axes, slope: Axes, lines: pd.DataFrame) -> None:
     """The theory's N, d²/(N ln N) and local slope over the theory frame's d (where finite)."""
     d = lines["dim"].to_numpy(float)
     for column, label, color, ls in LINES:
         n = lines[column].to_numpy(float)
-        ok = np.isfinite(n) & (n >= 8)  # the models hold for many facts, not a handful
+        ok = np.isfinite(n) & (n >= 30)  # the models hold for many facts, not a handful
         if not ok.any():
             continue
         style: dict[str, Any] = {"color": color, "ls": ls, "lw": 1.1, "label": label}
