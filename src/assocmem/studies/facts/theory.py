@@ -5,7 +5,8 @@ arXiv:2605.10795) compute, for a decoupled model that they show (numerically and
 without proof) stores like the linear memory, the threshold of full recall
 :math:`p_c \ln p_c / d^2 = 1/2`: :math:`d^2 = 2 N \ln N` (:func:`sharp_threshold`). Barnfield,
 Kim, Nichani, Lee and Lu (2026, arXiv:2605.05189) show that :math:`d^2` of order
-:math:`N \log N` is necessary for any linear memory and conjecture the constant 2.
+:math:`N \log N` is necessary for any linear memory, that the outer-product (correlation matrix)
+memory reaches that scale, and conjecture the constant 2.
 
 **Its finite-size form** (this project's fit, not a published law): the extreme-value form
 :math:`d^2 = 2N(\ln N - \ln\ln N + c)` with one constant c fitted to measured capacities
