@@ -17,6 +17,7 @@ from assocmem import rng
 from assocmem.config.errors import ConfigError
 from assocmem.studies.facts.capacity import (
     binary_entropy,
+    bits_per_parameter,
     bits_stored,
     capacity_exponent,
     closed_form_config,
@@ -326,8 +327,8 @@ def test_claims_count_the_search_precision_in_their_margins():
                 "n_star": stars,
                 "rel_tol": rel_tol,
                 "accuracy": 1.0,
-                "bits_per_parameter": 99.0,  # as a record of an older formula: not read
-                "bits_per_parameter_with_embeddings": 99.0,
+                "bits_per_parameter": [bits_stored(n, n, 0.0) / dim**2 for n in stars],
+                "bits_per_parameter_with_embeddings": 0.0,
             }
         )
         return types.SimpleNamespace(facts=rows, facts_closed=rows.iloc[:0])
@@ -344,7 +345,7 @@ def test_claims_count_the_search_precision_in_their_margins():
     finer = claim_threshold(frames([5500] * 3, rel_tol=0.003), "full").measured["ratio_se"]
     assert finer == pytest.approx(precision / 10, rel=1e-6)
     bits = claim_bits(frames([5500, 5500, 5500]), "full")
-    b = bits_stored(5500, 5500, 0.0) / 256**2  # derived from N* and the accuracy, not stored
+    b = bits_stored(5500, 5500, 0.0) / 256**2
     assert bits.passed and bits.margin_se == pytest.approx(
         (b - 0.5) / (b * 0.03 / math.sqrt(12) * (1 + 1 / math.log(5500))), rel=1e-6
     )
@@ -368,11 +369,13 @@ def test_the_theory_claims_with_one_trial_are_shown_not_judged():
 
 
 def _capacity_frames(stars_by_dim, memory="linear", optimizer="adam", rel_tol=0.03):
-    """Stored searches of one kind: {d: [N* per seed]}, every one at accuracy 0.99."""
+    """Stored searches of one kind as the run kind reads them: {d: [N* per seed]}, every one
+    at accuracy 0.99."""
     rows = pd.DataFrame(
         [
             {"status": "ok", "memory": memory, "optimizer": optimizer, "dim": d, "seed": s,
-             "n_star": n, "accuracy": 0.99, "rel_tol": rel_tol}
+             "n_star": n, "accuracy": 0.99, "rel_tol": rel_tol,
+             **bits_per_parameter(memory, d, n, 0.99)}
             for d, stars in stars_by_dim.items()
             for s, n in enumerate(stars)
         ]
@@ -428,3 +431,21 @@ def test_facts_2_judges_the_trend_of_the_ratio_with_its_misfit():
     smooth = trend_slope(dims.astype(float), 40 * dims**-0.5, 0.03)
     zigzag = trend_slope(dims.astype(float), 40 * dims**-0.5 * np.array([1, 1.3, 1, 1.3]), 0.03)
     assert zigzag[1] > 5 * smooth[1]
+
+
+def test_stored_records_read_with_the_corrected_bits():
+    """A record stored with the former N·log₂ M count (the linear memory at d = 16: 289.5 bits
+    for its 52 facts) reads with the information of the permutation less Fano's term."""
+    from assocmem.studies.facts.kind import FactsCapacityKind
+
+    accuracy = 0.9903846153846154
+    record = {
+        "hash": "h", "sweep": "facts", "status": "ok", "message": "", "created": "",
+        "provenance": {}, "config": {"memory": "linear", "optimizer": "adam", "dim": 16},
+        "metrics": {"n_star": 52, "accuracy": accuracy, "bits": 289.5,
+                    "bits_per_parameter": 1.131},
+    }  # fmt: skip
+    (row,) = FactsCapacityKind().rows(record)
+    assert row["bits"] == pytest.approx(bits_stored(52, 52, 1 - accuracy))
+    assert row["bits"] < target_information(52, 52) < 289.5
+    assert row["bits_per_parameter"] == pytest.approx(row["bits"] / 256)

@@ -18,7 +18,6 @@ from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.laws.tokens import random_targets, zipf_probabilities
 from assocmem.ops.stats import mean_se
 from assocmem.studies.facts import theory
-from assocmem.studies.facts.capacity import bits_per_parameter
 
 KIND_NAMES = {
     ("closed_form", "none"): "outer product (closed form)",
@@ -29,27 +28,16 @@ KIND_NAMES = {
 }
 OUTER = KIND_NAMES[("closed_form", "none")]  # the untrained memory every trained one is set against
 SIGN_ADAM_LINEAR = KIND_NAMES[("linear", "adam")]
-BITS = ("bits", "trained_parameters", "bits_per_parameter", "bits_per_parameter_with_embeddings")
 
 
 def capacity_rows(*frames: pd.DataFrame) -> pd.DataFrame:
-    """The capacity searches of every frame, one row each, with a ``kind`` label and the bits
-    derived from the row's N*, accuracy and d
-    (:func:`~assocmem.studies.facts.capacity.bits_per_parameter`), whatever formula the record
-    was stored with."""
+    """The capacity searches of every frame, one row each, with a ``kind`` label (the bits as
+    the run kind reads them: derived from each record's N*, accuracy and d)."""
     rows = pd.concat([f for f in frames if len(f)], ignore_index=True)
     rows = rows[rows["status"] == "ok"].copy()
     rows["kind"] = [
         KIND_NAMES[(m, o)] for m, o in zip(rows["memory"], rows["optimizer"], strict=True)
     ]
-    derived = [
-        bits_per_parameter(m, int(d), n, a)
-        for m, d, n, a in zip(
-            rows["memory"], rows["dim"], rows["n_star"], rows["accuracy"], strict=True
-        )  # fmt: skip
-    ]
-    for key in BITS:
-        rows[key] = [b[key] for b in derived]
     return rows
 
 
