@@ -138,3 +138,23 @@ def test_the_outer_products_capacity_meets_its_accuracy():
     n = outer_product_capacity(128, 0.99)
     assert outer_product_accuracy(n, 128) == pytest.approx(0.99, abs=1e-6)
     assert outer_product_capacity(256, 0.99) > 3 * n  # about d² / ln N
+
+
+def test_the_figures_theory_lines_hold_their_own_equations():
+    """The sharp threshold's line reads d²/(N ln N) = 2 at every d; the finite-size line is fitted
+    to medians planted on it (c = −0.5) and gives them back; no medians, no finite-size line."""
+    import pandas as pd
+
+    from assocmem.studies.facts import theory
+    from assocmem.studies.facts.summary import capacity_theory
+
+    dims = [64, 128, 256]
+    planted = pd.Series([theory.finite_size_capacity(d, -0.5) for d in dims], index=dims)
+    lines = capacity_theory(dims, planted)
+    assert lines["dim"].min() == 64 and lines["dim"].max() == 256 and len(lines) == 5
+    assert np.allclose(lines["sharp_constant"], 2.0)
+    assert lines["c"].iloc[0] == pytest.approx(-0.5, abs=1e-4)
+    on_grid = lines.set_index("dim").loc[dims, "finite_size"].to_numpy()
+    assert np.allclose(on_grid, planted.to_numpy(), rtol=1e-4)
+    assert lines["sharp_slope"].between(1.6, 2.0).all()
+    assert capacity_theory(dims, None)["finite_size"].isna().all()

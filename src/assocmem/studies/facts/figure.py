@@ -116,7 +116,7 @@ def _theory_lines(cap: Axes, constant: Axes, slope: Axes, lines: pd.DataFrame) -
             continue
         style: dict[str, Any] = {"color": color, "ls": ls, "lw": 1.1, "label": label}
         cap.plot(d[ok], n[ok], **style)
-        constant.plot(d[ok], d[ok] ** 2 / (n[ok] * np.log(n[ok])), **style)
+        constant.plot(d[ok], lines[f"{column}_constant"].to_numpy(float)[ok], **style)
         slope.plot(d[ok], lines[f"{column}_slope"].to_numpy(float)[ok], **style)
 
 

@@ -95,7 +95,8 @@ def capacity_theory(dims: Any, n_star_linear: pd.Series | None, tau: float = 0.9
     the sharp threshold (``sharp``), of the finite-size form with c fitted to the sign-Adam
     linear memory's medians (``finite_size``; ``n_star_linear`` indexed by d, N* ≥ 16; NaN
     without them) and of the outer product's extreme-value model at τ (``outer``); each with
-    its local slope d ln N / d ln d (``*_slope``), and the fitted ``c``."""
+    its d²/(N ln N) (``*_constant``) and local slope d ln N / d ln d (``*_slope``), and the
+    fitted ``c``."""
     low, high = float(min(dims)), float(max(dims))
     grid = sorted(
         {int(round(d)) for d in np.geomspace(low, high, 1 + round(2 * np.log2(high / low)))}
@@ -113,9 +114,11 @@ def capacity_theory(dims: Any, n_star_linear: pd.Series | None, tau: float = 0.9
         "outer": [_outer_capacity(d, tau) for d in grid],
     }
     frame = pd.DataFrame({"dim": grid, **lines, "c": c})
+    dims = np.asarray(grid, float)
     for name, values in lines.items():
         logs = np.log(np.asarray(values, float))
-        frame[f"{name}_slope"] = np.gradient(logs, np.log(grid)) if len(grid) > 1 else math.nan
+        frame[f"{name}_constant"] = dims**2 / (np.asarray(values, float) * logs)
+        frame[f"{name}_slope"] = np.gradient(logs, np.log(dims)) if len(grid) > 1 else math.nan
     return frame
 
 
