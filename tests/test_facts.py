@@ -410,7 +410,7 @@ def test_facts_4_tells_a_slope_of_2_from_one_below_it():
 def test_facts_2_judges_the_trend_of_the_ratio_with_its_misfit():
     """A ratio falling as d^-0.5 passes with a small s.e.; a constant ratio fails; a ratio that
     zigzags about a falling trend keeps its slope but widens its s.e. (the misfit enters)."""
-    from assocmem.studies.facts.experiment import claim_trained_beats_outer, trend_slope
+    from assocmem.studies.facts.experiment import claim_advantage_trend, trend_slope
 
     dims = np.array([32, 64, 128, 256])
     outer = {int(d): [round(0.05 * d**2)] * 3 for d in dims}
@@ -419,7 +419,7 @@ def test_facts_2_judges_the_trend_of_the_ratio_with_its_misfit():
         trained = {int(d): [round(0.05 * d**2 * r)] * 3 for d, r in zip(dims, ratio, strict=True)}
         rows = _capacity_frames(trained).facts
         closed = _capacity_frames(outer, memory="closed_form", optimizer="none", rel_tol=0.02)
-        return claim_trained_beats_outer(
+        return claim_advantage_trend(
             types.SimpleNamespace(facts=rows, facts_closed=closed.facts), "full"
         )
 

@@ -121,7 +121,7 @@ def threshold_ratio(dims: pd.Series, n_star: pd.Series) -> pd.Series:
     return dims.astype(float) ** 2 / (2 * n_star * np.log(n_star.astype(float)))
 
 
-def claim_trained_beats_outer(frames: Any, scale: str) -> Claim:
+def claim_advantage_trend(frames: Any, scale: str) -> Claim:
     """For each trained kind, the slope of ln(N*/N*_outer) on ln d over the common d ≥ min_dim
     in [min_slope, max_slope], with an s.e. holding the fit's misfit and the searches' precision."""
     tol = tolerances("facts-2")
@@ -213,7 +213,7 @@ def claim_bits(frames: Any, scale: str) -> Claim:
         )
     ]
     measured = {
-        f"bits_{k.replace(', ', '_').replace('-', '_')}": float(b)
+        f"bits_{_key(k)}": float(b)
         for k, b in zip(largest["kind"], largest["bits_per_parameter"], strict=True)
     }
     passed = bool(
@@ -441,7 +441,7 @@ FACTS = Experiment(
     sweeps=sweeps,
     claims={
         "facts-1": claim_threshold,
-        "facts-2": claim_trained_beats_outer,
+        "facts-2": claim_advantage_trend,
         "facts-3": claim_bits,
         "facts-4": claim_slope,
         "facts-5": claim_error_theory,
