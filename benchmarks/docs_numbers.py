@@ -15,9 +15,9 @@ Exit 1 on a mismatch.
     assocmem superposition --scale full --out S_FULL; assocmem superposition --out S_QUICK  # …
     python benchmarks/docs_numbers.py --studies S_FULL S_QUICK …   # the study pages
 
-``--studies`` checks the numbers of the six study pages beyond the paper
-(``docs/beyond/{superposition,hierarchy,vocabulary,noise-threshold,similar,editing}.md`` and their
-claims) against the runs of each study at the scale each sentence states; their quotes live in
+``--studies`` checks the numbers of the seven study pages beyond the paper
+(``docs/beyond/{superposition,hierarchy,vocabulary,noise-threshold,similar,editing,facts}.md`` and
+their claims) against the runs of each study at the scale each sentence states; their quotes live in
 ``benchmarks/docs_numbers_studies.py``. A quote of "any" scale is checked at every scale the
 folders hold. Measured on 2026-11-24 against every study at both scales: 1135 ok, 0 mismatches
 (3 min 22 s); on 2026-11-27 (e33b764 and its page fixes, an Intel Xeon VM under load), the
@@ -32,6 +32,9 @@ updated), noise-threshold 126 ok, similar 225 ok and the editing part 70 ok (not
 After the edit theory's capacity became exact (2026-11-27, ``predict_edits`` no longer
 interpolates its error): the editing study's quick folder and its part of the full scale,
 221 ok, 0 mismatches (42 s; the theory's numbers on the page updated with it).
+The factual-recall page's quick-scale quotes (2026-12-07, a shared 2-core AMD EPYC VM, against
+``assocmem facts --out DIR``): 71 ok, 0 mismatches (1 min 56 s); its full-scale numbers are
+recomputed from the medians it quotes and are not quoted here.
 
 Since the CPU pin (``docs/reproducibility.md``: MKL and ATen held to one code path per CPU
 vendor by ``import assocmem``), a reproduction gives the same bits on every x86-64 CPU with AVX2

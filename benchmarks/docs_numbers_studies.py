@@ -1,7 +1,7 @@
 """The numbers of the study pages beyond the paper, measured again from the studies' runs.
 
-``docs/beyond/{superposition,hierarchy,vocabulary,noise-threshold,similar,editing}.md`` and their
-sections of ``docs/science/claims.md`` state what ``assocmem NAME --scale full --out DIR``
+``docs/beyond/{superposition,hierarchy,vocabulary,noise-threshold,similar,editing,facts}.md`` and
+their sections of ``docs/science/claims.md`` state what ``assocmem NAME --scale full --out DIR``
 measured (the same runs as ``assocmem reproduce --full --beyond --out OUT``: a run is stored by
 its hash, whichever command ran it), and some numbers of the quick scale (``assocmem NAME``).
 :data:`QUOTES` holds those sentences by study, with the checked numbers marked ⟦…⟧ and where
@@ -1804,6 +1804,92 @@ def held_scales(study: type[Study], db: Path) -> list[str]:
     return held
 
 
+# --- factual recall ---------------------------------------------------------------------------
+
+
+class Facts(Study):
+    name = "facts"
+
+
+FAC = "docs/beyond/facts.md"
+
+
+def f_cells(kind: str, dims: tuple[int, ...], column: str) -> tuple[Source, ...]:
+    """The numbers of ``column`` in the command's rows of one memory kind, one d after another."""
+    return tuple(cell((kind, str(d)), column) for d in dims)
+
+
+F_QUICK_DIMS = {"outer product (closed form)": (32, 64, 128, 256)}
+F_TRAINED_DIMS = (16, 24, 32)
+
+
+def f_row(text: str, kind: str) -> Quoted:
+    """A row of the page's quick table: N*, d²/(N ln N), local slopes, bits by d (the table's)."""
+    dims = F_QUICK_DIMS.get(kind, F_TRAINED_DIMS)
+    sources = (
+        f_cells(kind, dims, "N* (median)")
+        + f_cells(kind, dims, "d²/(N ln N)")
+        + f_cells(kind, dims[1:], "local slope")
+        + f_cells(kind, dims, "bits/param")
+    )
+    return Quoted(FAC, text, sources, "quick")
+
+
+F_BITS = ("bits_MLP_SGD", "bits_MLP_sign_Adam", "bits_linear_SGD", "bits_linear_sign_Adam")
+FACTS = [
+    f_row(
+        "| outer product | 32, 64, 128, 256 | ⟦14⟧, ⟦69⟧, ⟦324⟧, ⟦1473⟧ | ⟦27.7⟧, ⟦14.0⟧, ⟦8.75⟧, "
+        "⟦6.10⟧ | ⟦2.30⟧, ⟦2.23⟧, ⟦2.18⟧ | ⟦0.03⟧, ⟦0.08⟧, ⟦0.13⟧, ⟦0.20⟧ |",
+        "outer product (closed form)",
+    ),
+    f_row(
+        "| linear, sign-Adam | 16, 24, 32 | ⟦52.5⟧, ⟦103.5⟧, ⟦165⟧ | ⟦1.23⟧, ⟦1.20⟧, ⟦1.22⟧ | "
+        "⟦1.67⟧, ⟦1.62⟧ | ⟦0.87⟧, ⟦0.93⟧, ⟦0.94⟧ |",
+        "linear, sign-Adam",
+    ),
+    f_row(
+        "| linear, SGD | 16, 24, 32 | ⟦53⟧, ⟦105⟧, ⟦167⟧ | ⟦1.22⟧, ⟦1.18⟧, ⟦1.20⟧ | ⟦1.69⟧, "
+        "⟦1.61⟧ | ⟦0.89⟧, ⟦0.96⟧, ⟦0.95⟧ |",
+        "linear, SGD",
+    ),
+    f_row(
+        "| MLP, sign-Adam | 16, 24, 32 | ⟦40.5⟧, ⟦101.5⟧, ⟦176.5⟧ | ⟦1.76⟧, ⟦1.24⟧, ⟦1.12⟧ | "
+        "⟦2.27⟧, ⟦1.92⟧ | ⟦0.63⟧, ⟦0.91⟧, ⟦1.02⟧ |",
+        "MLP, sign-Adam",
+    ),
+    f_row(
+        "| MLP, SGD | 16, 24, 32 | ⟦38⟧, ⟦115.5⟧, ⟦193.5⟧ | ⟦2.38⟧, ⟦1.05⟧, ⟦1.01⟧ | ⟦2.74⟧, "
+        "⟦1.79⟧ | ⟦0.58⟧, ⟦1.07⟧, ⟦1.14⟧ |",
+        "MLP, SGD",
+    ),
+    Quoted(
+        FAC,
+        "sharp threshold: ⟦36⟧, ⟦68⟧, ⟦109⟧; outer product's model: ⟦4.5⟧, ⟦45⟧, ⟦294⟧, ⟦1390⟧",
+        f_cells("linear, sign-Adam", F_TRAINED_DIMS, "theory N")
+        + f_cells("outer product (closed form)", (32, 64, 128, 256), "theory N"),
+        "quick",
+    ),
+    Quoted(
+        FAC,
+        "Quick: ⟦0.608⟧ at d = 32 (margin 17 s.e.; the outer product's at d = 32: ⟦13.9⟧).",
+        (claim("facts-1", "ratio"), claim("facts-1", "outer_ratio")),
+        "quick",
+    ),
+    Quoted(
+        FAC,
+        "Quick: ⟦0.94⟧–⟦1.14⟧ at d = 32.",
+        span(lambda s: [s.claim("facts-3", k) for k in F_BITS], "facts-3 bits"),
+        "quick",
+    ),
+    Quoted(
+        FAC,
+        "Quick: ⟦1.62⟧ from d = 24 to 32",
+        (claim("facts-4", "slope"),),
+        "quick",
+    ),
+]
+
+
 STUDIES: dict[str, tuple[type[Study], list[Quoted]]] = {
     "superposition": (Superposition, SUPERPOSITION),
     "hierarchy": (Hierarchy, HIERARCHY),
@@ -1812,4 +1898,5 @@ STUDIES: dict[str, tuple[type[Study], list[Quoted]]] = {
     "similar": (Similar, SIMILAR),
     "editing": (Editing, EDITING),
     "editing-part": (EditingPart, EDITING_PART),
+    "facts": (Facts, FACTS),
 }

@@ -9,21 +9,26 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from naive import naive_errors
 
 from assocmem import rng
 from assocmem.config.errors import ConfigError
 from assocmem.studies.facts.capacity import (
     binary_entropy,
+    bits_per_parameter,
     bits_stored,
     capacity_exponent,
     closed_form_config,
     closed_form_evaluation,
     facts_problem,
+    fano_term,
     memory_parameters,
     search_capacity,
+    target_information,
 )
-from assocmem.studies.facts.experiment import claim_bits, claim_constant
+from assocmem.studies.facts.experiment import claim_bits, claim_slope, claim_threshold
 from assocmem.studies.facts.kind import build_facts_capacity, search
 from assocmem.studies.facts.memories import (
     TrainSettings,
@@ -145,13 +150,50 @@ def test_search_finds_the_last_n_that_passes():
 
 def test_bits_stored_is_fanos_bound():
     n, m = 200, 200
-    assert bits_stored(n, m, 0.0) == pytest.approx(n * math.log2(m))
+    assert bits_stored(n, m, 0.0) == pytest.approx(math.log2(math.factorial(n)))  # a permutation
     assert bits_stored(n, m, 1 - 1 / m) == pytest.approx(0.0, abs=1e-9)  # chance: no information
     eps = 0.01
     explicit = -eps * math.log2(eps) - (1 - eps) * math.log2(1 - eps)
     assert binary_entropy(eps) == pytest.approx(explicit)
-    expected = n * (math.log2(m) - explicit - eps * math.log2(m - 1))
+    expected = math.log2(math.factorial(n)) - n * (explicit + eps * math.log2(m - 1))
     assert bits_stored(n, m, eps) == pytest.approx(expected)
+    independent = n * (math.log2(m) - explicit - eps * math.log2(m - 1))
+    assert bits_stored(n, m, eps, targets="independent") == pytest.approx(independent)
+
+
+@pytest.mark.parametrize(("n", "m"), [(7, 7), (10, 3), (12, 4), (5, 1), (9, 2)])
+def test_target_information_counts_the_balanced_maps(n, m):
+    """log₂ of the number of maps random_targets can draw, counted by enumeration: every
+    arrangement of the multiset {x mod M} (N!/∏ n_y! distinct maps)."""
+    from itertools import permutations
+
+    base = tuple(x % m for x in range(n))
+    count = (
+        len(set(permutations(base)))
+        if n <= 9
+        else math.factorial(n) // math.prod(math.factorial(base.count(y)) for y in range(m))
+    )
+    assert target_information(n, m) == pytest.approx(math.log2(count), abs=1e-9)
+    assert target_information(n, m, "independent") == pytest.approx(n * math.log2(m))
+
+
+@given(
+    n=st.integers(2, 5000), m=st.integers(2, 5000), eps=st.floats(0.0, 1.0),
+    targets=st.sampled_from(["balanced", "independent"]),
+)  # fmt: skip
+@settings(max_examples=300, deadline=None)
+def test_bits_never_exceed_the_information_of_f_and_equal_it_without_errors(n, m, eps, targets):
+    information = target_information(n, m, targets)
+    assert 0.0 <= bits_stored(n, m, eps, targets) <= information + 1e-9
+    assert bits_stored(n, m, 0.0, targets) == pytest.approx(information, rel=1e-12)
+    assert fano_term(n, m, eps) >= 0.0
+
+
+def test_a_permutation_holds_fewer_bits_than_independent_targets():
+    """The referee's case: the linear memory at d = 16 holds its 52 facts, log₂ 52! = 225.6 bits,
+    not 52·log₂ 52 = 296.4."""
+    assert target_information(52, 52) == pytest.approx(225.58, abs=0.01)
+    assert bits_stored(52, 52, 0.0) < 52 * math.log2(52)
 
 
 @pytest.mark.parametrize("dim", [16, 32, 64])
@@ -284,25 +326,26 @@ def test_claims_count_the_search_precision_in_their_margins():
                 "seed": range(len(stars)),
                 "n_star": stars,
                 "rel_tol": rel_tol,
-                "bits_per_parameter": np.asarray(stars) * np.log2(stars) / dim**2,
+                "accuracy": 1.0,
+                "bits_per_parameter": [bits_stored(n, n, 0.0) / dim**2 for n in stars],
                 "bits_per_parameter_with_embeddings": 0.0,
             }
         )
         return types.SimpleNamespace(facts=rows, facts_closed=rows.iloc[:0])
 
-    same = claim_constant(frames([5500, 5500, 5500]), "full")
-    c = 256**2 / (5500 * math.log(5500))
+    same = claim_threshold(frames([5500, 5500, 5500]), "full")
+    c = 256**2 / (2 * 5500 * math.log(5500))
     precision = c * 0.03 / math.sqrt(12) * (1 + 1 / math.log(5500))
-    assert same.passed and same.measured["constant"] == pytest.approx(c)
-    assert same.measured["constant_se"] == pytest.approx(precision, rel=1e-6)
-    assert same.margin_se == pytest.approx((1.7 - c) / precision, rel=1e-6)
+    assert same.passed and same.measured["ratio"] == pytest.approx(c)
+    assert same.measured["ratio_se"] == pytest.approx(precision, rel=1e-6)
+    assert same.margin_se == pytest.approx(min(c - 0.5, 1.0 - c) / precision, rel=1e-6)
     # seeds that differ add their own s.e. in quadrature; a finer search narrows it
-    spread = claim_constant(frames([5000, 5500, 6000]), "full").measured["constant_se"]
+    spread = claim_threshold(frames([5000, 5500, 6000]), "full").measured["ratio_se"]
     assert spread > precision
-    finer = claim_constant(frames([5500] * 3, rel_tol=0.003), "full").measured["constant_se"]
+    finer = claim_threshold(frames([5500] * 3, rel_tol=0.003), "full").measured["ratio_se"]
     assert finer == pytest.approx(precision / 10, rel=1e-6)
     bits = claim_bits(frames([5500, 5500, 5500]), "full")
-    b = 5500 * math.log2(5500) / 256**2
+    b = bits_stored(5500, 5500, 0.0) / 256**2
     assert bits.passed and bits.margin_se == pytest.approx(
         (b - 0.5) / (b * 0.03 / math.sqrt(12) * (1 + 1 / math.log(5500))), rel=1e-6
     )
@@ -323,3 +366,86 @@ def test_the_theory_claims_with_one_trial_are_shown_not_judged():
     assert shown.passed is None and "undefined" in shown.note
     judged = theory_claim("facts-5", "s", rows.assign(error_se=[0.01, 0.01]), tol)
     assert judged.passed is True and judged.margin_se is not None
+
+
+def _capacity_frames(stars_by_dim, memory="linear", optimizer="adam", rel_tol=0.03):
+    """Stored searches of one kind as the run kind reads them: {d: [N* per seed]}, every one
+    at accuracy 0.99."""
+    rows = pd.DataFrame(
+        [
+            {"status": "ok", "memory": memory, "optimizer": optimizer, "dim": d, "seed": s,
+             "n_star": n, "accuracy": 0.99, "rel_tol": rel_tol,
+             **bits_per_parameter(memory, d, n, 0.99)}
+            for d, stars in stars_by_dim.items()
+            for s, n in enumerate(stars)
+        ]
+    )  # fmt: skip
+    return types.SimpleNamespace(facts=rows, facts_closed=rows.iloc[:0])
+
+
+def test_facts_1_passes_the_threshold_and_fails_the_outer_products_capacity():
+    """N* on the sharp threshold's finite-size form (c = −0.5) passes; the outer product's
+    measured N* at d = 256 (1473, three seeds) put in its place fails the window."""
+    from assocmem.studies.facts.theory import finite_size_capacity
+
+    trained = round(finite_size_capacity(256, -0.5))
+    assert claim_threshold(_capacity_frames({256: [trained] * 3}), "full").passed
+    outer = claim_threshold(_capacity_frames({256: [1473] * 3}), "full")
+    assert outer.passed is False and outer.measured["ratio"] > 2
+
+
+def test_facts_4_tells_a_slope_of_2_from_one_below_it():
+    """N* ∝ d² exactly fails the window; the sharp threshold's N(d) passes with its slope."""
+    from assocmem.studies.facts.theory import sharp_threshold, sharp_threshold_slope
+
+    square = claim_slope(_capacity_frames({128: [1600] * 3, 256: [6400] * 3}), "full")
+    assert square.measured["slope"] == pytest.approx(2.0) and square.passed is False
+    on = {d: [round(sharp_threshold(d))] * 3 for d in (128, 256)}
+    claim = claim_slope(_capacity_frames(on), "full")
+    assert claim.passed and claim.measured["slope"] == pytest.approx(
+        sharp_threshold_slope(sharp_threshold(256)), abs=0.03
+    )
+
+
+def test_facts_2_judges_the_trend_of_the_ratio_with_its_misfit():
+    """A ratio falling as d^-0.5 passes with a small s.e.; a constant ratio fails; a ratio that
+    zigzags about a falling trend keeps its slope but widens its s.e. (the misfit enters)."""
+    from assocmem.studies.facts.experiment import claim_advantage_trend, trend_slope
+
+    dims = np.array([32, 64, 128, 256])
+    outer = {int(d): [round(0.05 * d**2)] * 3 for d in dims}
+
+    def judged(ratio):
+        trained = {int(d): [round(0.05 * d**2 * r)] * 3 for d, r in zip(dims, ratio, strict=True)}
+        rows = _capacity_frames(trained).facts
+        closed = _capacity_frames(outer, memory="closed_form", optimizer="none", rel_tol=0.02)
+        return claim_advantage_trend(
+            types.SimpleNamespace(facts=rows, facts_closed=closed.facts), "full"
+        )
+
+    falling = judged(40 * dims**-0.5)
+    assert falling.passed and falling.measured["slope_linear_sign_Adam"] == pytest.approx(
+        -0.5, abs=0.01
+    )
+    assert judged(np.full(4, 5.0)).passed is False
+    smooth = trend_slope(dims.astype(float), 40 * dims**-0.5, 0.03)
+    zigzag = trend_slope(dims.astype(float), 40 * dims**-0.5 * np.array([1, 1.3, 1, 1.3]), 0.03)
+    assert zigzag[1] > 5 * smooth[1]
+
+
+def test_stored_records_read_with_the_corrected_bits():
+    """A record stored with the former N·log₂ M count (the linear memory at d = 16: 289.5 bits
+    for its 52 facts) reads with the information of the permutation less Fano's term."""
+    from assocmem.studies.facts.kind import FactsCapacityKind
+
+    accuracy = 0.9903846153846154
+    record = {
+        "hash": "h", "sweep": "facts", "status": "ok", "message": "", "created": "",
+        "provenance": {}, "config": {"memory": "linear", "optimizer": "adam", "dim": 16},
+        "metrics": {"n_star": 52, "accuracy": accuracy, "bits": 289.5,
+                    "bits_per_parameter": 1.131},
+    }  # fmt: skip
+    (row,) = FactsCapacityKind().rows(record)
+    assert row["bits"] == pytest.approx(bits_stored(52, 52, 1 - accuracy))
+    assert row["bits"] < target_information(52, 52) < 289.5
+    assert row["bits_per_parameter"] == pytest.approx(row["bits"] / 256)

@@ -78,3 +78,83 @@ def test_the_quadrature_is_within_1e_4_of_the_reference(n_inputs, n_outputs, dim
     cheap = predict_errors_large_m(p, targets, p, dims, n_outputs, law, Quadrature())
     fine = predict_errors_large_m(p, targets, p, dims, n_outputs, law, REFERENCE)
     assert np.abs(cheap - fine).max() <= 1e-4, (cheap, fine)
+
+
+# --- the capacity theory ------------------------------------------------------------------------
+
+
+def test_the_sharp_threshold_and_its_finite_size_form_solve_their_equations():
+    from assocmem.studies.facts import theory
+
+    for dim in (16, 64, 256, 1024):
+        n = theory.sharp_threshold(dim)
+        assert 2 * n * np.log(n) == pytest.approx(dim**2, rel=1e-9)
+        for c in (-0.5, 0.0, 0.7):
+            m = theory.finite_size_capacity(dim, c)
+            if np.isfinite(m):
+                assert theory.finite_size_constant(dim, m) == pytest.approx(c, abs=1e-8)
+    assert theory.sharp_threshold_slope(5500) == pytest.approx(2 / (1 + 1 / np.log(5500)))
+
+
+def test_the_finite_size_fit_recovers_a_planted_constant():
+    from assocmem.studies.facts import theory
+
+    dims = [64, 128, 256, 512]
+    stars = [theory.finite_size_capacity(d, -0.42) for d in dims]
+    assert theory.fit_finite_size_constant(dims, stars) == pytest.approx(-0.42, abs=1e-4)
+
+
+def test_the_extreme_value_quadrature_matches_sampling_its_own_model():
+    """The model's accuracy (quantiles of |e|², Gauss–Hermite) against 40 000 draws of the same
+    model (a ~ χ²_d/d, the own score and N − 1 independent Gaussian competitors): within 4 s.e."""
+    from assocmem.studies.facts.theory import outer_product_accuracy
+
+    n, d, draws = 50, 32, 40_000
+    gen = np.random.default_rng(5)
+    a = gen.chisquare(d, draws) / d
+    own = a + np.sqrt(2 * a**2 / d + (n - 1) * a / d**2) * gen.standard_normal(draws)
+    rival_sd = np.sqrt(a**2 / d + a / d + (n - 2) * a / d**2)
+    rivals = rival_sd[:, None] * gen.standard_normal((draws, n - 1))
+    hits = own > rivals.max(1)
+    se = hits.std() / np.sqrt(draws)
+    assert abs(outer_product_accuracy(n, d) - hits.mean()) < 4 * se
+
+
+def test_the_extreme_value_model_brackets_the_outer_products_measured_error():
+    """The engine's outer product (N = 300, d = 128, 40 trials of 300 facts: error 0.6 %, s.e.
+    about 0.05 %) errs less than the Gaussian model, by less than a factor 2.5: the model's
+    independent competitors over-count the maximum a little."""
+    from assocmem.studies.facts.capacity import closed_form_evaluation
+    from assocmem.studies.facts.theory import outer_product_accuracy
+
+    measured = 1 - closed_form_evaluation(300, 128, 40, 0).accuracy
+    model = 1 - outer_product_accuracy(300, 128)
+    assert model / 2.5 < measured < model
+
+
+def test_the_outer_products_capacity_meets_its_accuracy():
+    from assocmem.studies.facts.theory import outer_product_accuracy, outer_product_capacity
+
+    n = outer_product_capacity(128, 0.99)
+    assert outer_product_accuracy(n, 128) == pytest.approx(0.99, abs=1e-6)
+    assert outer_product_capacity(256, 0.99) > 3 * n  # about d² / ln N
+
+
+def test_the_figures_theory_lines_hold_their_own_equations():
+    """The sharp threshold's line reads d²/(N ln N) = 2 at every d; the finite-size line is fitted
+    to medians planted on it (c = −0.5) and gives them back; no medians, no finite-size line."""
+    import pandas as pd
+
+    from assocmem.studies.facts import theory
+    from assocmem.studies.facts.summary import capacity_theory
+
+    dims = [64, 128, 256]
+    planted = pd.Series([theory.finite_size_capacity(d, -0.5) for d in dims], index=dims)
+    lines = capacity_theory(dims, planted)
+    assert lines["dim"].min() == 64 and lines["dim"].max() == 256 and len(lines) == 5
+    assert np.allclose(lines["sharp_constant"], 2.0)
+    assert lines["c"].iloc[0] == pytest.approx(-0.5, abs=1e-4)
+    on_grid = lines.set_index("dim").loc[dims, "finite_size"].to_numpy()
+    assert np.allclose(on_grid, planted.to_numpy(), rtol=1e-4)
+    assert lines["sharp_slope"].between(1.6, 2.0).all()
+    assert capacity_theory(dims, None)["finite_size"].isna().all()

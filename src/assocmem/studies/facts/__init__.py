@@ -1,4 +1,4 @@
-"""The factual-recall study (issue 37): N facts with as many answers, capacity in bits per
+"""The factual-recall study: N facts with as many answers, capacity in bits per
 parameter, linear against MLP memories (docs: beyond/facts.md). Light: its command here, its
 experiment and run kind in :mod:`assocmem.studies.facts.experiment`; the capacity frontiers it
 extends (``beyond-capacity``, the ``capacity`` run kind) in
@@ -13,10 +13,11 @@ FACTS_COMMAND = StudyCommand(
     description="N facts x -> f*(x) with as many answers (M = N, f* a random permutation, "
     "uniform law): the capacity N*(d) at top-1 accuracy >= 0.99 of the outer-product memory "
     "(closed form, top-1 in blocks) and of trained linear and MLP key-value memories (SGD and "
-    "sign-Adam of the optimiser registry), N* ∝ d^β with bootstrap intervals, bits per "
-    "parameter (Fano) beside the 2 bits/parameter of trained language models, and the error "
-    "law for M = 5, 50, 500, N under Zipf with predict.py's theory. Prints a table and the "
-    "judged claims (docs: beyond/facts.md).",
+    "sign-Adam of the optimiser registry) beside the sharp threshold d^2 = 2 N ln N and an "
+    "extreme-value model of the outer product, local slopes of N*(d), bits per parameter (the "
+    "information of f* less Fano's term) beside the 2 bits/parameter of trained language "
+    "models, and the error law for M = 5, 50, 500, N under Zipf with the M - 1-competitor "
+    "theory. Prints a table and the judged claims (docs: beyond/facts.md).",
     options=(
         Option("dim", "int", "memory dimensions d (capacity searches)", many=True, low=2),
         Option("seed", "int", "independent searches (seeds)", many=True, low=0),
@@ -25,7 +26,7 @@ FACTS_COMMAND = StudyCommand(
     tiny=(("dim", [16, 24]), ("seed", [0, 1]), ("trials", 2), ("dims", [32, 64])),
 )
 
-# The capacity frontiers (issue 7; ``assocmem capacity`` runs one search with its own flags),
+# The capacity frontiers (``assocmem capacity`` runs one search with its own flags),
 # drawn by reproduce --beyond before this study's own experiment.
 register_study(
     FACTS_COMMAND,

@@ -12,9 +12,14 @@ theory's guess. Memory kinds:
   (:mod:`assocmem.studies.facts.memories`), every learning rate of ``lrs`` trained in the same
   tensor program; an evaluation passes when the best learning rate's trial mean reaches τ.
 
-Bits stored (a Fano bound): with ε the error rate over N uniform facts with M answers,
-``N·(log₂ M − h(ε) − ε·log₂(M − 1))`` (h the binary entropy), divided by the trained
-parameters (d² linear, 2dh MLP, d² for the outer-product memory's W).
+Bits stored (a Fano bound): the information of f* as drawn, less Fano's term for an error rate
+ε over the N facts with M answers, ``H(f*) − N·(h(ε) + ε·log₂(M − 1))`` (h the binary
+entropy), divided by the trained parameters (d² linear, 2dh MLP, d² for the outer-product
+memory's W). f* is drawn uniformly among the balanced maps
+(:func:`~assocmem.laws.tokens.random_targets`: a permutation at M = N), so
+``H(f*) = log₂(N! / ∏_y n_y!)``, log₂ N! at M = N; independent targets would hold
+``N·log₂ M``. Records keep N*, the accuracy and d, and the bits are derived from them when read
+(:func:`bits_per_parameter`): one formula for every record.
 """
 
 import math
@@ -46,12 +51,43 @@ def binary_entropy(eps: float) -> float:
     return -eps * math.log2(eps) - (1 - eps) * math.log2(1 - eps)
 
 
-def bits_stored(n_facts: int, n_outputs: int, error: float) -> float:
-    """``N·(log₂ M − h(ε) − ε·log₂(M − 1))``: the bits about f* a memory with error ε holds
-    (Fano's bound on the uniform facts), ≥ 0."""
-    per_fact = math.log2(n_outputs) - binary_entropy(error)
-    per_fact -= error * math.log2(n_outputs - 1) if n_outputs > 1 else 0.0
-    return max(0.0, n_facts * per_fact)
+def target_information(n_facts: int, n_outputs: int, targets: str = "balanced") -> float:
+    """H(f*) in bits: ``log₂(N! / ∏_y n_y!)`` for a map drawn uniformly among the balanced ones
+    (n_y = ⌈N/M⌉ inputs for N mod M outputs, ⌊N/M⌋ for the others; log₂ N! at M = N), or
+    ``N·log₂ M`` for ``targets = "independent"`` (each f*(x) drawn alone)."""
+    if targets == "independent":
+        return n_facts * math.log2(n_outputs)
+    if targets != "balanced":
+        raise ValueError(f"targets must be 'balanced' or 'independent', got {targets!r}")
+    small, extra = divmod(n_facts, n_outputs)  # extra outputs hold small + 1 inputs
+    ln_ways = math.lgamma(n_facts + 1) - extra * math.lgamma(small + 2)
+    ln_ways -= (n_outputs - extra) * math.lgamma(small + 1)
+    return ln_ways / math.log(2)
+
+
+def fano_term(n_facts: int, n_outputs: int, error: float) -> float:
+    """``N·(h(ε) + ε·log₂(M − 1))``: Fano's bound on what f* still leaves unknown, in bits, to a
+    memory wrong on a fraction ε of its N facts (summed over facts: H(f*|f̂) ≤ Σ_x H(f*(x)|f̂(x)))."""
+    per_fact = binary_entropy(error)
+    per_fact += error * math.log2(n_outputs - 1) if n_outputs > 1 else 0.0
+    return n_facts * per_fact
+
+
+def bits_stored(n_facts: int, n_outputs: int, error: float, targets: str = "balanced") -> float:
+    """``H(f*) − N·(h(ε) + ε·log₂(M − 1))``, at least 0: the bits about f* a memory with error
+    rate ε holds (Fano), never above :func:`target_information`, equal to it at ε = 0. NaN for
+    a NaN error (a search that recorded no accuracy)."""
+    if math.isnan(error):
+        return math.nan
+    information = target_information(n_facts, n_outputs, targets)
+    return max(0.0, information - fano_term(n_facts, n_outputs, error))
+
+
+def loss_bits(n_facts: int, n_outputs: int, summed_loss: float, targets: str = "balanced") -> float:
+    """``H(f*) − Σ_x CE_x / ln 2``: the bits stored by the loss-based measure (as Allen-Zhu and Li
+    count them), from the cross-entropy summed over the N facts in nats; at least 0."""
+    information = target_information(n_facts, n_outputs, targets)
+    return max(0.0, information - summed_loss / math.log(2))
 
 
 def memory_parameters(memory: str, dim: int, n_facts: int) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""The earlier questions at M = N (issue 37, criterion 2d; docs: beyond/facts.md): the editing
+"""The earlier questions at M = N (docs: beyond/facts.md): the editing
 study's edit capacity and the superposition study's equal-width comparison, closed form, with as
 many answers as facts beside their M = 5 results (same N, d, Zipf law, embeddings' streams).
 
@@ -288,11 +288,13 @@ EARLIER_NOTE = (
 STYLE: dict[str, Any] = {"marker": "o", "ms": 3, "lw": 1.2, "capsize": 2}
 
 
-def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
+def earlier_panels(
+    cap: Axes, width: Axes, frames: Any, letters: tuple[str, str] = ("d", "e")
+) -> None:
     """(d) the median edit capacity against d at M = 5 and M = N (bars: quartiles; dashed: the
     interference theory, where it is reached; dotted: the N − 1 edits searched); (e) E_H/E₁
     of H heads of d/H against d at M = 5 and M = N, for the
-    largest H (both schemes; bars: 2 paired s.e.)."""
+    largest H (both schemes; bars: 2 paired s.e.); ``letters`` name the two panels."""
     caps = capacity_summary(frames.facts_editing)
     groups = list(caps.groupby(["n_outputs", "n_inputs"]))
     for ((m, n), part), color in zip(groups, colors(len(groups)), strict=True):
@@ -304,7 +306,7 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
         cap.plot(part["dim"], theory, color=color, ls="--", lw=1, label=f"{label}: theory")
     cap.axhline(float(caps["searched"].max()), color="k", ls=":", lw=1, label="edits searched")
     cap.set(xscale="log", yscale="log", xlabel="$d$", ylabel="edits to +10 % error")
-    cap.set_title("(d) edit capacity, ROME $C = I$", fontsize=8)
+    cap.set_title(f"({letters[0]}) edit capacity, ROME $C = I$", fontsize=9)
     _dim_ticks(cap, sorted(int(d) for d in caps["dim"].unique()))
     gaps = width_gaps(frames.facts_parallel)
     heads = int(gaps["heads"].max())
@@ -317,5 +319,5 @@ def earlier_panels(cap: Axes, width: Axes, frames: Any) -> None:
         width.errorbar(part["dim"], ratio, yerr=band, color=color, label=label, **STYLE)
     width.axhline(1.0, color="k", ls=":", lw=1, label="one memory of width $d$")
     width.set(xscale="log", xlabel="$d$", ylabel=f"error ratio $E_{{{heads}}} / E_1$")
-    width.set_title(f"(e) {heads} heads of width $d/{heads}$", fontsize=8)
+    width.set_title(f"({letters[1]}) {heads} heads of width $d/{heads}$", fontsize=9)
     _dim_ticks(width, sorted(int(d) for d in gaps["dim"].unique()))

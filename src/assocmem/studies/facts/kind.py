@@ -180,10 +180,21 @@ class FactsCapacityKind(RunKind):
         return [(search(cfg, journal), "ok") for cfg, journal in zip(configs, kept, strict=True)]
 
     def rows(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """One row: the config fields and :data:`METRICS` (NaN for a failed run)."""
+        """One row: the config fields and :data:`METRICS` (NaN for a failed run), the bits
+        derived from the record's N*, accuracy and d by
+        :func:`~assocmem.studies.facts.capacity.bits_per_parameter` whatever the record holds
+        (runs stored before the bits were corrected read with the corrected formula)."""
+        from assocmem.studies.facts.capacity import bits_per_parameter
+
         common = {**base_row(row), **config_columns(row, ("lrs",))}
         metrics = row["metrics"] or {}
-        return [{**common, **{k: as_float(metrics.get(k)) for k in METRICS}}]
+        values = {k: as_float(metrics.get(k)) for k in METRICS}
+        if math.isfinite(values["n_star"]):
+            config = row["config"]
+            values |= bits_per_parameter(
+                config["memory"], int(config["dim"]), values["n_star"], values["accuracy"]
+            )
+        return [{**common, **values}]
 
     def work(self, config: Any) -> float:
         """About 6 evaluations near N* (the theory's guess), each N²d per trial (closed form)

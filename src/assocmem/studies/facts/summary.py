@@ -1,8 +1,10 @@
-"""The factual-recall study's numbers from its stored rows: capacity per memory kind and d,
-the exponent of N* ∝ d^β with its bootstrap interval, bits per parameter, and the error law
-against M with the theory of :mod:`assocmem.analysis.predict`."""
+"""The factual-recall study's numbers from its stored rows: capacity per memory kind and d, its
+local slopes and the theory beside it (:mod:`assocmem.studies.facts.theory`), bits per parameter
+derived from each record's N*, accuracy and d, and the error law against M with the theory of
+:mod:`assocmem.analysis.predict`."""
 
 import functools
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +17,7 @@ from assocmem.analysis.predict import embedding_law, predict_config
 from assocmem.closed_form.config import ClosedFormConfig
 from assocmem.laws.tokens import random_targets, zipf_probabilities
 from assocmem.ops.stats import mean_se
-from assocmem.studies.facts.capacity import capacity_exponent
+from assocmem.studies.facts import theory
 
 KIND_NAMES = {
     ("closed_form", "none"): "outer product (closed form)",
@@ -29,7 +31,8 @@ SIGN_ADAM_LINEAR = KIND_NAMES[("linear", "adam")]
 
 
 def capacity_rows(*frames: pd.DataFrame) -> pd.DataFrame:
-    """The capacity searches of every frame, one row each, with a ``kind`` label."""
+    """The capacity searches of every frame, one row each, with a ``kind`` label (the bits as
+    the run kind reads them: derived from each record's N*, accuracy and d)."""
     rows = pd.concat([f for f in frames if len(f)], ignore_index=True)
     rows = rows[rows["status"] == "ok"].copy()
     rows["kind"] = [
@@ -39,8 +42,10 @@ def capacity_rows(*frames: pd.DataFrame) -> pd.DataFrame:
 
 
 def capacity_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per (kind, d): median N* over seeds, d²/(N* ln N*), bits per trained parameter (mean ± s.e.
-    over seeds) and with the embeddings counted."""
+    """Per (kind, d): median N* over seeds, d²/(N* ln N*), the local slope Δ ln N*/Δ ln d from
+    the kind's previous d (medians; NaN at its first), the theory's N at d (the sharp threshold
+    d² = 2N ln N for a trained memory, the extreme-value model for the outer product), bits per
+    trained parameter (mean ± s.e. over seeds) and with the embeddings counted."""
     out = []
     for (kind, dim_key), part in rows.groupby(["kind", "dim"], sort=True):
         dim = int(dim_key)  # type: ignore[call-overload]
@@ -53,6 +58,7 @@ def capacity_table(rows: pd.DataFrame) -> pd.DataFrame:
                 "seeds": len(n),
                 "n_star": float(np.median(n)),
                 "constant": float(np.median(dim**2 / (n * np.log(n)))),
+                "theory_n": theory_capacity(str(kind), dim),
                 "bits_per_parameter": bits,
                 "bits_per_parameter_se": bits_se,
                 "bits_per_parameter_with_embeddings": float(
@@ -60,18 +66,60 @@ def capacity_table(rows: pd.DataFrame) -> pd.DataFrame:
                 ),
             }
         )
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    table["local_slope"] = math.nan  # from the kind's previous d, drawn at their geometric mean
+    table["slope_at"] = math.nan
+    for _, part in table.groupby("kind"):
+        slopes = theory.local_slopes(part["dim"], part["n_star"])
+        table.loc[part.index[1:], "local_slope"] = slopes
+        dims = part["dim"].to_numpy(float)
+        table.loc[part.index[1:], "slope_at"] = np.sqrt(dims[1:] * dims[:-1])
+    return table
 
 
-def exponents(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """β of N* ∝ d^β per kind (≥ 2 dims), with the seeds as the bootstrap's trials."""
-    found = {}
-    for kind, part in rows.groupby("kind"):
-        wide = part.pivot_table(index="seed", columns="dim", values="n_star").dropna()
-        if wide.shape[1] >= 2 and wide.shape[0] >= 2:
-            dims = [int(d) for d in wide.columns]
-            found[str(kind)] = capacity_exponent(dims, wide.to_numpy(float))
-    return found
+def theory_capacity(kind: str, dim: int, tau: float = 0.99) -> float:
+    """The theory's N at d for ``kind``: the outer product's extreme-value N*(d) at τ, or the
+    sharp threshold of the linear memory (d² = 2N ln N, full recall) for a trained kind."""
+    if kind == OUTER:
+        return _outer_capacity(dim, tau)
+    return theory.sharp_threshold(dim)
+
+
+@functools.cache
+def _outer_capacity(dim: int, tau: float) -> float:
+    return theory.outer_product_capacity(dim, tau)
+
+
+def capacity_theory(dims: Any, n_star_linear: pd.Series | None, tau: float = 0.99) -> pd.DataFrame:
+    """The theory lines from the smallest to the largest of ``dims``, two points an octave: N of
+    the sharp threshold (``sharp``), of the finite-size form with c fitted to the sign-Adam
+    linear memory's medians (``finite_size``; ``n_star_linear`` indexed by d, N* ≥ 16; NaN
+    without them) and of the outer product's extreme-value model at τ (``outer``); each with
+    its d²/(N ln N) (``*_constant``) and local slope d ln N / d ln d (``*_slope``), and the
+    fitted ``c``."""
+    low, high = float(min(dims)), float(max(dims))
+    grid = sorted(
+        {int(round(d)) for d in np.geomspace(low, high, 1 + round(2 * np.log2(high / low)))}
+    )
+    c = math.nan
+    if n_star_linear is not None:
+        fit = n_star_linear[n_star_linear >= 16]
+        if len(fit):
+            c = theory.fit_finite_size_constant(list(fit.index), list(fit.to_numpy(float)))
+    lines = {
+        "sharp": [theory.sharp_threshold(d) for d in grid],
+        "finite_size": [
+            theory.finite_size_capacity(d, c) if math.isfinite(c) else math.nan for d in grid
+        ],  # fmt: skip
+        "outer": [_outer_capacity(d, tau) for d in grid],
+    }
+    frame = pd.DataFrame({"dim": grid, **lines, "c": c})
+    dims = np.asarray(grid, float)
+    for name, values in lines.items():
+        logs = np.log(np.asarray(values, float))
+        frame[f"{name}_constant"] = dims**2 / (np.asarray(values, float) * logs)
+        frame[f"{name}_slope"] = np.gradient(logs, np.log(dims)) if len(grid) > 1 else math.nan
+    return frame
 
 
 def error_curves(frame: pd.DataFrame) -> pd.DataFrame:
