@@ -200,7 +200,7 @@ def table(ctx: Context) -> Table:
         ["memory", "N", "d", "T* (± 2 s.e.)", "T*/d", "state size", "theory"],
         rows,
         "T* counts the pairs written, repeats included, and is searched up to a ceiling "
-        "(4096 for N = 1000, 10⁶ for the large-N sweep). State size: the d² numbers of a "
+        "(marked where a trial reached it). State size: the d² numbers of a "
         "linear state, the T*·d numbers of softmax attention's key cache. Theory: the "
         "extreme-value prediction of hard attention.",
     )
