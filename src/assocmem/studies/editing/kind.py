@@ -26,6 +26,7 @@ from assocmem.sweep.kinds.base import (
     base_row,
     config_columns,
     config_fields,
+    ints_as_floats,
 )
 
 _TUPLES = ("checkpoints",)
@@ -42,9 +43,7 @@ def build_editing(values: Mapping[str, Any]) -> Any:
     from assocmem.studies.editing.runs import TRAINED, TRAINED_ONLY, EditingConfig, check_editing
 
     clean = config_fields(EditingConfig, values, _TUPLES, "a list of integers")
-    for key in ("alpha", "margin", "covariance_reg", "rise", "lr", "memory_gb"):
-        if isinstance(clean.get(key), int) and not isinstance(clean[key], bool):
-            clean[key] = float(clean[key])  # 2 and 2.0 are one point (one run hash)
+    ints_as_floats(clean, ("alpha", "margin", "covariance_reg", "rise", "lr", "memory_gb"))
     if clean.get("memory", EditingConfig.memory) != TRAINED:  # no optimiser in a run's identity
         for key in TRAINED_ONLY:
             clean.pop(key, None)

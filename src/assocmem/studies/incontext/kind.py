@@ -30,6 +30,7 @@ from assocmem.sweep.kinds.base import (
     base_row,
     config_columns,
     config_fields,
+    ints_as_floats,
 )
 
 _TUPLES = ("dims", "n_pairs")
@@ -47,9 +48,7 @@ def build_incontext(values: Mapping[str, Any]) -> Any:
     from assocmem.studies.incontext.runs import InContextConfig, check_incontext, taken_fields
 
     clean = config_fields(InContextConfig, values, _TUPLES, "a list of integers")
-    for key in _FLOATS:
-        if isinstance(clean.get(key), int) and not isinstance(clean[key], bool):
-            clean[key] = float(clean[key])  # 2 and 2.0 are one point (one run hash)
+    ints_as_floats(clean, _FLOATS)
     for key in set(taken_fields(None)) - set(taken_fields(clean.get("rule", "hebbian"))):
         clean.pop(key, None)  # a parameter the rule does not take: not in its identity
     return check_incontext(InContextConfig(**clean))

@@ -133,6 +133,15 @@ def config_fields(
     return clean
 
 
+def ints_as_floats(clean: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``clean`` with the integers of ``keys`` as floats (not bools): 2 and 2.0 are one point,
+    one run hash."""
+    for key in keys:
+        if isinstance(clean.get(key), int) and not isinstance(clean[key], bool):
+            clean[key] = float(clean[key])
+    return clean
+
+
 def hashable(value: Any) -> Any:
     """Lists as tuples, so config columns of a DataFrame can be grouped on."""
     return tuple(hashable(v) for v in value) if isinstance(value, list) else value
