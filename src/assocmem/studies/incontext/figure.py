@@ -60,10 +60,12 @@ def _against_d(ax: Axes, c: pd.DataFrame, n_pairs: int) -> None:
     rows = c[(c["alpha"] == 0) & (c["n_pairs"] == n_pairs)]
     for memory, g in rows.groupby("memory", sort=False):
         g = g[g["error"] > 0].sort_values("dim")  # a log axis: an error of 0 is left out
-        ax.errorbar(g["dim"], g["error"], yerr=2 * g["se"], color=_colour(str(memory)), marker="o",
-                    ms=3, lw=1.2, capsize=2)  # fmt: skip
-        if g["predicted"].notna().any():
-            ax.plot(g["dim"], g["predicted"], color=_colour(str(memory)), ls="--", lw=1)
+        low = np.minimum(2 * g["se"], 0.9 * g["error"])  # a log axis: the bar stays above 0
+        ax.errorbar(g["dim"], g["error"], yerr=[low, 2 * g["se"]], color=_colour(str(memory)),
+                    marker="o", ms=3, lw=1.2, capsize=2, label=memory)  # fmt: skip
+        theory = g[g["predicted"] > 0]
+        if len(theory):
+            ax.plot(theory["dim"], theory["predicted"], color=_colour(str(memory)), ls="--", lw=1)
     ax.set(xscale="log", yscale="log", xlabel="dimension $d$", ylabel="recall error",
            title=f"error vs $d$, $\\alpha = 0$, $T = {n_pairs}$")  # fmt: skip
     _dims_axis(ax, rows["dim"])
@@ -73,8 +75,10 @@ def _capacity(ax: Axes, caps: pd.DataFrame) -> None:
     rows = caps[caps["alpha"] == 0]
     for memory, g in rows.groupby("memory", sort=False):
         g = g.sort_values("dim")
-        ax.errorbar(g["dim"], g["mean"].clip(lower=0.5), yerr=2 * g["se"].fillna(0),
-                    color=_colour(str(memory)), marker="s", ms=3, lw=1.2, capsize=2)  # fmt: skip
+        mean, two_se = g["mean"].clip(lower=0.5), 2 * g["se"].fillna(0)
+        ax.errorbar(g["dim"], mean, yerr=[np.minimum(two_se, 0.9 * mean), two_se],
+                    color=_colour(str(memory)), marker="s", ms=3, lw=1.2, capsize=2,
+                    label=memory)  # fmt: skip
     ax.set(xscale="log", yscale="log", xlabel="dimension $d$", ylabel="capacity $T^*(d)$",
            title="capacity at 99 % recall, $\\alpha = 0$")  # fmt: skip
     _dims_axis(ax, rows["dim"])
@@ -83,8 +87,10 @@ def _capacity(ax: Axes, caps: pd.DataFrame) -> None:
 def _softmax(ax: Axes, caps: pd.DataFrame, n_keys: int) -> None:
     for memory, g in caps.groupby("memory", sort=False):
         g = g.sort_values("dim")
-        ax.errorbar(g["dim"], g["mean"].clip(lower=0.5), yerr=2 * g["se"].fillna(0),
-                    color=_colour(str(memory)), marker="s", ms=3, lw=1.2, capsize=2)  # fmt: skip
+        mean, two_se = g["mean"].clip(lower=0.5), 2 * g["se"].fillna(0)
+        ax.errorbar(g["dim"], mean, yerr=[np.minimum(two_se, 0.9 * mean), two_se],
+                    color=_colour(str(memory)), marker="s", ms=3, lw=1.2, capsize=2,
+                    label=memory)  # fmt: skip
         theory = g[g["theory"].notna() & (g["theory"] > 0)]
         if len(theory):
             ax.plot(theory["dim"], theory["theory"], color=_colour(str(memory)), ls="--", lw=1,
@@ -99,9 +105,8 @@ def _state(ax: Axes, c: pd.DataFrame) -> None:
     rows = c[c["n_pairs"] == t]
     for memory, g in rows.groupby("memory", sort=False):
         g = g.sort_values("dim")
-        ax.plot(
-            g["state_size"], 1 - g["error"], color=_colour(str(memory)), marker="o", ms=3, lw=1.2
-        )
+        ax.errorbar(g["state_size"], 1 - g["error"], yerr=2 * g["se"], color=_colour(str(memory)),
+                    marker="o", ms=3, lw=1.2, capsize=2, label=memory)  # fmt: skip
     ax.set(xscale="log", xlabel="state size (numbers)", ylabel="recall",
            title=f"MQAR sizes: $N = M = 4096$, $T = {t}$")  # fmt: skip
 
