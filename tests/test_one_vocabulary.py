@@ -60,3 +60,11 @@ def test_closed_form_explains_its_columns_and_calls_only_sample_free_schemes_so(
     assert "T = inf for population: sample-free" in text and "empirical: sample-free" not in text
     help_text = _run(["closed-form", "--help"])
     assert "columns: error, the population error" in help_text and "head and tail" in help_text
+
+
+def test_claims_explains_margin_and_fragile_where_it_prints_them():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["claims", "--only", "6"])
+    assert "margin: how far the measured statistic" in out.getvalue()
+    assert "fragile: within its tolerance" in out.getvalue()

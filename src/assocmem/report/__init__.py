@@ -262,7 +262,11 @@ def margin_text(claim: Claim) -> str:
 
 FRAGILE_MEANS = (
     f"fragile: within its tolerance, but by less than {FRAGILE:g} standard errors of its "
-    "statistic, so another draw of the same runs could well land outside it"
+    "statistic, so a rerun with other seeds could well land outside it"
+)
+MARGIN_MEANS = (
+    "margin: how far the measured statistic lies inside its tolerance, in standard errors of "
+    "that statistic (negative: outside)"
 )
 
 
@@ -301,8 +305,7 @@ def _tolerance_cell(claim: Claim) -> str:
 CODE = re.compile(r"`([^`]+)`")  # a command in the opening paragraph
 
 LEGEND = (
-    "<b>margin</b>: how far the measured statistic lies inside its tolerance, in standard "
-    "errors of that statistic (negative: outside). "
+    f"<b>margin</b>: {MARGIN_MEANS.split(': ', 1)[1]}. "
     f"<b>fragile</b>: {FRAGILE_MEANS.split(': ', 1)[1]}. "
     "<b>pass</b>: within the tolerance; <b>not refuted at this scale</b>: outside the "
     "tolerance but inside the band the quick scale widens it by (not counted as a pass); "
