@@ -2,10 +2,10 @@
 report, every command's ``--help`` and the claims' revision reasons name no issue, criterion,
 commit or session, and cite no library source file as a reason or a reference.
 
-Allowed: the architecture page and the API reference (they describe the code, module by module),
-the tutorials that add code to the package (``tutorials/add-*``: they name the file to write),
-and the report's provenance (it names the commit it ran). Tests and benchmarks are programs a
-reader runs, so ``tests/…py`` and ``benchmarks/…py`` may be named anywhere.
+Allowed to name source files: the architecture page and the API reference (they describe the
+code, module by module) and the tutorials that add code to the package (``tutorials/add-*``: they
+name the file to write); the report's provenance names the commit it ran. Tests and benchmarks
+are programs a reader runs, so ``tests/…py`` and ``benchmarks/…py`` may be named anywhere.
 """
 
 import argparse
@@ -31,11 +31,18 @@ NOTEBOOK = re.compile(
 COMMIT = re.compile(r"(?<![\w.#-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w-])")
 # A library source file (``predict.py``, ``analysis/large_m.py``), not a test or a benchmark.
 SOURCE_FILE = re.compile(r"(?<![\w/.-])(?!tests/|benchmarks/|test_|conftest)[\w/.-]*\w\.py\b")
-# The factual-recall study's page and help, rewritten by that study's own change (in flight):
-# remove each entry when it lands; an entry with nothing left to find fails the test.
-PENDING = {"beyond/facts.md", "beyond/facts/index.html", "cli/index.html", "assocmem facts"}
+# Rewritten by changes in flight: the factual-recall study's page, help and docstrings (shown by
+# the CLI and API references) and the trainer's docstrings. Remove each entry when its change
+# lands; an entry with nothing left to find fails the test.
+PENDING = {
+    "beyond/facts.md",
+    "beyond/facts/index.html",
+    "assocmem facts",
+    "cli/index.html",
+    "api/studies/index.html",
+    "api/training/index.html",
+}
 CODE_PAGES = re.compile(r"^(architecture|api/|tutorials/add-)")  # may name source files
-NOTEBOOK_PAGES = re.compile(r"^(architecture|api/)")  # describe the code's history
 
 
 def notebook_references(text: str, source_files: bool = True) -> list[str]:
@@ -56,9 +63,7 @@ def visible_text(page: str) -> str:
 
 
 def page_problems(name: str, text: str) -> list[str]:
-    """The notebook references of one page, under the page allow-lists (``name``: its path)."""
-    if NOTEBOOK_PAGES.match(name):
-        return []
+    """The notebook references of one page, under the page allow-list (``name``: its path)."""
     return notebook_references(text, source_files=not CODE_PAGES.match(name))
 
 
@@ -88,7 +93,8 @@ def test_each_kind_of_reference_is_found():
     ]
     for text in planted:
         assert notebook_references(f"A sentence: {text}, and more."), text
-    assert page_problems("architecture/index.html", planted[0]) == []
+    assert page_problems("api/closed_form/index.html", "src/assocmem/closed_form/kernel.py") == []
+    assert page_problems("api/closed_form/index.html", planted[0])  # an issue, even there
     assert page_problems("tutorials/add-scheme/index.html", "src/assocmem/schemes/capped.py") == []
     assert page_problems("tutorials/add-scheme/index.html", planted[5])
     assert page_problems("guide/theory/index.html", planted[6])
