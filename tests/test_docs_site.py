@@ -7,6 +7,7 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import re
 import shutil
@@ -333,3 +334,38 @@ def test_no_raw_dollar_maths_left_in_the_pages(site):
         if found:
             left[str(page.relative_to(site))] = found
     assert left == {}
+
+
+WIDE_TABLE_PAGES = ["beyond/editing", "beyond/hierarchy", "beyond/similar", "kernels"]
+WIDTHS = (
+    "<script>window.addEventListener('load', () => { const p = document.createElement('pre');"
+    "p.id = 'probe'; const d = document.documentElement;"
+    "p.textContent = JSON.stringify({page: d.scrollWidth - d.clientWidth, tables:"
+    "[...document.querySelectorAll('.md-typeset__scrollwrap')]"
+    ".map(w => w.scrollWidth - w.clientWidth)}); document.body.appendChild(p); });</script>"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
+def test_wide_tables_wrap_in_the_text_column(site, tmp_path):
+    """At 1280 px the pages with the widest tables (nine columns of d × settings) do not scroll
+    sideways, and each table fits its box, its cells wrapping (docs/stylesheets/tables.css);
+    measured in a copy of the site, each page with a script that reads the widths."""
+    assert CHROMIUM, "CI must install Debian's chromium"
+    copy = shutil.copytree(site, tmp_path / "site")
+    overflow = {}
+    for name in WIDE_TABLE_PAGES:
+        probe = copy / name / "probe.html"
+        page = (copy / name / "index.html").read_text()
+        probe.write_text(page.replace("</body>", WIDTHS + "</body>"))
+        command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                   "--window-size=1280,900", f"--user-data-dir={tmp_path / 'profile'}",
+                   "--virtual-time-budget=3000", "--dump-dom", probe.as_uri()]  # fmt: skip
+        dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
+        found = re.search(r'<pre id="probe">(.*?)</pre>', dom)
+        assert found, dom[-2000:]
+        widths = json.loads(found.group(1).replace("&quot;", '"'))
+        assert widths["tables"], name
+        overflow[name] = [widths["page"], *widths["tables"]]
+    assert {name: px for name, px in overflow.items() if max(px) > 1} == {}

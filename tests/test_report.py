@@ -60,12 +60,15 @@ def report(tmp_path_factory) -> Path:
     report = Report(
         title="assocmem test report",
         subtitle="two figures & a <claims> table",
+        intro="What is judged, at which scale.",
         figures=[
-            FigureEntry.from_figure("figure-4", "Figure 4", "error vs d", {"trials": 3}, fig),
+            FigureEntry.from_figure(
+                "figure-4", "Figure 4", r"error vs d; dashed: $0.35\,d^{-1/4}$", {"trials": 3}, fig
+            ),
             FigureEntry.from_figure("figure-4b", "Figure 4 again", "same", {"n": 100}, fig),
         ],
         claims=[
-            Claim("1", "threshold slope −1", {"slope": -1.02}, True, figure="figure-4"),
+            Claim("1", "slope −1", {"slope": -1.02}, True, figure="figure-4", margin_se=0.6),
             Claim("2", "q = p slope", {"slope": -0.1}, False, figure="figure-9"),
             Claim("6", "finite-data sum", {}, None, note="needs N = 10⁶"),
         ],
@@ -79,8 +82,9 @@ def test_report_is_self_contained(report):
     text = report.read_text()
     parser = _Images()
     parser.feed(text)
-    assert len(parser.sources) == 2
-    assert all(src.startswith("data:image/png;base64,") for src in parser.sources)
+    assert len(parser.sources) == 3  # two figures and one formula of a caption
+    assert sum(src.startswith("data:image/png;base64,") for src in parser.sources) == 2
+    assert sum(src.startswith("data:image/svg+xml;base64,") for src in parser.sources) == 1
     assert all(link.startswith("#") for link in parser.links)  # only in-page anchors
     assert not re.search(r"(src|href)=['\"]?(https?:)?//", text)
     assert "&lt;claims&gt;" in text  # user text is escaped
@@ -134,8 +138,7 @@ def test_measured_quantities_are_named_beside_the_papers_values():
     claim.paper = {"error_d1000": 0.17}
     assert (
         measured_text(claim)
-        == "min error (d ≤ 200) = 0.5211 probability; error (d = 1000) = 0.155 probability "
-        "(paper 0.17)"
+        == "min error (d ≤ 200) = 52.1 %; error (d = 1000) = 15.5 % (paper 17 %)"
     )
     assert quantity_name("truncate_d10_T1e4") == "truncate (d = 10, T = 10⁴)"
     assert (
@@ -179,7 +182,9 @@ def test_margins_read_as_a_referee_would():
         == "inf"
     )
     html_text = render_html(Report("t", claims=[fragile, null]))
-    assert "fragile: 0.63 s.e." in html_text and "would detect ≥ 0.0771" in html_text
+    assert "would detect ≥ 0.0771" in html_text
+    assert '<abbr title="fragile: within its tolerance, but by less than 2' in html_text
+    assert "</abbr>: 0.63 s.e." in html_text  # "fragile", explained where it stands
     banded = Claim("4", "s", {}, True, margin_se=-1.0, in_band=True)  # inside the quick band
     assert margin_text(banded) == "-1 s.e."  # neither fragile nor a pass
     html_text = render_html(Report("t", claims=[safe, banded]))
@@ -196,8 +201,14 @@ def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dic
     probe = tmp_path / "probe.html"
     script = (
         "<script>window.addEventListener('load', () => { const p = document.createElement('pre');"
-        "p.id = 'probe'; p.textContent = JSON.stringify({widths: [...document.images]"
-        ".map(i => i.naturalWidth), claims: document.querySelectorAll('#claims tbody tr').length});"
+        "p.id = 'probe'; const all = (s) => [...document.querySelectorAll(s)];"
+        "p.textContent = JSON.stringify({widths: all('img:not(.math)').map(i => i.naturalWidth),"
+        "math: all('img.math').map(i => [i.naturalWidth, i.naturalHeight]),"
+        "claims: all('#claims tbody tr').length,"
+        "empty_headers: all('th').filter(t => !t.textContent.trim()).length,"
+        "intro: (document.querySelector('.intro') || {}).textContent || '',"
+        "fragile: all('#claims abbr').map(a => a.title),"
+        "legend: (document.querySelector('.legend') || {}).textContent || ''});"
         "document.body.appendChild(p); });</script>"
     )
     probe.write_text(report.read_text().replace("</body>", script + "</body>"))
@@ -226,16 +237,25 @@ def chromium_probe(report: Path, tmp_path: Path, screenshot: bool = True) -> dic
 
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium not installed")
 def test_report_displays_in_headless_chromium(report, tmp_path):
-    """Every figure image decodes (naturalWidth > 0) and the claims table is in the DOM."""
+    """Every figure image decodes (naturalWidth > 0), so does each caption's formula (a line of
+    text's height), the claims table is in the DOM, and a referee reads the page without
+    suspicion: an opening paragraph, "fragile" explained where it stands and in the legend, no
+    empty header cell (the provenance table has none)."""
     assert CHROMIUM, "CI must install Debian's chromium"
     probe_data = chromium_probe(report, tmp_path)
     assert len(probe_data["widths"]) == 2 and all(w > 0 for w in probe_data["widths"])
+    assert len(probe_data["math"]) == 1 and all(8 < h < 40 for _, h in probe_data["math"])
     assert probe_data["claims"] == 3
+    assert probe_data["intro"] == "What is judged, at which scale."
+    assert probe_data["fragile"] and probe_data["fragile"][0].startswith("fragile: within its")
+    assert "fragile" in probe_data["legend"] and "not refuted at this scale" in probe_data["legend"]
+    assert probe_data["empty_headers"] == 0
 
 
 def test_measured_quantities_carry_their_units():
-    """Errors read as probabilities, capacities as edits, steps as steps, slopes and ratios as
-    pure numbers; a claim's own ``units`` override the rule, and claims.json lists them."""
+    """Errors read as probabilities (shown in percent, 3 digits), capacities as edits, steps as
+    steps, slopes and ratios as pure numbers; a claim's own ``units`` override the rule, and
+    claims.json lists them."""
     from assocmem.report import measured_text
     from assocmem.report.quantities import unit_of
 
@@ -246,5 +266,21 @@ def test_measured_quantities_carry_their_units():
     claim = Claim("x", "s", {"error_d10": 0.5, "slope": -1.0, "adam_H2": 0.7}, True,
                   units={"adam_H2": ""})  # fmt: skip
     assert claim.to_dict()["units"] == {"error_d10": "probability"}
-    text = "error (d = 10) = 0.5 probability; slope = -1; adam (H = 2) = 0.7"
+    text = "error (d = 10) = 50 %; slope = -1; adam (H = 2) = 0.7"  # a probability in percent
     assert measured_text(claim) == text
+
+
+def test_every_caption_writes_its_formulas_in_mathtext():
+    """No caption of a registered experiment writes an exponent or a subscript as plain text
+    (``d^(−1/4)``): each is a ``$…$`` formula, typeset by mathtext into an embedded image."""
+    from assocmem.experiments.registry import EXPERIMENTS
+    from assocmem.figures.layout import ASCII_MATH
+    from assocmem.report.captions import MATH, caption_html
+
+    plain = {e.name: ASCII_MATH.findall(MATH.sub("", e.caption)) for e in EXPERIMENTS.values()}
+    assert {name: found for name, found in plain.items() if found} == {}
+    assert sum("$" in e.caption for e in EXPERIMENTS.values()) >= 8
+    page = caption_html(r"a < b, dashed: $0.35\,d^{-1/4}$.")
+    assert page.startswith('a &lt; b, dashed: <img class="math" alt="0.35\\,d^{-1/4}"')
+    assert 'src="data:image/svg+xml;base64,' in page and page.endswith(">.")
+    assert MATH.sub("", "plain d^(−1/4)") and ASCII_MATH.search("plain d^(−1/4)")  # can fail

@@ -8,12 +8,14 @@ import sys
 
 import pandas as pd
 import pytest
+from test_reader_pages import report_problems
 from test_report import CHROMIUM, chromium_probe
 
 from assocmem.cli import main
 from assocmem.experiments.figure8 import small_dim_geometry
 from assocmem.experiments.reproduce import reproduce
 from assocmem.figures.training import fastest_to_zero, steps_to_zero
+from assocmem.report import measured_text
 from assocmem.sweep.results import load_curves
 
 
@@ -131,11 +133,19 @@ def test_quick_reproduction_in_a_browser(tmp_path):
     assert [c["id"] for c in stored] == [c.id for c in done.claims] and len(stored) == 17
     # claims 1–8 and findings §4.1–4.6b pass; §4.7 (unstable in the paper) is shown, not judged
     assert text.count('class="pass"') == 16 and 'class="fail"' not in text
+    assert report_problems(path) == []  # no issue, commit or source file named to the reader
+    measured = " ".join(measured_text(c) for c in done.claims)  # errors in percent, 3 digits
+    assert "probability" not in measured and "%" in measured
+    assert not re.search(r"(?<![\d.])(0\.0*[1-9]\d{3,}|[1-9]\d*\.\d{3,})(?!\d)", measured)
     if CHROMIUM:
         probe = chromium_probe(path, tmp_path)
         assert len(probe["widths"]) == 8  # figures 1, 3, 4, memory, 5, 6, 7, 8
         assert all(w > 0 for w in probe["widths"])
+        assert probe["math"] and all(w > 0 for w, _ in probe["math"])  # captions' formulas
         assert probe["claims"] == 17
+        assert "Scale: quick, 20 trials" in probe["intro"] and "--full" in probe["intro"]
+        assert probe["fragile"] == [] or "fragile" in probe["legend"]
+        assert probe["empty_headers"] == 0
 
 
 ISSUE_7 = ["beyond-noise", "beyond-laws", "beyond-capacity"]  # its experiments, by name

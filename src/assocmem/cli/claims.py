@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return lock()
     from assocmem.analysis.memory import check_claims_memory
     from assocmem.experiments.claims import SWEEPS, check_claims, claim_config
-    from assocmem.report import margin_text, measured_text
+    from assocmem.report import FRAGILE_MEANS, MARGIN_MEANS, margin_text, measured_text
 
     # every sweep counts, as the sweeps a subset of claims reads are known only once judged
     configs = [claim_config(name, args.trials, args.seed, args.device) for name in SWEEPS]
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         rows = [[c.id, c.verdict, margin_text(c), measured_text(c)] for c in claims]
         print(format_table(["claim", "result", "margin", "measured"], rows))
+        print(textwrap.fill(f"{MARGIN_MEANS}; {FRAGILE_MEANS}.", 100))
         for c in claims:
             print(textwrap.fill(f"{c.id}: {c.statement}", 100, initial_indent="  ",
                                 subsequent_indent="    "))  # fmt: skip

@@ -1,6 +1,7 @@
 """``assocmem closed-form``: closed-form memories, exact population error, from flags or TOML."""
 
 import argparse
+import math
 from dataclasses import fields
 from typing import Any
 
@@ -19,6 +20,9 @@ from assocmem.config import closed_form, problem
 from assocmem.config.files import load_probabilities
 
 EPILOG = """\
+columns: error, the population error (the probability of a wrong answer for x drawn from p),
+  mean over the trials; sem, its standard error; head and tail, its parts on the most probable
+  tokens (the first tenth, head_fraction in --config) and on the others (error = head + tail).
 schemes: NAME or NAME:key=value,... (an unknown name lists the registered ones), e.g.
   population, power via population:rho=0.5, uniform, threshold:P=d/8, threshold:P=100,
   empirical, seen_once, empirical_threshold:P=d/12, empirical_threshold:P=d/12,rho=1
@@ -111,9 +115,13 @@ def run(args: argparse.Namespace) -> int:
     wall = result.provenance["wall_seconds"]
     print(
         f"\n{cfg.trials} trials, N = {cfg.n_inputs}, M = {cfg.n_outputs}, "
-        f"{wall:.2f} s on {cfg.device}, {cfg.resolved_sampler} sampler"
+        f"{wall:.2f} s on {cfg.device}, {cfg.resolved_sampler} sampler\n"
+        "error: probability of a wrong answer, mean over trials; sem: its standard error;\n"
+        f"head, tail: its parts on the {math.ceil(cfg.head_fraction * cfg.n_inputs)} most "
+        "probable tokens and the others"
     )
-    free = dict.fromkeys(r["scheme"] for r in result.records if r["n_samples"] is None)
+    sampled = {r["scheme"] for r in result.records if r["n_samples"] is not None}
+    free = [s for s in dict.fromkeys(r["scheme"] for r in result.records) if s not in sampled]
     if free and any(t is not None for t in cfg.n_samples):
         print(f"T = inf for {', '.join(free)}: sample-free schemes, whatever --n-samples")
     return 0

@@ -66,18 +66,24 @@ def register(subparsers: Any) -> None:
 
 
 def _law_row(law: Any) -> list[Any]:
-    def slope(exponent: float | None) -> str:
-        return "—" if exponent is None else f"{-exponent:.4g}"
+    def slope(value: float | None) -> str:
+        return "—" if value is None else f"{value:.4g}"
 
     power = law.optimal_dim_power
     return [
         law.scheme,
         law.weighting,
-        slope(law.dim_exponent),
-        slope(law.data_exponent),
+        slope(law.dim_slope),
+        slope(law.data_slope),
         "—" if power is None else f"T^{power:.4g}",
         law.note,
     ]
+
+
+def law_dict(law: Any) -> dict[str, Any]:
+    """A law for JSON: its fields, its slopes (negative) and the d*(T) power."""
+    slopes = {"dim_slope": law.dim_slope, "data_slope": law.data_slope}
+    return vars(law) | slopes | {"optimal_dim_power": law.optimal_dim_power}
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -119,10 +125,8 @@ def run(args: argparse.Namespace) -> int:
                 "kind": "theory",
                 "alpha": args.alpha,
                 "n_inputs": args.n_inputs,
-                "schemes": [
-                    vars(law) | {"optimal_dim_power": law.optimal_dim_power} for law in laws
-                ],
-                "table1": [vars(law) for law in table1(args.alpha)],
+                "schemes": [law_dict(law) for law in laws],
+                "table1": [law_dict(law) for law in table1(args.alpha)],
                 "finite_data": rows,
                 "optimal_samples": [
                     {"dim": float(d), "optimal_n_samples": t}
@@ -132,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     headers = ["scheme", "weighting", "slope in d", "slope in T", "d*(T)", "note"]
-    print(f"Asymptotic laws at α = {args.alpha:g}  (E ≍ d^slope_d + T^slope_T, constants free)\n")
+    print(
+        f"Asymptotic laws at α = {args.alpha:g}: E ≍ d^(slope in d) + T^(slope in T), constants "
+        "free\n(in Python SchemeLaw.dim_slope and .data_slope: −dim_exponent, −data_exponent)\n"
+    )
     print(format_table(headers, [_law_row(law) for law in laws]))
     print("\nTable 1 of the paper at this α:\n")
     print(format_table(headers, [_law_row(law) for law in table1(args.alpha)]))

@@ -1,4 +1,4 @@
-r"""Closed-form memories at large N·M: top-1 in blocks of inputs (issue #37, criterion 1).
+r"""Closed-form memories at large N·M: top-1 in blocks of inputs.
 
 The whole path holds the class-aggregated products :math:`(E_d S_d)^\top` (N×M per column) and
 :math:`G = U U^\top` (M×M): 261 GiB at N = M = 10⁵. With one-hot labels (no label noise, infinite

@@ -10,7 +10,7 @@ import torch
 
 from assocmem.closed_form import cost
 from assocmem.closed_form.values import expand_log_ranges, parse_int, parse_sample_size
-from assocmem.config.checks import int_at_least
+from assocmem.config.checks import int_at_least, is_int
 from assocmem.config.closed_form import COUNTS, DTYPE_NAMES, LABEL_RULES, run_field
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.problem import TARGETS, Problem, document_problem, value_type
@@ -48,7 +48,8 @@ class ClosedFormConfig(Problem):
     dims : tuple of int, default (10, 20, 50, 100, 200, 500, 1000)
         The memory dimensions d.
     n_samples : tuple of (int or None), default (None,)
-        The sample sizes T; None is infinite data (schemes see p itself).
+        The sample sizes T; None is infinite data (schemes see p itself), also accepted as
+        ``float("inf")`` or ``"inf"`` as on the command line (stored as None).
     trials : int, default 10
         Independent draws of embeddings (and samples).
     seed : int, default 0
@@ -116,6 +117,10 @@ class ClosedFormConfig(Problem):
     grouping: str = run_field("grouping")
 
     def __post_init__(self) -> None:
+        # T = inf, as the command line and the specs write it, is infinite data: None here
+        if isinstance(self.n_samples, (tuple, list)) and any(map(_infinite, self.n_samples)):
+            infinite = tuple(None if _infinite(t) else t for t in self.n_samples)
+            object.__setattr__(self, "n_samples", infinite)
         validate(self)
 
     @property
@@ -134,6 +139,13 @@ class ClosedFormConfig(Problem):
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _infinite(t: Any) -> bool:
+    """Whether a sample size T is written as infinite: ``inf`` (a float or the word)."""
+    if isinstance(t, str):
+        return t.strip().lower() in ("inf", "infinite")
+    return isinstance(t, float) and t == math.inf
 
 
 def validate(cfg: ClosedFormConfig) -> None:
@@ -180,8 +192,10 @@ def validate(cfg: ClosedFormConfig) -> None:
     if not cfg.n_samples:
         raise ConfigError("n_samples", "give at least one sample size T (or inf)")
     for t in cfg.n_samples:
-        if t is not None:
-            int_at_least("n_samples", t, 0)
+        if t is not None and (not is_int(t) or t < 0):
+            raise ConfigError(
+                "n_samples", f"must be integers T ≥ 0, or None (or inf): infinite data; got {t!r}"
+            )
     int_at_least("trials", cfg.trials, 1)
     int_at_least("seed", cfg.seed, 0)
     if cfg.dtype not in DTYPES:

@@ -138,7 +138,8 @@ def claim8(data: Any, scale: str = "full") -> Claim:
 RHO = Experiment(
     name="rho",
     title="Weightings q = p^ρ",
-    caption="Slopes in d of q = p^ρ for ρ = 1, 0.75, 0.5 (infinite data, N = 1000, M = 5, α = 2).",
+    caption=r"Slopes in d of $q = p^{\rho}$ for ρ = 1, 0.75, 0.5 (infinite data, N = 1000, M = "
+    "5, α = 2).",
     item=None,
     sweeps=rho_sweeps,
     claims={"5": claim5},
@@ -146,7 +147,8 @@ RHO = Experiment(
 FINITE_DATA = Experiment(
     name="finite-data",
     title="The finite-data sum",
-    caption="Σ p(x)(1 − p(x))^T against T for Zipf laws at N = 10⁶ (exact arithmetic).",
+    caption=r"$\sum_x p(x)\,(1 - p(x))^T$ against T for Zipf laws at N = 10⁶ (exact "
+    "arithmetic).",
     item=None,
     claims={"6": claim6},
 )

@@ -82,9 +82,10 @@ def draw(ctx: Context) -> Figure:
 FIGURE_1 = Experiment(
     name="figure-1",
     title="Figure 1: the joint law of empirical thresholding",
-    caption="Error of the empirical threshold scheme (the P = d/12 most frequent seen tokens) vs d "
-    "for each T (left), vs T for each d (middle), and over (d, T) (right); N = 1000, M = 5, α = 2. "
-    "Dashed: 5·d^-1 and 0.5·T^-1/2. Bands: 95 % intervals of the mean over trials.",
+    caption="Error of the empirical threshold scheme (the P = d/12 most frequent seen tokens) "
+    "vs d for each T (left), vs T for each d (middle), and over (d, T) (right); N = 1000, M = "
+    r"5, α = 2. Dashed: $5\,d^{-1}$ and $0.5\,T^{-1/2}$. Bands: 95 % intervals of the mean over "
+    "trials.",
     item="1",
     sweeps=sweeps,
     claims={"7": claim7},

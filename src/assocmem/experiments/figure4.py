@@ -121,8 +121,9 @@ def draw(ctx: Context) -> Figure:
 FIGURE_4 = Experiment(
     name="figure-4",
     title="Figure 4: infinite data, three weightings",
-    caption="Error vs d for q = 1, q = p and q = 1{x ≤ d/8} with infinite data; N = 1000, M = 5, "
-    "α = 2. Black: the paper's references 0.35·d^(−1/4) (dashed) and 3.5·d^(−1) (dotted).",
+    caption=r"Error vs d for q = 1, q = p and $q = \mathbf{1}\{x \leq d/8\}$ with infinite "
+    r"data; N = 1000, M = 5, α = 2. Black: the paper's references $0.35\,d^{-1/4}$ (dashed) and "
+    r"$3.5\,d^{-1}$ (dotted).",
     item="4",
     sweeps=sweeps,
     claims={"1": claim1, "2": claim2, "3": claim3, "4": claim4},

@@ -43,9 +43,9 @@ def _memory_settings(ctx: Context) -> dict[str, Any]:
 MEMORY = Experiment(
     name="memory",
     title="Memory-matrix pictures",
-    caption="Softmax of the N×M scores of the memories q = n(x)^ρ for ρ = 0 (seen once) and ρ = 1 "
-    "(frequency), N = 10, M = 5, d = 10, α = 1, T = 1000; circles mark f*(x). One trial, "
-    "computed directly (it is a picture of one memory, not a statistic).",
+    caption=r"Softmax of the N×M scores of the memories $q = n(x)^{\rho}$ for ρ = 0 (seen "
+    "once) and ρ = 1 (frequency), N = 10, M = 5, d = 10, α = 1, T = 1000; circles mark f*(x). "
+    "One trial, computed directly (it is a picture of one memory, not a statistic).",
     item="memory",
     draw=draw_memory,
     settings=_memory_settings,
@@ -53,11 +53,11 @@ MEMORY = Experiment(
 FIGURE_6 = Experiment(
     name="figure-6",
     title="Figure 6: the update map",
-    caption="Left: the Eq. 16 update map iterated, f^n(0) vs n, for several step sizes γ (M = 10). "
-    "Right: the weighting q(x) = f^{n(x)}(0) it implies for p ∝ (x+3)^-2 over 100 tokens "
-    "(counts p(x)/min p, capped at 100), against p, p^0.35 and p^0.05, each normalised to "
-    "sum 1: small steps store q ∝ p, large steps flatten q towards thresholding. "
-    "Pure arithmetic (no runs).",
+    caption="Left: the Eq. 16 update map iterated, $f^{n}(0)$ vs n, for several step sizes γ "
+    r"(M = 10). Right: the weighting $q(x) = f^{n(x)}(0)$ it implies for $p \propto (x+3)^{-2}$ "
+    "over 100 tokens (counts p(x)/min p, capped at 100), against p, $p^{0.35}$ and $p^{0.05}$, "
+    "each normalised to sum 1: small steps store q ∝ p, large steps flatten q towards "
+    "thresholding. Pure arithmetic (no runs).",
     item="6",
     draw=lambda ctx: figure6(**UPDATE_MAP),
     settings=lambda ctx: UPDATE_MAP,

@@ -20,7 +20,14 @@ from assocmem import __version__
 from assocmem.config.checks import int_at_least
 from assocmem.config.errors import ConfigError, unknown_name
 from assocmem.config.files import check_output_dir
-from assocmem.experiments.experiment import SCALES, Context, Experiment, claim_order
+from assocmem.experiments.experiment import (
+    SCALES,
+    TRAIN_SEEDS,
+    TRIALS,
+    Context,
+    Experiment,
+    claim_order,
+)
 from assocmem.experiments.registry import (
     EXPERIMENTS,
     ONLY_CHOICES,
@@ -42,6 +49,35 @@ from assocmem.sweep.store import Store, done_keys_readonly
 
 __all__ = ["ONLY_CHOICES", "PAPER_ITEMS", "Reproduction", "reproduce"]
 NOTES = ["Figure 2 of the paper is a diagram (three memories, one wrong answer) and is omitted."]
+
+
+def opening(scale: str) -> str:
+    """The report's opening paragraph: what is judged, at which scale, and what a verdict means
+    there."""
+    judged = (
+        "Each claim below, of the paper and of the studies beyond it, is measured again from "
+        "this package's own runs and judged against the tolerance the package states for it "
+        "(its column gives the date it was set, and any revision with its reason). "
+    )
+    if scale == "full":
+        return judged + (
+            f"Scale: full, the paper's settings ({TRIALS['full']} trials per closed-form point, "
+            f"{TRAIN_SEEDS['full']} seeds per trained one). Each tolerance applies as stated: "
+            'within it a claim reads "pass", outside it "FAIL".'
+        )
+    return judged + (
+        f"Scale: quick, {TRIALS['quick']} trials per closed-form point and "
+        f"{TRAIN_SEEDS['quick']} seeds per trained one (the paper: {TRIALS['full']} and "
+        f"{TRAIN_SEEDS['full']}), so every statistic is noisier than the paper's. At this scale a "
+        "tolerance is widened by a band of a few standard errors of each statistic, sized from "
+        "the number of statistics a claim compares so that a true claim falls outside the band "
+        "by chance about once in 10⁴ reproductions or less (each tolerance's revision gives the "
+        "calculation and its caveats). "
+        'Within the tolerance a claim reads "pass"; outside it but inside the band, "not '
+        'refuted at this scale", counted apart from the passes; outside the band, "FAIL". '
+        "`assocmem reproduce --full` runs the paper's settings and applies the tolerances as "
+        "stated, without the band."
+    )
 
 
 @dataclass(frozen=True)
@@ -177,6 +213,7 @@ def reproduce(
         title="assocmem: Scaling Laws for Associative Memories, reproduced",
         subtitle=f"{scale} scale{f', seed {seed}' if seed else ''} — Cabannes, Dohmatob, Bietti "
         f"(ICLR 2024); assocmem {__version__}",
+        intro=opening(scale),
         notes=list(NOTES),
         titles={e.name: e.title for e in EXPERIMENTS.values()},
     )

@@ -2,19 +2,22 @@
 theory-vs-measured tables and the provenance of the runs. No network, no external files."""
 
 import base64
-import html
 import io
 import json
-from collections.abc import Sequence
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from assocmem.report.captions import caption_html
+from assocmem.report.markup import esc, table
+from assocmem.report.provenance import provenance_html
+
 # Re-exported (``as``): the CLI and the studies read these names from here.
 from assocmem.report.quantities import format_measured as format_measured
-from assocmem.report.quantities import json_number, number_text
+from assocmem.report.quantities import json_number, quantity_text
 from assocmem.report.quantities import quantity_name as quantity_name
 from assocmem.report.quantities import unit_of as unit_of
 
@@ -150,9 +153,9 @@ def measured_text(claim: "Claim") -> str:
     parts = []
     for key, value in claim.measured.items():
         unit = claim.unit(key)
-        text = f"{quantity_name(key)} = {number_text(value)}" + (f" {unit}" if unit else "")
+        text = f"{quantity_name(key)} = {quantity_text(value, unit)}"
         if key in claim.paper:
-            text += f" (paper {number_text(claim.paper[key])})"
+            text += f" (paper {quantity_text(claim.paper[key], unit)})"
         parts.append(text)
     return "; ".join(parts)
 
@@ -169,6 +172,7 @@ class Table:
 class Report:
     title: str
     subtitle: str = ""
+    intro: str = ""  # the opening paragraph: what is judged, at which scale
     figures: list[FigureEntry] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
@@ -187,20 +191,11 @@ th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertica
 th { background: #f3f3f3; } .pass { color: #176e2c; font-weight: bold; }
 .fail { color: #b00020; font-weight: bold; } .skip { color: #777; }
 .band { color: #8a5a00; font-weight: bold; }
+.intro, .legend { max-width: 60em; line-height: 1.45; } .legend { font-size: 0.9em; color: #333; }
+img.math { vertical-align: middle; } abbr { cursor: help; }
 details pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
 nav a { margin-right: 1em; }
 """
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value))
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], table_id: str = "") -> str:
-    head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    ident = f' id="{_esc(table_id)}"' if table_id else ""
-    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _verdict(claim: Claim) -> str:
@@ -223,11 +218,11 @@ def verdict_counts(claims: list[Claim]) -> str:
 
 def _figure(entry: FigureEntry) -> str:
     data = base64.b64encode(entry.png).decode()
-    settings = _esc(json.dumps(entry.settings, indent=1, default=str))
+    settings = esc(json.dumps(entry.settings, indent=1, default=str))
     return (
-        f'<figure id="{_esc(entry.key)}"><h2>{_esc(entry.title)}</h2>'
-        f'<img alt="{_esc(entry.title)}" src="data:image/png;base64,{data}">'
-        f"<figcaption>{_esc(entry.caption)}</figcaption>"
+        f'<figure id="{esc(entry.key)}"><h2>{esc(entry.title)}</h2>'
+        f'<img alt="{esc(entry.title)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{caption_html(entry.caption)}</figcaption>"
         f"<details><summary>settings</summary><pre>{settings}</pre></details></figure>"
     )
 
@@ -235,20 +230,20 @@ def _figure(entry: FigureEntry) -> str:
 def _claim_row(claim: Claim, anchors: set[str], titles: dict[str, str]) -> list[str]:
     """The claim's cells; its figure links to the figure when the report holds it, and an
     experiment without a figure here is named by its title ("Weightings q = p^ρ (no figure)")."""
-    figure = _esc(claim.figure)
+    figure = esc(claim.figure)
     if claim.figure in anchors:
         figure = f'<a href="#{figure}">{figure}</a>'
     elif claim.figure in titles:
-        figure = f"{_esc(titles[claim.figure])} (no figure)"
+        figure = f"{esc(titles[claim.figure])} (no figure)"
     return [
-        _esc(claim.id),
+        esc(claim.id),
         figure,
-        _esc(claim.statement),
-        _esc(measured_text(claim)),
+        esc(claim.statement),
+        esc(measured_text(claim)),
         _tolerance_cell(claim),
-        _esc(margin_text(claim)),
+        _margin_cell(claim),
         _verdict(claim),
-        _esc(claim.note),
+        esc(claim.note),
     ]
 
 
@@ -265,82 +260,86 @@ def margin_text(claim: Claim) -> str:
     return text + (f" ({claim.margin_note})" if claim.margin_note else "")
 
 
+FRAGILE_MEANS = (
+    f"fragile: within its tolerance, but by less than {FRAGILE:g} standard errors of its "
+    "statistic, so a rerun with other seeds could well land outside it"
+)
+MARGIN_MEANS = (
+    "margin: how far the measured statistic lies inside its tolerance, in standard errors of "
+    "that statistic (negative: outside)"
+)
+
+
+def _margin_cell(claim: Claim) -> str:
+    """:func:`margin_text`, its "fragile" explained where it stands (a tooltip)."""
+    text = esc(margin_text(claim))
+    if text.startswith("fragile"):
+        text = f'<abbr title="{esc(FRAGILE_MEANS)}">fragile</abbr>' + text[len("fragile") :]
+    return text
+
+
+def revision_headline(reason: str) -> str:
+    """What a revision did, in a few words: its reason's first clause (up to a colon, a full
+    stop or, when that is long, a comma)."""
+    head = reason.split(":")[0].split(". ")[0]
+    head = head if len(head) <= 80 else head.split(",")[0]
+    return head if len(head) <= 80 else "see why"
+
+
 def _tolerance_cell(claim: Claim) -> str:
-    """The tolerance, the date it was set and each revision (date, the values before, why)."""
-    cell = _esc(claim.tolerance)
+    """The tolerance, the date it was set and each revision (date, what it did; folded: the
+    values before and why)."""
+    cell = esc(claim.tolerance)
     if claim.tolerance_since:
-        cell += f"<br><small>set {_esc(claim.tolerance_since)}</small>"
+        cell += f"<br><small>set {esc(claim.tolerance_since)}</small>"
     for rev in claim.revisions:
         old = ", ".join(f"{k} = {v}" for k, v in rev["old"].items())
         cell += (
-            f"<details><summary>revised {_esc(rev['date'])}</summary>was: {_esc(old)}<br>"
-            f"{_esc(rev['reason'])}</details>"
+            f"<details><summary>revised {esc(rev['date'])}: "
+            f"{esc(revision_headline(rev['reason']))}</summary>was: {esc(old)}<br>"
+            f"{esc(rev['reason'])}</details>"
         )
     return cell
 
 
-PROVENANCE_NAMES = {
-    "scale": "scale",
-    "seed": "seed",
-    "database": "runs database",
-    "runs_stored": "runs stored",
-    "runs_written_now": "runs computed by this call",
-    "statuses_now": "their statuses",
-    "compute_seconds_stored": "compute time of the stored runs (s)",
-    "hosts": "hosts of the stored runs",
-    "assocmem": "assocmem",
-    "git": "git commit",
-    "torch": "torch",
-    "python": "python",
-    "device": "device",
-    "host": "this host",
-    "wall_seconds_this_invocation": "wall time of this call (s)",
-}
+CODE = re.compile(r"`([^`]+)`")  # a command in the opening paragraph
 
-
-def _shown(value: Any) -> str:
-    """A provenance value in a cell: numbers rounded, lists and mappings as short text."""
-    if isinstance(value, float):
-        return f"{value:.1f}" if abs(value) >= 1 else f"{value:.3g}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "none"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_shown(v) for v in value) or "none"
-    return str(value)
-
-
-def _provenance(provenance: dict[str, Any]) -> str:
-    """The provenance as a small table, and as JSON (folded) for programs."""
-    rows = [[_esc(PROVENANCE_NAMES.get(k, k)), _esc(_shown(v))] for k, v in provenance.items()]
-    raw = _esc(json.dumps(provenance, indent=1, default=str))
-    return (
-        _table(["", ""], rows, table_id="provenance")
-        + f"<details><summary>as JSON</summary><pre>{raw}</pre></details>"
-    )
+LEGEND = (
+    f"<b>margin</b>: {MARGIN_MEANS.split(': ', 1)[1]}. "
+    f"<b>fragile</b>: {FRAGILE_MEANS.split(': ', 1)[1]}. "
+    "<b>pass</b>: within the tolerance; <b>not refuted at this scale</b>: outside the "
+    "tolerance but inside the band the quick scale widens it by (not counted as a pass); "
+    "<b>FAIL</b>: outside both; <b>not checked</b>: shown, not judged at this scale (the note "
+    "says why). Errors and other probabilities are in percent."
+)
 
 
 def render_html(report: Report) -> str:
     """The report as one HTML string with every image embedded."""
-    nav = "".join(f'<a href="#{_esc(f.key)}">{_esc(f.title)}</a>' for f in report.figures)
-    claims = _table(
+    nav = "".join(f'<a href="#{esc(f.key)}">{esc(f.title)}</a>' for f in report.figures)
+    claims = table(
         ["claim", "figure", "statement", "measured", "tolerance", "margin", "result", "note"],
         [_claim_row(c, {f.key for f in report.figures}, report.titles) for c in report.claims],
         table_id="claims",
     )
     tables = "".join(
-        f"<h2>{_esc(t.title)}</h2>{_table(t.headers, [[_esc(c) for c in r] for r in t.rows])}"
-        + (f"<p>{_esc(t.note)}</p>" if t.note else "")
+        f"<h2>{esc(t.title)}</h2>{table(t.headers, [[esc(c) for c in r] for r in t.rows])}"
+        + (f"<p>{esc(t.note)}</p>" if t.note else "")
         for t in report.tables
     )
-    notes = "".join(f"<li>{_esc(n)}</li>" for n in report.notes)
-    provenance = _provenance(report.provenance)
+    notes = "".join(f"<li>{esc(n)}</li>" for n in report.notes)
+    provenance = provenance_html(report.provenance)
+    intro = CODE.sub(r"<code>\1</code>", esc(report.intro))
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{_esc(report.title)}</title>"
-        f"<style>{STYLE}</style></head><body><h1>{_esc(report.title)}</h1>"
-        f"<p class='subtitle'>{_esc(report.subtitle)}</p><nav>{nav}</nav>"
+        f"<title>{esc(report.title)}</title>"
+        f"<style>{STYLE}</style></head><body><h1>{esc(report.title)}</h1>"
+        f"<p class='subtitle'>{esc(report.subtitle)}</p>"
+        + (f"<p class='intro'>{intro}</p>" if report.intro else "")
+        + f"<nav>{nav}</nav>"
         + (
-            f"<h2>Claims of the paper ({_esc(verdict_counts(report.claims))})</h2>{claims}"
+            f"<h2>Claims ({esc(verdict_counts(report.claims))})</h2>{claims}"
+            f"<p class='legend'>{LEGEND}</p>"
             if report.claims
             else ""
         )

@@ -15,9 +15,18 @@ def format_measured(measured: dict[str, float]) -> str:
     return ", ".join(f"{k}={number_text(v)}" for k, v in measured.items())
 
 
-def number_text(v: float) -> str:
-    """A number with 4 significant digits (integers as they are)."""
-    return str(v) if isinstance(v, int) else f"{v:.4g}" if math.isfinite(v) else str(v)
+def number_text(v: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (integers as they are)."""
+    return str(v) if isinstance(v, int) else f"{v:.{digits}g}" if math.isfinite(v) else str(v)
+
+
+def quantity_text(value: float, unit: str) -> str:
+    """A measured value as a reader takes it in: a probability (an error, a share) in percent,
+    anything else with its unit, 3 significant digits (0.003363 → "0.336 %")."""
+    if unit == "probability" and not isinstance(value, int) and math.isfinite(value):
+        return f"{100 * value:.3g} %"
+    text = number_text(value, digits=3)
+    return f"{text} {unit}" if unit else text
 
 
 SYMBOLS = {"rho": "ρ", "alpha": "α", "lr": "lr"}

@@ -24,6 +24,8 @@ class SchemeLaw:
         Its q in words (``"q = p"``).
     dim_exponent, data_exponent : float or None
         The positive exponents; None where the scheme has no power law in that variable.
+        :attr:`dim_slope` and :attr:`data_slope` are the same laws as log-log slopes (negative),
+        as ``assocmem theory`` prints them and as a fit measures them.
     note : str
         Why not, or where the law holds.
 
@@ -38,6 +40,16 @@ class SchemeLaw:
     dim_exponent: float | None
     data_exponent: float | None
     note: str = ""
+
+    @property
+    def dim_slope(self) -> float | None:
+        """The log-log slope of the error in d, ``−dim_exponent`` (None: no power law)."""
+        return None if self.dim_exponent is None else -self.dim_exponent
+
+    @property
+    def data_slope(self) -> float | None:
+        """The log-log slope of the error in T, ``−data_exponent`` (None: no power law)."""
+        return None if self.data_exponent is None else -self.data_exponent
 
     @property
     def optimal_dim_power(self) -> float | None:

@@ -1,4 +1,4 @@
-"""Beyond the paper (issue 22): editing and erasing facts by rank-one changes of the weights.
+"""Beyond the paper: editing and erasing facts by rank-one changes of the weights.
 
 Closed-form memories (``threshold:P=d/8``, ``population``) and trained ones (sign-like Adam)
 are edited by the closed-form replacement and by ROME's minimum-norm rank-one update without and

@@ -1,4 +1,4 @@
-"""The editing study's figure (issue 22): records of the ``editing`` run kind in, a figure out.
+"""The editing study's figure: records of the ``editing`` run kind in, a figure out.
 
 Panels (N = 1000 and α = 2 unless said): (a, b) the relative collateral damage of ROME edits
 (C = I) against k/d for the threshold and q = p memories, one colour per d, the interference

@@ -366,15 +366,15 @@ def draw(ctx: Context) -> Figure:
 HIERARCHY = Experiment(
     name="beyond-hierarchy",
     title="Beyond the paper: associative memories in series",
-    caption="x → z = f₁(x) ∈ [K] → y = z mod M (N = 1000, M = 5): two closed-form memories "
-    "in series against one direct memory, each at its best threshold. (a) error vs d at "
-    "K = 20, α = 2 (hierarchy at equal matrix parameters d₁ = d₂ = ⌊d/√2⌋, or at equal "
-    "parameters with the embeddings); (b) error vs T (schemes on sample counts); (c) the parts "
-    "of the composition at one memory-1 threshold, measured (points, ± 2 s.e.) and predicted "
-    "from the single-memory laws (lines); (d) where each wins over (K, α), log₁₀ of the error "
-    "ratio; (e, f) trained end to end through a K-concept bottleneck: NMI of the learned concept "
-    "with f₁ (dotted: a random map of the same residues) and the error, vs T. An error of 0 is "
-    "not drawn on log axes.",
+    caption="x → z = f₁(x) ∈ [K] → y = z mod M (N = 1000, M = 5): two closed-form memories in "
+    "series against one direct memory, each at its best threshold. (a) error vs d at K = 20, α "
+    r"= 2 (hierarchy at equal matrix parameters $d_1 = d_2 = \lfloor d/\sqrt{2}\rfloor$, or at "
+    "equal parameters with the embeddings); (b) error vs T (schemes on sample counts); (c) the "
+    "parts of the composition at one memory-1 threshold, measured (points, ± 2 s.e.) and "
+    "predicted from the single-memory laws (lines); (d) where each wins over (K, α), log₁₀ of "
+    "the error ratio; (e, f) trained end to end through a K-concept bottleneck: NMI of the "
+    "learned concept with f₁ (dotted: a random map of the same residues) and the error, vs T. "
+    "An error of 0 is not drawn on log axes.",
     item="beyond",
     sweeps=sweeps,
     claims={

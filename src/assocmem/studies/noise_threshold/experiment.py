@@ -319,11 +319,11 @@ def draw(ctx: Context) -> Figure:
 NOISE_THRESHOLD = Experiment(
     name="beyond-noise-threshold",
     title="Beyond the paper: noisy associations and the count threshold k",
-    caption="min_count: store x once seen k times, at most P = d/8 tokens (top row) or no cap "
-    "(P = N, bottom left), the most frequent first; N = 1000, M = 5, label noise ε, majority "
-    "labels; measured (mean ± 2 s.e.) and predicted (dashed: exact majority vote, binomial "
-    "counts, mean-field cap, interference retrieval). Bottom middle: best k vs d (no cap); "
-    "bottom right: best error over the noisy data floor vs d/T^{1/α}.",
+    caption="Store x once seen k times, at most P = d/8 tokens (top row) or no cap (P = N, "
+    "bottom left), the most frequent first; N = 1000, M = 5, label noise ε, majority labels; "
+    "measured (mean ± 2 s.e.) and predicted (dashed: exact majority vote, binomial counts, "
+    "mean-field cap, interference retrieval). Bottom middle: best k vs d (no cap); bottom "
+    r"right: best error over the noisy data floor vs $d/T^{1/\alpha}$.",
     item="beyond",
     sweeps=sweeps,
     claims={

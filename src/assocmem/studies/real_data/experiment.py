@@ -1,4 +1,4 @@
-"""Beyond the paper (issue 7): trained memories under label noise and on a real word law against
+"""Beyond the paper: trained memories under label noise and on a real word law against
 Zipf. (The capacity frontiers of Hebbian and trained memories are the facts study's:
 :mod:`assocmem.studies.facts.frontier_experiment`.)"""
 

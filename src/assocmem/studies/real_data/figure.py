@@ -1,4 +1,4 @@
-"""Figures beyond the paper (issue 7): noisy-label excess error, real word laws against Zipf.
+"""Figures beyond the paper: noisy-label excess error, real word laws against Zipf.
 Every function reads stored records (DataFrames), never computes a memory. (The capacity
 frontiers' figure is the facts study's: :mod:`assocmem.studies.facts.frontier_figure`.)
 

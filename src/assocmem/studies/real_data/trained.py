@@ -1,4 +1,4 @@
-"""Trained memories beyond the paper (issue 7): real word laws against Zipf(α̂), and noisy labels.
+"""Trained memories beyond the paper: real word laws against Zipf(α̂), and noisy labels.
 
 Both comparisons run an ordinary training grid (:func:`assocmem.training.grid.expand_grid`) and
 return flat per-run records (the config fields and the metrics of

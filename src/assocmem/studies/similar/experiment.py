@@ -1,4 +1,4 @@
-r"""Beyond the paper (issue 23): similar tokens. Clustered input embeddings
+r"""Beyond the paper: similar tokens. Clustered input embeddings
 :math:`e_x = \sqrt{\rho}\cdot c_{g(x)} + \sqrt{1-\rho}\cdot \xi_x` over G groups, with targets
 shared within a group or independent of it: the error on never-seen tokens (generalisation through
 the group), the effective number of tokens N_eff(ρ, G), and the interference of correlated keys
@@ -328,12 +328,13 @@ def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
 SIMILAR = Experiment(
     name="beyond-similar",
     title="Beyond the paper: similar tokens",
-    caption="Closed-form memories with clustered input embeddings e_x = √ρ·c_g(x) + √(1−ρ)·ξ_x "
-    "(N = 1000, M = 5, G groups; α = 2 unless stated). Top: tokens never seen (seen-once "
-    "memory at the largest d; dashed: Gaussian theory), the error against T with the fitted "
-    "disjoint curves E_0(T; N_eff) (dotted), and N_eff(ρ, G) with 95 % bootstrap intervals. "
-    "Bottom: infinite data, threshold d/8 memory, against d with shared and independent "
-    "targets (dashed: theory), and the extra interference of independent targets against T.",
+    caption="Closed-form memories with clustered input embeddings $e_x = "
+    r"\sqrt{\rho}\,c_{g(x)} + \sqrt{1-\rho}\,\xi_x$ (N = 1000, M = 5, G groups; α = 2 unless "
+    "stated). Top: tokens never seen (seen-once memory at the largest d; dashed: Gaussian "
+    r"theory), the error against T with the fitted disjoint curves $E_0(T;\,N_{\mathrm{eff}})$ "
+    r"(dotted), and $N_{\mathrm{eff}}(\rho, G)$ with 95 % bootstrap intervals. Bottom: infinite "
+    "data, threshold d/8 memory, against d with shared and independent targets (dashed: "
+    "theory), and the extra interference of independent targets against T.",
     item="beyond",
     sweeps=sweeps,
     claims={

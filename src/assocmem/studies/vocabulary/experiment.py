@@ -1,4 +1,4 @@
-"""Beyond the paper (issue 19): scaling laws at vocabulary scale, over every word of wordfreq's
+"""Beyond the paper: scaling laws at vocabulary scale, over every word of wordfreq's
 English list, with the predicted curves of the real law and the single-exponent theory at its
 fitted Zipf exponent α̂ beside the Monte Carlo curves.
 
@@ -360,13 +360,13 @@ def check_sweeps(specs: Mapping[str, SweepSpec]) -> None:
 VOCABULARY = Experiment(
     name="beyond-vocabulary",
     title="Beyond the paper: scaling laws at vocabulary scale",
-    caption="Closed-form memories over every word of wordfreq's English list (N = 321,180 with "
-    "wordfreq 3.1; M = 5, Gaussian E drawn exactly in law, spherical U): (a) the word law "
-    "and its Zipf fits; (b) error vs d for q = p, q = 1{x ≤ d/8} (infinite data) and the "
-    "empirical threshold P = d/12 (T = 10⁴…10⁸, counts drawn as multinomial vectors), with "
-    "the curves predicted from the law (dashed) and Zipf(α̂) Monte Carlo (grey); (c) error vs "
-    "T of the empirical threshold at each d, with Σ p(1−p)^T (infinite memory). Credits for "
-    "the word frequencies in the README.",
+    caption="Closed-form memories over every word of wordfreq's English list (N = 321,180 "
+    "with wordfreq 3.1; M = 5, Gaussian E drawn exactly in law, spherical U): (a) the word law "
+    r"and its Zipf fits; (b) error vs d for q = p, $q = \mathbf{1}\{x \leq d/8\}$ (infinite "
+    "data) and the empirical threshold P = d/12 (T = 10⁴…10⁸, counts drawn as multinomial "
+    "vectors), with the curves predicted from the law (dashed) and Zipf(α̂) Monte Carlo "
+    r"(grey); (c) error vs T of the empirical threshold at each d, with $\sum_x "
+    r"p(x)\,(1-p(x))^T$ (infinite memory). Credits for the word frequencies in the README.",
     item="beyond",
     sweeps=sweeps,
     claims={
