@@ -11,6 +11,7 @@ from assocmem.training.memories.embeddings import LearnedEmbeddingsMemory, ReluM
 from assocmem.training.memories.heads import HeadsMemory
 from assocmem.training.memories.key_value import KeyValueMemory
 from assocmem.training.memories.matrix import MatrixMemory
+from assocmem.training.memories.mixer import MixerMemory
 from assocmem.training.memories.series import SeriesMemory
 
 MemoryT = TypeVar("MemoryT", bound=AbstractMemory)
@@ -24,10 +25,11 @@ MEMORIES: dict[str, type[AbstractMemory]] = {
         LearnedEmbeddingsMemory,
         HeadsMemory,
         SeriesMemory,
+        MixerMemory,
     )
 }
 """The memories by name (``"matrix"``, ``"mlp"``, ``"relu"``, ``"learned"``,
-``"heads"``, ``"series"``); construct one with
+``"heads"``, ``"series"``, ``"mixer"``); construct one with
 its hyper-parameters (``MEMORIES["mlp"](width=8)``)."""
 
 
