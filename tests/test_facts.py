@@ -28,7 +28,7 @@ from assocmem.studies.facts.capacity import (
     search_capacity,
     target_information,
 )
-from assocmem.studies.facts.experiment import claim_bits, claim_slope, claim_threshold
+from assocmem.studies.facts.claims import claim_bits, claim_slope, claim_threshold
 from assocmem.studies.facts.kind import build_facts_capacity, search
 from assocmem.studies.facts.memories import (
     TrainSettings,
@@ -410,7 +410,7 @@ def test_facts_4_tells_a_slope_of_2_from_one_below_it():
 def test_facts_2_judges_the_trend_of_the_ratio_with_its_misfit():
     """A ratio falling as d^-0.5 passes with a small s.e.; a constant ratio fails; a ratio that
     zigzags about a falling trend keeps its slope but widens its s.e. (the misfit enters)."""
-    from assocmem.studies.facts.experiment import claim_advantage_trend, trend_slope
+    from assocmem.studies.facts.claims import claim_advantage_trend, trend_slope
 
     dims = np.array([32, 64, 128, 256])
     outer = {int(d): [round(0.05 * d**2)] * 3 for d in dims}

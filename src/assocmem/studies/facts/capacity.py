@@ -84,8 +84,9 @@ def bits_stored(n_facts: int, n_outputs: int, error: float, targets: str = "bala
 
 
 def loss_bits(n_facts: int, n_outputs: int, summed_loss: float, targets: str = "balanced") -> float:
-    r""":math:`H(f^*) - \sum_x \mathrm{CE}_x / \ln 2`: the bits stored by the loss-based measure (as Allen-Zhu and Li
-    count them), from the cross-entropy summed over the N facts in nats; at least 0."""
+    r""":math:`H(f^*) - \sum_x \mathrm{CE}_x / \ln 2`: the bits stored by the loss-based measure
+    (as Allen-Zhu and Li count them), from the cross-entropy summed over the N facts in nats; at
+    least 0."""
     information = target_information(n_facts, n_outputs, targets)
     return max(0.0, information - summed_loss / math.log(2))
 
