@@ -140,7 +140,7 @@ def run_command(args: argparse.Namespace) -> int:
     from assocmem.sweep.store import check_writable, done_keys_readonly, read_journals
 
     spec = load_spec(args.spec)
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = parse_shard(args.shard) if args.shard is not None else None
     check_executor(args.executor, args.workers, args.scheduler)
     check_spec_memory(spec, args.memory_gb or DEFAULT_MEMORY_GB)
     if not args.dry_run:

@@ -1,19 +1,17 @@
 """Memories written in context: the MQAR task and the closed-form memories that sequence mixers
 write while they read it — linear attention (Hebbian), the delta rule (gated or not), softmax
-attention — with their exact recall error, their capacity and the theory beside them
-(``assocmem incontext``; docs: beyond/incontext.md).
+attention and hard attention — with their exact recall error, their capacity and the theory
+beside them (``assocmem incontext``; docs: beyond/incontext.md).
+
+The package is light (``assocmem --help`` imports no torch): its public names are imported from
+:mod:`~assocmem.studies.incontext.contexts` and :mod:`~assocmem.studies.incontext.states` when
+first read.
 """
 
+import importlib
+from typing import Any
+
 from assocmem.experiments.commands import Option, StudyCommand, register_study
-from assocmem.studies.incontext.contexts import GENERATOR_VERSION, Contexts, mqar_contexts
-from assocmem.studies.incontext.states import (
-    RULES,
-    DeltaRule,
-    HardAttention,
-    Hebbian,
-    SoftmaxAttention,
-    recall_error,
-)
 
 COMMAND = StudyCommand(
     name="incontext",
@@ -36,14 +34,24 @@ COMMAND = StudyCommand(
 
 register_study(COMMAND, "assocmem.studies.incontext.experiment:INCONTEXT")
 
-__all__ = [
-    "GENERATOR_VERSION",
-    "RULES",
-    "Contexts",
-    "DeltaRule",
-    "HardAttention",
-    "Hebbian",
-    "SoftmaxAttention",
-    "mqar_contexts",
-    "recall_error",
-]
+_PUBLIC = {  # name → the module that defines it
+    "GENERATOR_VERSION": "contexts",
+    "Contexts": "contexts",
+    "mqar_contexts": "contexts",
+    "RULES": "states",
+    "DeltaRule": "states",
+    "HardAttention": "states",
+    "Hebbian": "states",
+    "SoftmaxAttention": "states",
+    "recall_error": "states",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use (PEP 562)."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+
+
+__all__ = sorted(_PUBLIC)
