@@ -288,3 +288,10 @@ def test_results_of_a_sweep_not_stored_is_refused(cwd: Path) -> None:
     line = refused(["sweep", "results", "--db", "g.db", "--sweep", "tinny"], "sweep")
     assert "did you mean tiny?" in line
     refused(["sweep", "results", "--db", "g.db", "--kind", "train"], "kind")
+
+
+def test_an_empty_shard_is_refused_not_read_as_none(cwd: Path) -> None:
+    """``--shard ''`` ran the whole sweep (an empty string read as no shard): now one line."""
+    code, _, err = run(["sweep", "run", "figure4", "--db", "g.db", "--shard", ""])
+    assert code == 2 and err.count("\n") == 1 and "shard" in err
+    assert not (cwd / "g.db").exists()
