@@ -1,5 +1,5 @@
 r"""Noisy labels for training runs: each sample's label is f*(x) w.p. 1 − ε, else uniform over
-the other M − 1 outputs (issue 7; the same law as the closed-form kernel's ``label_noise``).
+the other M − 1 outputs (the same law as the closed-form kernel's ``label_noise``).
 
 A step sees its batch through per-token weights :math:`c(x)/B` and a per-token label law
 :math:`c(x, y)/c(x)` (the kernels' softmax error is :math:`(\operatorname{softmax} - L) \cdot c/B`,

@@ -1,6 +1,6 @@
 r"""Full-batch memorisation of N uniformly weighted associations by a trained matrix W.
 
-The capacity frontier of trained memories (issue 7) asks how many associations :math:`x \to f^*(x)`
+The capacity frontier of trained memories asks how many associations :math:`x \to f^*(x)`
 a memory :math:`f_W(x) = \operatorname{argmax}_y u_y^\top W e_x` with fixed random E (N×d) and U
 (M×d) can store at top-1 accuracy ≥ τ when W is optimised by full-batch gradient descent on the mean
 cross-entropy (p uniform over the N inputs). This module is that optimiser, batched over R

@@ -1,4 +1,4 @@
-"""The capacity frontiers of Hebbian and trained memories (issue 7), the experiment
+"""The capacity frontiers of Hebbian and trained memories, the experiment
 ``beyond-capacity`` of ``reproduce --beyond``: one capacity run (a frontier search over the
 dims, :mod:`assocmem.studies.facts.frontier_kind`) per memory and M, its table and figure from
 the stored runs. The facts study (:mod:`assocmem.studies.facts.experiment`) extends it to

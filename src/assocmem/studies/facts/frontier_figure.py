@@ -1,4 +1,4 @@
-"""The capacity frontiers' figure (issue 7; the experiment ``beyond-capacity``): reads stored
+"""The capacity frontiers' figure (the experiment ``beyond-capacity``): reads stored
 records, never computes a memory.
 
 :func:`frontier_frame` turns the JSON of ``assocmem capacity --format json`` (one payload per

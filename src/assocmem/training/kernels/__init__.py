@@ -1,4 +1,4 @@
-"""The training kernels: a group's state and its optimiser step, several ways (issue 4).
+"""The training kernels: a group's state and its optimiser step, several ways.
 
 One module per kernel (or pair); :func:`select_kernel` walks the preference order of
 :mod:`~assocmem.training.kernels.registry` and returns the first kernel whose ``supports(cfg)``
