@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from dispatches import OpCounter
 
 from assocmem.ops.population import population_metrics
 from assocmem.runtime import batched_path, uses_batched_path
@@ -37,21 +37,6 @@ from assocmem.training.optimizers.base import StepClock
 from assocmem.training.records import Recorder
 from assocmem.training.task import Task
 from assocmem.training.trajectories import share_trajectories, trajectory_key
-
-
-class OpCounter(TorchDispatchMode):
-    """Counts every aten op dispatched inside the block, by name."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: Counter[str] = Counter()
-        self.views: set[str] = set()  # the names of the counted ops that are views
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        self.ops[str(func)] += 1
-        if func.is_view:
-            self.views.add(str(func))
-        return func(*args, **(kwargs or {}))
 
 
 def grid_combinations() -> list[tuple[str, str, bool]]:

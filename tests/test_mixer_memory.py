@@ -8,6 +8,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from dispatches import dispatches
 
 from assocmem.studies.incontext import states
 from assocmem.studies.incontext.contexts import mqar_contexts
@@ -217,21 +218,6 @@ def test_training_on_fresh_mqar_contexts_learns_to_recall(name):
     assert float(result.accuracy.min()) >= 0.9, result.accuracy
 
 
-def _dispatches(fn) -> int:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Count(TorchDispatchMode):
-        calls = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            Count.calls += 1
-            return func(*args, **(kwargs or {}))
-
-    with Count():
-        fn()
-    return Count.calls
-
-
 @pytest.mark.parametrize("name", MIXER_CASES)
 def test_ops_per_step_do_not_grow_with_the_runs(name):
     """The trainer's torch dispatches (steps, batches drawn, evaluations) for R = 2 and R = 7
@@ -255,7 +241,7 @@ def test_ops_per_step_do_not_grow_with_the_runs(name):
                              optimizer=OPTIMIZERS["adam"](), lr=torch.full((runs,), 0.01),
                              stop=Steps(4), generator=gen, evaluate=evaluate, every=2)  # fmt: skip
 
-    assert _dispatches(training(2)) == _dispatches(training(7))
+    assert dispatches(training(2)) == dispatches(training(7))
 
 
 def test_the_mixer_memory_is_an_abstract_memory():

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 import torch
 import torch.nn.functional as F
+from dispatches import dispatches
 
 from assocmem.training.memories import MEMORIES, AbstractMemory, Batch, KeyValueMemory
 from assocmem.training.optimizers import OPTIMIZERS
@@ -317,21 +318,6 @@ def test_series_and_hidden_first_gradients_are_autograds(runs):
             torch.testing.assert_close(grads[name], auto_grads[name], rtol=1e-10, atol=1e-12)
 
 
-def _dispatches(fn) -> int:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Count(TorchDispatchMode):
-        calls = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            Count.calls += 1
-            return func(*args, **(kwargs or {}))
-
-    with Count():
-        fn()
-    return Count.calls
-
-
 @pytest.mark.parametrize("name", MEMORY_CASES)
 @pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
 def test_ops_per_step_do_not_grow_with_the_runs(name, optimizer):
@@ -349,7 +335,7 @@ def test_ops_per_step_do_not_grow_with_the_runs(name, optimizer):
         return lambda: train(memory, FullBatch(TARGETS), fixed=fixed,
                              optimizer=OPTIMIZERS[optimizer](), lr=lr, stop=rule)  # fmt: skip
 
-    assert _dispatches(training(2)) == _dispatches(training(7))
+    assert dispatches(training(2)) == dispatches(training(7))
 
 
 def test_the_facts_memories_take_a_convergence_stop():
